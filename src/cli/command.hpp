@@ -1,0 +1,36 @@
+// What every command file shares: exit codes, output routing and error reporting. Only cli/
+// knows about argv, stdout/stderr and exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace candle_graph::cli {
+
+enum ExitCode : int { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2, kExitUntrusted = 3 };
+
+// A registered subcommand: its CLI11 node and what to run when it was chosen.
+using Runner = std::function<int()>;
+
+Runner register_validate(CLI::App& app);
+Runner register_synth(CLI::App& app);
+
+// Writes `text` to `out` atomically, or to stdout when `out` is empty. Refuses to write over any
+// of `inputs` (exit code 2 via UsageError).
+void emit_output(const std::optional<std::filesystem::path>& out, std::string_view text,
+                 std::initializer_list<std::filesystem::path> inputs);
+
+// A usage problem found after parsing (e.g. the output would overwrite the input): exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Progress on stderr for long reads, only when stderr is a terminal.
+void progress_to_stderr(std::uint64_t done, std::uint64_t total, void* label);
+
+}  // namespace candle_graph::cli

@@ -1,0 +1,56 @@
+// candle-graph: argv → one subcommand → exit code. 0 ok, 1 runtime error, 2 usage error,
+// 3 untrusted trace where a command was asked to require trust.
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include "candle_graph/error.hpp"
+#include "candle_graph/trace.hpp"
+#include "cli/command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace candle_graph;
+  using namespace candle_graph::cli;
+  CLI::App app{
+      "candle-graph: execution evidence for one ML training update or inference call.\n"
+      "Reads candle-graph/trace/6 JSONL traces (written by the C++ or Rust probes) and tells\n"
+      "whether they can be trusted and what the run actually did."};
+  app.set_version_flag("--version", std::string("candle-graph ") + CG_VERSION +
+                                        " (reads and writes " + std::string(kTraceSchema) + ")");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  std::map<CLI::App*, Runner> runners;
+  auto add = [&](Runner r) { runners[app.get_subcommands({}).back()] = std::move(r); };
+  add(register_validate(app));
+  add(register_synth(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  try {
+    for (auto& [sub, run] : runners)
+      if (sub->parsed()) return run();
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRuntime;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return kExitRuntime;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRuntime;
+  }
+}

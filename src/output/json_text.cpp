@@ -1,0 +1,150 @@
+#include "output/json_text.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace candle_graph::output {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when it is malformed.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  const std::size_t left = s.size() - i;
+  auto cont = [&](std::size_t k) { return (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80; };
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) return left >= 2 && cont(1) ? 2 : 0;
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    if (left < 3 || !cont(1) || !cont(2)) return 0;
+    const auto b1 = static_cast<unsigned char>(s[i + 1]);
+    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
+    if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    if (left < 4 || !cont(1) || !cont(2) || !cont(3)) return 0;
+    const auto b1 = static_cast<unsigned char>(s[i + 1]);
+    if (b0 == 0xF0 && b1 < 0x90) return 0;  // overlong
+    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // beyond U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  std::size_t run_start = 0;
+  auto flush = [&](std::size_t end) { out.append(s.data() + run_start, end - run_start); };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      const std::size_t n = utf8_sequence_length(s, i);
+      if (n != 0) {
+        i += n;
+        continue;
+      }
+      flush(i);
+      out.append("\xEF\xBF\xBD");  // U+FFFD for one malformed byte
+      run_start = ++i;
+      continue;
+    }
+    flush(i);
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      default: {
+        const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+        out.append(esc, 6);
+      }
+    }
+    run_start = ++i;
+  }
+  flush(s.size());
+  out.push_back('"');
+}
+
+void append_u64(std::string& out, std::uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_i64(std::string& out, std::int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_f64(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out.append("null");
+    return;
+  }
+  if (v == 0) {
+    out.append(std::signbit(v) ? "-0.0" : "0.0");
+    return;
+  }
+  // Shortest round-trip digits from the standard library, then ryu's layout rules
+  // (ryu::pretty::format64): decimal for exponents -5 < kk <= 16, scientific otherwise.
+  char sci[40];
+  auto r = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific);
+  std::string_view text(sci, static_cast<std::size_t>(r.ptr - sci));
+  if (text.front() == '-') {
+    out.push_back('-');
+    text.remove_prefix(1);
+  }
+  const std::size_t e_pos = text.find('e');
+  std::string digits;
+  for (char ch : text.substr(0, e_pos))
+    if (ch != '.') digits.push_back(ch);
+  int exp10 = 0;
+  std::from_chars(text.data() + e_pos + 1 + (text[e_pos + 1] == '+'), text.data() + text.size(),
+                  exp10);
+  const int length = static_cast<int>(digits.size());
+  const int kk = exp10 + 1;  // position of the decimal point relative to the digits
+  if (length <= kk && kk <= 16) {
+    out.append(digits);
+    out.append(static_cast<std::size_t>(kk - length), '0');
+    out.append(".0");
+  } else if (0 < kk && kk <= 16) {
+    out.append(digits, 0, static_cast<std::size_t>(kk));
+    out.push_back('.');
+    out.append(digits, static_cast<std::size_t>(kk));
+  } else if (-5 < kk && kk <= 0) {
+    out.append("0.");
+    out.append(static_cast<std::size_t>(-kk), '0');
+    out.append(digits);
+  } else {
+    out.push_back(digits[0]);
+    if (length > 1) {
+      out.push_back('.');
+      out.append(digits, 1);
+    }
+    out.push_back('e');
+    append_i64(out, kk - 1);
+  }
+}
+
+}  // namespace candle_graph::output

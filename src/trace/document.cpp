@@ -1,0 +1,324 @@
+// TraceDocument storage and §5.2 assembly/validation.
+#include <algorithm>
+#include <unordered_map>
+
+#include "output/json_text.hpp"
+#include "trace/document_assembler.hpp"
+
+namespace candle_graph {
+
+struct TraceDocument::SpanIndex {
+  std::unordered_map<std::string_view, std::uint32_t> by_id;
+};
+
+TraceDocument::TraceDocument()
+    : arena_(std::make_unique<Arena>()), span_index_(std::make_unique<SpanIndex>()) {}
+TraceDocument::TraceDocument(TraceDocument&&) noexcept = default;
+TraceDocument& TraceDocument::operator=(TraceDocument&&) noexcept = default;
+TraceDocument::~TraceDocument() = default;
+
+std::uint32_t TraceDocument::find_span(std::string_view id) const {
+  auto it = span_index_->by_id.find(id);
+  return it == span_index_->by_id.end() ? kNoIndex : it->second;
+}
+
+namespace {
+template <typename T>
+bool same(std::span<const T> a, std::span<const T> b) {
+  return std::ranges::equal(a, b);
+}
+}  // namespace
+
+bool TraceRunMeta::operator==(const TraceRunMeta& o) const {
+  return run_id == o.run_id && correlation_id == o.correlation_id && entrypoint == o.entrypoint &&
+         phase == o.phase && timestamp == o.timestamp && capture_step == o.capture_step &&
+         warmup_steps == o.warmup_steps && device == o.device &&
+         measured_region_device_synchronized == o.measured_region_device_synchronized &&
+         timing_mode == o.timing_mode && same(tags, o.tags) && candle_version == o.candle_version;
+}
+
+bool OpEvent::operator==(const OpEvent& o) const {
+  return span_id == o.span_id && op_name == o.op_name && same(inputs, o.inputs) &&
+         output == o.output && same(shape, o.shape) && dtype == o.dtype && device == o.device &&
+         duration_ns == o.duration_ns && timestamp_ns == o.timestamp_ns &&
+         storage_bytes == o.storage_bytes && input_storage_bytes == o.input_storage_bytes;
+}
+
+bool TensorEvent::operator==(const TensorEvent& o) const {
+  return span_id == o.span_id && tensor_id == o.tensor_id && same(shape, o.shape) &&
+         dtype == o.dtype && device == o.device && requires_grad == o.requires_grad &&
+         storage_bytes == o.storage_bytes && category == o.category;
+}
+
+bool MemoryEvent::operator==(const MemoryEvent& o) const {
+  return timestamp_ns == o.timestamp_ns && tensor_id == o.tensor_id && span_id == o.span_id &&
+         op_name == o.op_name && device == o.device && bytes == o.bytes && action == o.action &&
+         same(shape, o.shape) && dtype == o.dtype && category == o.category;
+}
+
+bool TraceDocument::operator==(const TraceDocument& o) const {
+  return schema == o.schema && run == o.run && spans == o.spans && ops == o.ops &&
+         tensors == o.tensors && memory == o.memory && device_memory == o.device_memory &&
+         gradients == o.gradients && edges == o.edges;
+}
+
+std::string_view event_kind_name(const TraceEvent& event) noexcept {
+  static constexpr std::string_view kNames[] = {"meta",   "span_start", "span_end",
+                                                "op",     "tensor",     "memory",
+                                                "device_memory", "gradient", "edge"};
+  return kNames[event.index()];
+}
+
+void TraceDocument::reindex() {
+  span_index_->by_id.clear();
+  span_index_->by_id.reserve(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    span_index_->by_id.emplace(spans[i].id, static_cast<std::uint32_t>(i));
+  span_parent_.resize(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    span_parent_[i] = spans[i].parent_id ? find_span(*spans[i].parent_id) : kNoIndex;
+  auto link = [&](std::vector<std::uint32_t>& links, const auto& events) {
+    links.resize(events.size());
+    for (std::size_t i = 0; i < events.size(); ++i) links[i] = find_span(events[i].span_id);
+  };
+  link(op_span_, ops);
+  link(tensor_span_, tensors);
+  link(memory_span_, memory);
+}
+
+void TraceDocument::check_indexed() const {
+  if (span_parent_.size() != spans.size() || op_span_.size() != ops.size() ||
+      tensor_span_.size() != tensors.size() || memory_span_.size() != memory.size())
+    throw Error("trace document indexes are stale: call TraceDocument::reindex() after editing it");
+}
+
+// ---- StringInterner ---------------------------------------------------------------------------
+
+std::string_view StringInterner::intern(std::string_view s) {
+  if (s == last_) return last_;
+  auto it = map_.find(s);
+  if (it == map_.end()) {
+    const std::string_view owned = arena_->copy(s);
+    it = map_.emplace(owned, owned).first;
+  }
+  last_ = it->second;
+  return last_;
+}
+
+// ---- DocumentAssembler ----------------------------------------------------------------------
+
+DocumentAssembler::DocumentAssembler(std::string source)
+    : source_(std::move(source)), interner_(*doc_.arena_) {}
+
+void DocumentAssembler::fail(std::uint64_t line, std::string message) const {
+  throw Error(source_, line, std::move(message));
+}
+
+
+std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t& index) {
+  auto& by_id = doc_.span_index_->by_id;
+  auto it = by_id.find(id);
+  if (it != by_id.end()) {
+    index = it->second;
+    return doc_.spans[it->second].id;
+  }
+  index = kNoIndex;  // resolved in finish() if the span starts later
+  return interner_.intern(id);
+}
+
+std::span<const std::string_view> DocumentAssembler::copy_ids(
+    std::span<const std::string_view> ids) {
+  scratch_ids_.clear();
+  for (std::string_view id : ids) scratch_ids_.push_back(copy(id));
+  return doc_.arena_->copy(std::span<const std::string_view>(scratch_ids_));
+}
+
+void DocumentAssembler::add(const TraceEvent& event, std::uint64_t line) {
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, MetaEvent>) add_meta(e, line);
+        else if constexpr (std::is_same_v<T, SpanStartEvent>) add_span_start(e, line);
+        else if constexpr (std::is_same_v<T, SpanEndEvent>) add_span_end(e, line);
+        else if constexpr (std::is_same_v<T, OpEvent>) add_op(e, line);
+        else if constexpr (std::is_same_v<T, TensorEvent>) add_tensor(e, line);
+        else if constexpr (std::is_same_v<T, MemoryEvent>) add_memory(e, line);
+        else if constexpr (std::is_same_v<T, DeviceMemoryEvent>) add_device_memory(e, line);
+        else if constexpr (std::is_same_v<T, GradientEvent>) add_gradient(e, line);
+        else add_edge(e, line);
+      },
+      event);
+}
+
+void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
+  const std::uint64_t i = index_++;
+  if (meta_seen_)
+    fail(line, "duplicate meta event at index " + std::to_string(i) +
+                   "; only one meta record is allowed");
+  if (i != 0)
+    fail(line, "meta event must be the first non-empty trace record, found at index " +
+                   std::to_string(i));
+  if (e.schema != kTraceSchema) {
+    std::string quoted;
+    output::append_json_string(quoted, e.schema);
+    fail(line, "unsupported trace schema " + quoted + "; expected \"" + std::string(kTraceSchema) +
+                   "\"");
+  }
+  meta_seen_ = true;
+  doc_.schema = kTraceSchema;
+  TraceRunMeta run = e.run;
+  run.run_id = copy(e.run.run_id);
+  run.correlation_id = copy(e.run.correlation_id);
+  run.entrypoint = copy(e.run.entrypoint);
+  run.timestamp = copy(e.run.timestamp);
+  run.device = interner_.intern(e.run.device);
+  if (e.run.candle_version) run.candle_version = copy(*e.run.candle_version);
+  // Tags are a map on the wire: sorted by key, the last value of a repeated key wins.
+  std::vector<Tag> tags;
+  for (const Tag& t : e.run.tags) {
+    auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& x) { return x.key == t.key; });
+    if (it != tags.end()) it->value = t.value;
+    else tags.push_back(t);
+  }
+  std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  for (Tag& t : tags) t = Tag{copy(t.key), copy(t.value)};
+  run.tags = doc_.arena_->copy(std::span<const Tag>(tags));
+  doc_.run = run;
+}
+
+void DocumentAssembler::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
+  const std::uint64_t i = index_++;
+  auto& by_id = doc_.span_index_->by_id;
+  if (by_id.contains(e.id))
+    fail(line, "duplicate span_start id `" + std::string(e.id) + "` at index " + std::to_string(i));
+  SpanRecord s;
+  s.id = copy(e.id);
+  if (e.parent_id) {
+    std::uint32_t unused;
+    s.parent_id = span_ref(*e.parent_id, unused);
+  }
+  s.name = copy(e.name);
+  s.kind = e.span_kind;
+  s.measured = e.measured;
+  s.start_ns = e.start_ns;
+  s.step = e.step;
+  by_id.emplace(s.id, static_cast<std::uint32_t>(doc_.spans.size()));
+  doc_.spans.push_back(s);
+}
+
+void DocumentAssembler::add_span_end(const SpanEndEvent& e, std::uint64_t line) {
+  const std::uint64_t i = index_++;
+  auto& by_id = doc_.span_index_->by_id;
+  auto it = by_id.find(e.id);
+  if (it == by_id.end())
+    fail(line, "span_end for unknown span `" + std::string(e.id) + "` at index " + std::to_string(i));
+  SpanRecord& s = doc_.spans[it->second];
+  if (s.closed)
+    fail(line, "duplicate span_end for `" + std::string(e.id) + "` at index " + std::to_string(i));
+  s.closed = true;
+  s.duration_ns = e.duration_ns;
+}
+
+void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
+  ++index_;
+  (void)line;
+  OpEvent o = e;
+  std::uint32_t span_index;
+  o.span_id = span_ref(e.span_id, span_index);
+  o.op_name = interner_.intern(e.op_name);
+  o.inputs = copy_ids(e.inputs);
+  if (e.output) o.output = copy(*e.output);
+  o.shape = doc_.arena_->copy(e.shape);
+  o.dtype = interner_.intern(e.dtype);
+  o.device = interner_.intern(e.device);
+  o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
+  doc_.ops.push_back(o);
+  doc_.op_span_.push_back(span_index);
+}
+
+void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
+  ++index_;
+  (void)line;
+  TensorEvent t = e;
+  std::uint32_t span_index;
+  t.span_id = span_ref(e.span_id, span_index);
+  t.tensor_id = copy(e.tensor_id);
+  t.shape = doc_.arena_->copy(e.shape);
+  t.dtype = interner_.intern(e.dtype);
+  t.device = interner_.intern(e.device);
+  t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
+  doc_.tensors.push_back(t);
+  doc_.tensor_span_.push_back(span_index);
+}
+
+void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
+  ++index_;
+  (void)line;
+  MemoryEvent m = e;
+  std::uint32_t span_index;
+  m.span_id = span_ref(e.span_id, span_index);
+  m.tensor_id = copy(e.tensor_id);
+  if (e.op_name) m.op_name = interner_.intern(*e.op_name);
+  m.device = interner_.intern(e.device);
+  m.shape = doc_.arena_->copy(e.shape);
+  m.dtype = interner_.intern(e.dtype);
+  doc_.memory.push_back(m);
+  doc_.memory_span_.push_back(span_index);
+}
+
+void DocumentAssembler::add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) {
+  ++index_;
+  (void)line;
+  DeviceMemoryEvent d = e;
+  d.device = interner_.intern(e.device);
+  doc_.device_memory.push_back(d);
+}
+
+void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line) {
+  ++index_;
+  (void)line;
+  GradientEvent g = e;
+  g.event_id = copy(e.event_id);
+  g.root = interner_.intern(e.root);
+  g.key = copy(e.key);
+  doc_.gradients.push_back(g);
+}
+
+void DocumentAssembler::add_edge(const EdgeEvent& e, std::uint64_t line) {
+  ++index_;
+  (void)line;
+  std::uint32_t unused;
+  EdgeEvent x = e;
+  x.from_span = span_ref(e.from_span, unused);
+  x.to_span = span_ref(e.to_span, unused);
+  doc_.edges.push_back(x);
+}
+
+TraceDocument DocumentAssembler::finish() {
+  if (!meta_seen_) fail(0, "trace stream is missing a meta event with run metadata");
+  doc_.event_count_ = index_;
+  // Resolve links that pointed forward (or nowhere) while streaming.
+  auto resolve = [&](std::vector<std::uint32_t>& links, auto span_id_of, const auto& events) {
+    for (std::size_t i = 0; i < links.size(); ++i)
+      if (links[i] == kNoIndex) links[i] = doc_.find_span(span_id_of(events[i]));
+  };
+  resolve(doc_.op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.ops);
+  resolve(doc_.tensor_span_, [](const TensorEvent& t) { return t.span_id; }, doc_.tensors);
+  resolve(doc_.memory_span_, [](const MemoryEvent& m) { return m.span_id; }, doc_.memory);
+  doc_.span_parent_.resize(doc_.spans.size());
+  for (std::size_t i = 0; i < doc_.spans.size(); ++i) {
+    const auto& p = doc_.spans[i].parent_id;
+    doc_.span_parent_[i] = p ? doc_.find_span(*p) : kNoIndex;
+  }
+  return std::move(doc_);
+}
+
+TraceDocument TraceDocument::from_events(std::span<const TraceEvent> events,
+                                         std::string_view source) {
+  DocumentAssembler assembler{std::string(source)};
+  std::uint64_t n = 0;
+  for (const TraceEvent& e : events) assembler.add(e, ++n);
+  return assembler.finish();
+}
+
+}  // namespace candle_graph

@@ -1,0 +1,65 @@
+// §5.2 TraceDocument::from_events as an incremental builder: the streaming reader feeds it one
+// event at a time (views into a transient line buffer), it copies what it keeps into the
+// document's arena and enforces the stream rules (meta first and once, span ids unique, every
+// span_end matches one earlier span_start, no second span_end).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "candle_graph/trace.hpp"
+
+namespace candle_graph {
+
+// Copies strings into an arena, sharing one copy per distinct value. Meant for the few fields
+// whose values repeat (dtype, device, op names); a one-entry cache makes runs of equal values
+// cost a memcmp.
+class StringInterner {
+ public:
+  explicit StringInterner(Arena& arena) : arena_(&arena) {}
+  std::string_view intern(std::string_view s);
+
+ private:
+  Arena* arena_;
+  std::unordered_map<std::string_view, std::string_view> map_;
+  std::string_view last_;
+};
+
+class DocumentAssembler {
+ public:
+  explicit DocumentAssembler(std::string source);
+
+  // Each add_* copies the event's strings and arrays into the document; `line` (1-based, or the
+  // event number for in-memory events) is what errors name.
+  void add(const TraceEvent& event, std::uint64_t line);
+  void add_meta(const MetaEvent& e, std::uint64_t line);
+  void add_span_start(const SpanStartEvent& e, std::uint64_t line);
+  void add_span_end(const SpanEndEvent& e, std::uint64_t line);
+  void add_op(const OpEvent& e, std::uint64_t line);
+  void add_tensor(const TensorEvent& e, std::uint64_t line);
+  void add_memory(const MemoryEvent& e, std::uint64_t line);
+  void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line);
+  void add_gradient(const GradientEvent& e, std::uint64_t line);
+  void add_edge(const EdgeEvent& e, std::uint64_t line);
+
+  // Final checks (a meta was seen) and derived links. The assembler is spent afterwards.
+  TraceDocument finish();
+
+  const std::string& source() const noexcept { return source_; }
+
+ private:
+  [[noreturn]] void fail(std::uint64_t line, std::string message) const;
+  std::string_view copy(std::string_view s) { return doc_.arena_->copy(s); }
+  // A span reference: the span's own id view when it is known, else a fresh copy.
+  std::string_view span_ref(std::string_view id, std::uint32_t& index);
+  std::span<const std::string_view> copy_ids(std::span<const std::string_view> ids);
+
+  std::string source_;
+  TraceDocument doc_;
+  StringInterner interner_;
+  bool meta_seen_ = false;
+  std::uint64_t index_ = 0;  // 0-based event index (non-empty lines)
+  std::vector<std::string_view> scratch_ids_;
+};
+
+}  // namespace candle_graph

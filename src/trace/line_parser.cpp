@@ -1,0 +1,568 @@
+// simdjson On-Demand over one line. The kind is looked up first (it is the first field in
+// everything producers write, so that costs one field), then the object is rewound and every
+// field is visited exactly once with the handler of that kind.
+#include "trace/line_parser.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+
+#include "output/json_text.hpp"
+
+#ifndef CG_PARSER_VARIANT
+#define CG_PARSER_VARIANT fallback
+#endif
+#define CG_CAT2(a, b) a##b
+#define CG_CAT(a, b) CG_CAT2(a, b)
+
+namespace candle_graph {
+namespace CG_CAT(parser_, CG_PARSER_VARIANT) {
+namespace od = simdjson::ondemand;
+
+namespace {
+
+constexpr int kMaxUnknownDepth = 256;  // nesting allowed inside ignored fields
+
+// A hostile string made safe and short for an error message: JSON-quoted, at most ~64 bytes.
+std::string quote_for_message(std::string_view s) {
+  std::string out;
+  if (s.size() > 64) {
+    std::size_t cut = 64;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    output::append_json_string(out, s.substr(0, cut));
+    out.insert(out.size() - 1, "…");
+  } else {
+    output::append_json_string(out, s);
+  }
+  return out;
+}
+
+std::string describe_error(simdjson::error_code e) {
+  switch (e) {
+    case simdjson::UTF8_ERROR: return "invalid UTF-8 in the line";
+    case simdjson::DEPTH_ERROR: return "JSON nested too deeply";
+    case simdjson::UNCLOSED_STRING: return "invalid JSON: unterminated string";
+    case simdjson::STRING_ERROR: return "invalid JSON: bad string escape or control character";
+    case simdjson::NUMBER_ERROR: return "invalid JSON: malformed number";
+    case simdjson::T_ATOM_ERROR:
+    case simdjson::F_ATOM_ERROR:
+    case simdjson::N_ATOM_ERROR: return "invalid JSON: unexpected literal";
+    case simdjson::CAPACITY: return "line too large to parse";
+    case simdjson::MEMALLOC: return "out of memory while parsing the line";
+    default: return std::string("invalid JSON: ") + simdjson::error_message(e);
+  }
+}
+
+}  // namespace
+
+struct Impl {
+  od::parser parser;
+  std::vector<std::string_view> ids;
+  std::vector<std::uint64_t> dims;
+  std::vector<Tag> tags;
+  TraceEvent event;
+  std::string_view source;
+  std::uint64_t line_number = 0;
+  std::string_view kind_name;  // for messages
+  int kind_fields = 0;
+
+  [[noreturn]] void fail(std::string message) const {
+    throw Error(std::string(source), line_number, std::move(message));
+  }
+  void check(simdjson::error_code e) const {
+    if (e) fail(describe_error(e));
+  }
+
+  std::string found(od::value& v) {
+    od::json_type t;
+    if (v.type().get(t)) return "invalid JSON";
+    switch (t) {
+      case od::json_type::array: return "an array";
+      case od::json_type::object: return "an object";
+      case od::json_type::string: return "a string";
+      case od::json_type::boolean: return "a boolean";
+      case od::json_type::null: return "null";
+      case od::json_type::number: {
+        std::string_view tok = v.raw_json_token();
+        while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\t')) tok.remove_suffix(1);
+        std::string shown(tok.substr(0, 40));
+        if (!tok.empty() && tok.front() == '-') return "the negative number " + shown;
+        if (tok.find_first_of(".eE") != std::string_view::npos)
+          return "the floating-point number " + shown;
+        return "the number " + shown + " (beyond 64 bits)";
+      }
+    }
+    return "an unexpected value";
+  }
+
+  [[noreturn]] void type_fail(std::string_view field, od::value& v, std::string_view expected,
+                              simdjson::error_code err) {
+    if (err != simdjson::INCORRECT_TYPE && err != simdjson::NUMBER_OUT_OF_RANGE &&
+        err != simdjson::NUMBER_ERROR)
+      fail(describe_error(err));
+    fail("invalid type for field `" + std::string(field) + "` in " + std::string(kind_name) +
+         " event: expected " + std::string(expected) + ", found " + found(v));
+  }
+
+  std::string_view str(od::value& v, std::string_view field) {
+    std::string_view s;
+    if (auto err = v.get_string().get(s)) type_fail(field, v, "a string", err);
+    return s;
+  }
+  std::uint64_t u64(od::value& v, std::string_view field) {
+    std::uint64_t x;
+    if (auto err = v.get_uint64().get(x)) type_fail(field, v, "an unsigned 64-bit integer", err);
+    return x;
+  }
+  bool boolean(od::value& v, std::string_view field) {
+    bool b;
+    if (auto err = v.get_bool().get(b)) type_fail(field, v, "a boolean", err);
+    return b;
+  }
+  bool is_null(od::value& v) {
+    bool n = false;
+    return !v.is_null().get(n) && n;
+  }
+  std::optional<std::string_view> opt_str(od::value& v, std::string_view field) {
+    if (is_null(v)) return std::nullopt;
+    return str(v, field);
+  }
+  std::optional<std::uint64_t> opt_u64(od::value& v, std::string_view field) {
+    if (is_null(v)) return std::nullopt;
+    return u64(v, field);
+  }
+  std::optional<double> opt_f64(od::value& v, std::string_view field) {
+    if (is_null(v)) return std::nullopt;
+    double d;
+    if (auto err = v.get_double().get(d)) type_fail(field, v, "a number", err);
+    return d;
+  }
+  template <typename E>
+  E enum_value(od::value& v, std::string_view field, std::optional<E> (*parse)(std::string_view),
+               std::string_view expected) {
+    const std::string_view s = str(v, field);
+    if (auto e = parse(s)) return *e;
+    fail("invalid value for field `" + std::string(field) + "` in " + std::string(kind_name) +
+         " event: unknown variant " + quote_for_message(s) + ", expected one of " +
+         std::string(expected));
+  }
+
+  std::span<const std::uint64_t> shape(od::value& v, std::string_view field) {
+    dims.clear();
+    od::array arr;
+    if (auto err = v.get_array().get(arr)) type_fail(field, v, "an array of unsigned integers", err);
+    for (auto item : arr) {
+      od::value x;
+      check(std::move(item).get(x));
+      dims.push_back(u64(x, field));
+    }
+    return dims;
+  }
+  std::span<const std::string_view> string_list(od::value& v, std::string_view field) {
+    ids.clear();
+    od::array arr;
+    if (auto err = v.get_array().get(arr)) type_fail(field, v, "an array of strings", err);
+    for (auto item : arr) {
+      od::value x;
+      check(std::move(item).get(x));
+      ids.push_back(str(x, field));
+    }
+    return ids;
+  }
+  std::span<const Tag> tag_map(od::value& v, std::string_view field) {
+    tags.clear();
+    od::object obj;
+    if (auto err = v.get_object().get(obj)) type_fail(field, v, "an object of strings", err);
+    for (auto f : obj) {
+      od::field fl;
+      check(std::move(f).get(fl));
+      std::string_view key;
+      check(fl.unescaped_key().get(key));
+      od::value x = fl.value();
+      tags.push_back(Tag{key, str(x, field)});
+    }
+    return tags;
+  }
+
+  // Ignored fields are still walked so that malformed JSON inside them is an error.
+  void consume_any(od::value v, int depth) {
+    if (depth > kMaxUnknownDepth) fail("JSON nested too deeply (an ignored field)");
+    od::json_type t;
+    check(v.type().get(t));
+    switch (t) {
+      case od::json_type::array: {
+        od::array arr;
+        check(v.get_array().get(arr));
+        for (auto item : arr) {
+          od::value x;
+          check(std::move(item).get(x));
+          consume_any(x, depth + 1);
+        }
+        break;
+      }
+      case od::json_type::object: {
+        od::object obj;
+        check(v.get_object().get(obj));
+        for (auto f : obj) {
+          od::field fl;
+          check(std::move(f).get(fl));
+          std::string_view key;
+          check(fl.unescaped_key().get(key));
+          consume_any(fl.value(), depth + 1);
+        }
+        break;
+      }
+      case od::json_type::string: {
+        std::string_view s;
+        check(v.get_string().get(s));
+        break;
+      }
+      case od::json_type::number: {
+        od::number n;
+        if (v.get_number().get(n)) {
+          double d;  // integers beyond 64 bits are valid JSON: accept them as doubles
+          check(v.get_double().get(d));
+        }
+        break;
+      }
+      case od::json_type::boolean: {
+        bool b = false;
+        check(v.get_bool().get(b));
+        break;
+      }
+      case od::json_type::null: {
+        bool n = false;
+        check(v.is_null().get(n));
+        if (!n) fail("invalid JSON: unexpected literal");
+        break;
+      }
+    }
+  }
+
+  // Visits every field; `handle(key, value)` returns false for fields it does not know.
+  template <typename Handler>
+  void for_each_field(od::object& obj, Handler&& handle) {
+    kind_fields = 0;
+    for (auto f : obj) {
+      od::field fl;
+      check(std::move(f).get(fl));
+      std::string_view key;
+      check(fl.unescaped_key().get(key));
+      od::value v = fl.value();
+      if (key == "kind") {
+        if (++kind_fields > 1) fail("duplicate field `kind`");
+        str(v, key);
+        continue;
+      }
+      if (!handle(key, v)) consume_any(v, 0);
+    }
+  }
+
+  // Field bookkeeping: duplicates are errors, required fields must be present.
+  struct Seen {
+    Impl* self;
+    std::uint64_t bits = 0;
+    void mark(int bit, std::string_view field) {
+      const std::uint64_t m = std::uint64_t{1} << bit;
+      if (bits & m)
+        self->fail("duplicate field `" + std::string(field) + "` in " +
+                   std::string(self->kind_name) + " event");
+      bits |= m;
+    }
+    void require(int bit, std::string_view field) const {
+      if (!(bits & (std::uint64_t{1} << bit)))
+        self->fail("missing field `" + std::string(field) + "` in " +
+                   std::string(self->kind_name) + " event");
+    }
+  };
+
+  void parse_meta(od::object& obj);
+  void parse_span_start(od::object& obj);
+  void parse_span_end(od::object& obj);
+  void parse_op(od::object& obj);
+  void parse_tensor(od::object& obj);
+  void parse_memory(od::object& obj);
+  void parse_device_memory(od::object& obj);
+  void parse_gradient(od::object& obj);
+  void parse_edge(od::object& obj);
+};
+
+// Field tables: a macro would hide the control flow, so each kind spells its fields out.
+// Bits are positions in Seen; names are the wire names of §4.
+
+void Impl::parse_meta(od::object& obj) {
+  MetaEvent e;
+  Seen seen{this};
+  std::span<const Tag> tag_view;
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    auto& r = e.run;
+    if (k == "schema") seen.mark(0, k), e.schema = str(v, k);
+    else if (k == "run_id") seen.mark(1, k), r.run_id = str(v, k);
+    else if (k == "correlation_id") seen.mark(2, k), r.correlation_id = str(v, k);
+    else if (k == "entrypoint") seen.mark(3, k), r.entrypoint = str(v, k);
+    else if (k == "phase")
+      seen.mark(4, k), r.phase = enum_value(v, k, &parse_execution_phase, "`train`, `infer`");
+    else if (k == "timestamp") seen.mark(5, k), r.timestamp = str(v, k);
+    else if (k == "capture_step") seen.mark(6, k), r.capture_step = u64(v, k);
+    else if (k == "warmup_steps") seen.mark(7, k), r.warmup_steps = u64(v, k);
+    else if (k == "device") seen.mark(8, k), r.device = str(v, k);
+    else if (k == "measured_region_device_synchronized")
+      seen.mark(9, k), r.measured_region_device_synchronized = boolean(v, k);
+    else if (k == "timing_mode")
+      seen.mark(10, k), r.timing_mode = enum_value(v, k, &parse_timing_mode,
+                                                   "`host`, `device_synchronized`");
+    else if (k == "tags") seen.mark(11, k), tag_view = tag_map(v, k);
+    else if (k == "candle_version") seen.mark(12, k), r.candle_version = opt_str(v, k);
+    else return false;
+    return true;
+  });
+  static constexpr std::pair<int, std::string_view> kRequired[] = {
+      {0, "schema"}, {1, "run_id"}, {2, "correlation_id"}, {3, "entrypoint"},
+      {4, "phase"},  {5, "timestamp"}, {6, "capture_step"}, {7, "warmup_steps"},
+      {8, "device"}, {10, "timing_mode"}, {11, "tags"}};
+  for (auto [bit, name] : kRequired) seen.require(bit, name);
+  e.run.tags = tag_view;
+  event = e;
+}
+
+void Impl::parse_span_start(od::object& obj) {
+  SpanStartEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "id") seen.mark(0, k), e.id = str(v, k);
+    else if (k == "parent_id") seen.mark(1, k), e.parent_id = opt_str(v, k);
+    else if (k == "name") seen.mark(2, k), e.name = str(v, k);
+    else if (k == "start_ns") seen.mark(3, k), e.start_ns = u64(v, k);
+    else if (k == "span_kind")
+      seen.mark(4, k), e.span_kind = enum_value(v, k, &parse_span_kind,
+                                                "`function`, `op`, `module`");
+    else if (k == "measured") seen.mark(5, k), e.measured = boolean(v, k);
+    else if (k == "step") {
+      seen.mark(6, k);
+      if (!is_null(v))
+        e.step = enum_value(v, k, &parse_execution_step, "`forward`, `backward`, `optimizer`");
+    } else return false;
+    return true;
+  });
+  seen.require(0, "id");
+  seen.require(2, "name");
+  seen.require(3, "start_ns");
+  seen.require(4, "span_kind");
+  event = e;
+}
+
+void Impl::parse_span_end(od::object& obj) {
+  SpanEndEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "id") seen.mark(0, k), e.id = str(v, k);
+    else if (k == "duration_ns") seen.mark(1, k), e.duration_ns = u64(v, k);
+    else return false;
+    return true;
+  });
+  seen.require(0, "id");
+  event = e;
+}
+
+void Impl::parse_op(od::object& obj) {
+  OpEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "span_id") seen.mark(0, k), e.span_id = str(v, k);
+    else if (k == "op_name") seen.mark(1, k), e.op_name = str(v, k);
+    else if (k == "inputs") seen.mark(2, k), e.inputs = string_list(v, k);
+    else if (k == "output") seen.mark(3, k), e.output = opt_str(v, k);
+    else if (k == "shape") seen.mark(4, k), e.shape = shape(v, k);
+    else if (k == "dtype") seen.mark(5, k), e.dtype = str(v, k);
+    else if (k == "device") seen.mark(6, k), e.device = str(v, k);
+    else if (k == "duration_ns") seen.mark(7, k), e.duration_ns = u64(v, k);
+    else if (k == "timestamp_ns") seen.mark(8, k), e.timestamp_ns = u64(v, k);
+    else if (k == "storage_bytes") seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
+    else if (k == "input_storage_bytes") seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
+    else return false;
+    return true;
+  });
+  seen.require(0, "span_id");
+  seen.require(1, "op_name");
+  seen.require(5, "dtype");
+  seen.require(6, "device");
+  seen.require(7, "duration_ns");
+  event = e;
+}
+
+void Impl::parse_tensor(od::object& obj) {
+  TensorEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "span_id") seen.mark(0, k), e.span_id = str(v, k);
+    else if (k == "tensor_id") seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (k == "shape") seen.mark(2, k), e.shape = shape(v, k);
+    else if (k == "dtype") seen.mark(3, k), e.dtype = str(v, k);
+    else if (k == "device") seen.mark(4, k), e.device = str(v, k);
+    else if (k == "requires_grad") seen.mark(5, k), e.requires_grad = boolean(v, k);
+    else if (k == "storage_bytes") seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
+    else if (k == "category")
+      seen.mark(7, k), e.category = enum_value(
+                           v, k, &parse_memory_category,
+                           "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
+    else return false;
+    return true;
+  });
+  seen.require(0, "span_id");
+  seen.require(1, "tensor_id");
+  seen.require(3, "dtype");
+  seen.require(4, "device");
+  event = e;
+}
+
+void Impl::parse_memory(od::object& obj) {
+  MemoryEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "timestamp_ns") seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (k == "tensor_id") seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (k == "span_id") seen.mark(2, k), e.span_id = str(v, k);
+    else if (k == "op_name") seen.mark(3, k), e.op_name = opt_str(v, k);
+    else if (k == "device") seen.mark(4, k), e.device = str(v, k);
+    else if (k == "bytes") seen.mark(5, k), e.bytes = u64(v, k);
+    else if (k == "action")
+      seen.mark(6, k), e.action = enum_value(v, k, &parse_memory_action, "`alloc`, `free`");
+    else if (k == "shape") seen.mark(7, k), e.shape = shape(v, k);
+    else if (k == "dtype") seen.mark(8, k), e.dtype = str(v, k);
+    else if (k == "category")
+      seen.mark(9, k), e.category = enum_value(
+                           v, k, &parse_memory_category,
+                           "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
+    else return false;
+    return true;
+  });
+  static constexpr std::pair<int, std::string_view> kRequired[] = {
+      {0, "timestamp_ns"}, {1, "tensor_id"}, {2, "span_id"}, {4, "device"},
+      {5, "bytes"},        {6, "action"},    {8, "dtype"}};
+  for (auto [bit, name] : kRequired) seen.require(bit, name);
+  event = e;
+}
+
+void Impl::parse_device_memory(od::object& obj) {
+  DeviceMemoryEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "timestamp_ns") seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (k == "device") seen.mark(1, k), e.device = str(v, k);
+    else if (k == "used_bytes") seen.mark(2, k), e.used_bytes = u64(v, k);
+    else if (k == "free_bytes") seen.mark(3, k), e.free_bytes = u64(v, k);
+    else if (k == "reserved_bytes") seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
+    else return false;
+    return true;
+  });
+  seen.require(0, "timestamp_ns");
+  seen.require(1, "device");
+  seen.require(2, "used_bytes");
+  seen.require(3, "free_bytes");
+  event = e;
+}
+
+void Impl::parse_gradient(od::object& obj) {
+  GradientEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "event_id") seen.mark(0, k), e.event_id = str(v, k);
+    else if (k == "root") seen.mark(1, k), e.root = str(v, k);
+    else if (k == "key") seen.mark(2, k), e.key = str(v, k);
+    else if (k == "state")
+      seen.mark(3, k), e.state = enum_value(v, k, &parse_gradient_state,
+                                            "`present`, `missing`, `zero`, `non_finite`");
+    else if (k == "norm") seen.mark(4, k), e.norm = opt_f64(v, k);
+    else return false;
+    return true;
+  });
+  seen.require(0, "event_id");
+  seen.require(1, "root");
+  seen.require(2, "key");
+  seen.require(3, "state");
+  event = e;
+}
+
+void Impl::parse_edge(od::object& obj) {
+  EdgeEvent e;
+  Seen seen{this};
+  for_each_field(obj, [&](std::string_view k, od::value& v) {
+    if (k == "from_span") seen.mark(0, k), e.from_span = str(v, k);
+    else if (k == "to_span") seen.mark(1, k), e.to_span = str(v, k);
+    else if (k == "duration_ns") seen.mark(2, k), e.duration_ns = u64(v, k);
+    else return false;
+    return true;
+  });
+  seen.require(0, "from_span");
+  seen.require(1, "to_span");
+  seen.require(2, "duration_ns");
+  event = e;
+}
+
+class Backend final : public LineParserBackend {
+ public:
+  const TraceEvent& parse(std::string_view line, std::size_t capacity, std::string_view source,
+                          std::uint64_t line_number) override;
+
+ private:
+  Impl impl_;
+};
+
+const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
+                                 std::string_view source, std::uint64_t line_number) {
+  Impl& p = impl_;
+  p.source = source;
+  p.line_number = line_number;
+  p.kind_name = "trace";
+  od::document doc;
+  p.check(p.parser.iterate(line.data(), line.size(), capacity).get(doc));
+  od::object obj;
+  if (auto err = doc.get_object().get(obj)) {
+    if (err != simdjson::INCORRECT_TYPE) p.fail(describe_error(err));
+    p.fail("expected a JSON object per line");
+  }
+  // Skipping the object once tells where it ends: anything after it is trailing garbage.
+  std::string_view raw;
+  p.check(obj.raw_json().get(raw));
+  if (raw.data() + raw.size() != line.data() + line.size())
+    p.fail("invalid JSON: trailing characters after the event object");
+  bool rewound = false;
+  p.check(obj.reset().get(rewound));
+
+  std::string_view kind;
+  bool has_kind = false;
+  for (auto f : obj) {
+    od::field fl;
+    p.check(std::move(f).get(fl));
+    std::string_view key;
+    p.check(fl.unescaped_key().get(key));
+    if (key == "kind") {
+      od::value v = fl.value();
+      kind = p.str(v, "kind");
+      has_kind = true;
+      break;
+    }
+  }
+  if (!has_kind) p.fail("missing field `kind`");
+  p.check(obj.reset().get(rewound));
+
+  if (kind == "op") p.kind_name = "op", p.parse_op(obj);
+  else if (kind == "span_start") p.kind_name = "span_start", p.parse_span_start(obj);
+  else if (kind == "span_end") p.kind_name = "span_end", p.parse_span_end(obj);
+  else if (kind == "memory") p.kind_name = "memory", p.parse_memory(obj);
+  else if (kind == "tensor") p.kind_name = "tensor", p.parse_tensor(obj);
+  else if (kind == "device_memory") p.kind_name = "device_memory", p.parse_device_memory(obj);
+  else if (kind == "gradient") p.kind_name = "gradient", p.parse_gradient(obj);
+  else if (kind == "edge") p.kind_name = "edge", p.parse_edge(obj);
+  else if (kind == "meta") p.kind_name = "meta", p.parse_meta(obj);
+  else p.fail("unknown event kind " + quote_for_message(kind));
+  return p.event;
+}
+
+}  // namespace CG_CAT(parser_, CG_PARSER_VARIANT)
+
+std::unique_ptr<LineParserBackend> CG_CAT(make_line_parser_, CG_PARSER_VARIANT)() {
+  return std::make_unique<CG_CAT(parser_, CG_PARSER_VARIANT)::Backend>();
+}
+
+}  // namespace candle_graph

@@ -1,0 +1,209 @@
+// §5.1 parse_trace: stream the file through a fixed-size buffer (peak memory is the document,
+// not the file), split lines, trim, skip blank ones, parse each with simdjson On-Demand and feed
+// the assembler. A line longer than the buffer grows it; nothing else does.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "trace/document_assembler.hpp"
+#include "trace/line_parser.hpp"
+
+namespace candle_graph {
+namespace {
+
+constexpr std::size_t kPadding = 64;                     // simdjson::SIMDJSON_PADDING
+constexpr std::size_t kChunk = std::size_t{4} << 20;     // 4 MiB reads
+constexpr std::uint64_t kProgressEvery = 64ull << 20;    // report every 64 MiB
+
+bool is_ascii_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && is_ascii_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ascii_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Splits `data` into lines and feeds non-empty ones to the parser and assembler. Returns the
+// number of bytes consumed (complete lines only unless `final`).
+class LineFeeder {
+ public:
+  LineFeeder(std::string source, DocumentAssembler& assembler)
+      : source_(std::move(source)), assembler_(assembler) {}
+
+  // `data` must be followed by at least kPadding readable bytes.
+  std::size_t feed(const char* data, std::size_t size, bool final) {
+    std::size_t pos = 0;
+    if (first_) {
+      first_ = false;
+      if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) pos = 3;  // UTF-8 BOM
+    }
+    while (pos < size) {
+      const void* nl = std::memchr(data + pos, '\n', size - pos);
+      if (nl == nullptr && !final) break;
+      const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data)
+                                 : size;
+      ++line_;
+      const std::string_view line = trim(std::string_view(data + pos, end - pos));
+      if (!line.empty()) {
+        const std::size_t capacity = static_cast<std::size_t>(data + size - line.data()) + kPadding;
+        const TraceEvent& e = parser_.parse(line, capacity, source_, line_);
+        assembler_.add(e, line_);
+      }
+      pos = nl ? end + 1 : size;
+    }
+    return pos;
+  }
+
+ private:
+  std::string source_;
+  DocumentAssembler& assembler_;
+  LineParser parser_;
+  std::uint64_t line_ = 0;
+  bool first_ = true;
+};
+
+class FileHandle {
+ public:
+  explicit FileHandle(int fd) : fd_(fd) {}
+  ~FileHandle() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& options) {
+  const std::string source = path.string();
+  FileHandle fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw Error(source, 0, std::string("cannot open trace file: ") + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(source, 0, "is a directory, not a trace file");
+  const std::uint64_t total = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+
+  DocumentAssembler assembler(source);
+  LineFeeder feeder(source, assembler);
+  std::vector<char> buf(kChunk + kPadding);
+  std::size_t have = 0;  // bytes of unconsumed data at the front of buf
+  std::uint64_t done = 0, next_progress = kProgressEvery;
+  for (;;) {
+    if (buf.size() - kPadding - have < kChunk / 2) buf.resize((buf.size() - kPadding) * 2 + kPadding);
+    const ssize_t n = ::read(fd.get(), buf.data() + have, buf.size() - kPadding - have);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(source, 0, std::string("cannot read trace file: ") + std::strerror(errno));
+    }
+    const bool eof = n == 0;
+    have += static_cast<std::size_t>(n);
+    done += static_cast<std::uint64_t>(n);
+    const std::size_t used = feeder.feed(buf.data(), have, eof);
+    std::memmove(buf.data(), buf.data() + used, have - used);
+    have -= used;
+    if (options.progress != nullptr && done >= next_progress) {
+      options.progress(done, total, options.progress_user);
+      next_progress = done + kProgressEvery;
+    }
+    if (eof) break;
+  }
+  if (options.progress != nullptr) options.progress(done, total, options.progress_user);
+  return assembler.finish();
+}
+
+TraceDocument parse_trace_text(std::string_view text, std::string_view source) {
+  std::vector<char> buf(text.size() + kPadding);
+  std::memcpy(buf.data(), text.data(), text.size());
+  DocumentAssembler assembler{std::string(source)};
+  LineFeeder feeder{std::string(source), assembler};
+  feeder.feed(buf.data(), text.size(), true);
+  return assembler.finish();
+}
+
+TraceEvent parse_event_line(std::string_view line, Arena& arena, std::string_view source,
+                            std::uint64_t line_number) {
+  std::vector<char> buf(line.size() + kPadding);
+  std::memcpy(buf.data(), line.data(), line.size());
+  const std::string_view trimmed = trim(std::string_view(buf.data(), line.size()));
+  if (trimmed.empty()) throw Error(std::string(source), line_number, "empty line: no event");
+  LineParser parser;
+  TraceEvent e = parser.parse(trimmed, buf.size() - static_cast<std::size_t>(trimmed.data() - buf.data()),
+                              source, line_number);
+  // Move every view into the caller's arena before the parser and buffer go away.
+  auto ids = [&](std::span<const std::string_view> v) {
+    std::vector<std::string_view> owned;
+    for (auto s : v) owned.push_back(arena.copy(s));
+    return arena.copy(std::span<const std::string_view>(owned));
+  };
+  auto opt = [&](std::optional<std::string_view> s) {
+    return s ? std::optional<std::string_view>(arena.copy(*s)) : std::nullopt;
+  };
+  std::visit(
+      [&](auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, MetaEvent>) {
+          x.schema = arena.copy(x.schema);
+          auto& r = x.run;
+          r.run_id = arena.copy(r.run_id);
+          r.correlation_id = arena.copy(r.correlation_id);
+          r.entrypoint = arena.copy(r.entrypoint);
+          r.timestamp = arena.copy(r.timestamp);
+          r.device = arena.copy(r.device);
+          r.candle_version = opt(r.candle_version);
+          std::vector<Tag> tags;
+          for (const Tag& t : r.tags) tags.push_back({arena.copy(t.key), arena.copy(t.value)});
+          r.tags = arena.copy(std::span<const Tag>(tags));
+        } else if constexpr (std::is_same_v<T, SpanStartEvent>) {
+          x.id = arena.copy(x.id);
+          x.parent_id = opt(x.parent_id);
+          x.name = arena.copy(x.name);
+        } else if constexpr (std::is_same_v<T, SpanEndEvent>) {
+          x.id = arena.copy(x.id);
+        } else if constexpr (std::is_same_v<T, OpEvent>) {
+          x.span_id = arena.copy(x.span_id);
+          x.op_name = arena.copy(x.op_name);
+          x.inputs = ids(x.inputs);
+          x.output = opt(x.output);
+          x.shape = arena.copy(x.shape);
+          x.dtype = arena.copy(x.dtype);
+          x.device = arena.copy(x.device);
+        } else if constexpr (std::is_same_v<T, TensorEvent>) {
+          x.span_id = arena.copy(x.span_id);
+          x.tensor_id = arena.copy(x.tensor_id);
+          x.shape = arena.copy(x.shape);
+          x.dtype = arena.copy(x.dtype);
+          x.device = arena.copy(x.device);
+        } else if constexpr (std::is_same_v<T, MemoryEvent>) {
+          x.tensor_id = arena.copy(x.tensor_id);
+          x.span_id = arena.copy(x.span_id);
+          x.op_name = opt(x.op_name);
+          x.device = arena.copy(x.device);
+          x.shape = arena.copy(x.shape);
+          x.dtype = arena.copy(x.dtype);
+        } else if constexpr (std::is_same_v<T, DeviceMemoryEvent>) {
+          x.device = arena.copy(x.device);
+        } else if constexpr (std::is_same_v<T, GradientEvent>) {
+          x.event_id = arena.copy(x.event_id);
+          x.root = arena.copy(x.root);
+          x.key = arena.copy(x.key);
+        } else {
+          x.from_span = arena.copy(x.from_span);
+          x.to_span = arena.copy(x.to_span);
+        }
+      },
+      e);
+  return e;
+}
+
+}  // namespace candle_graph
