@@ -1,0 +1,145 @@
+// §8.2 build_from_trace: span and op nodes, effective durations, TF-profiler self times, node
+// memory, edges and the summary. Every pass is linear over the children lists of SpanTree
+// (the original was quadratic); only the edge sort is n·log n.
+#include <algorithm>
+
+#include "candle_graph/analysis.hpp"
+#include "graph/graph_edges.hpp"
+#include "graph/node_memory.hpp"
+#include "graph/span_tree.hpp"
+
+namespace candle_graph {
+namespace {
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+GraphNodeKind node_kind(const SpanRecord& s) noexcept {
+  if (!s.parent_id) return GraphNodeKind::root;
+  switch (s.kind) {
+    case SpanKind::function:
+      return GraphNodeKind::function;
+    case SpanKind::module:
+      return GraphNodeKind::module;
+    case SpanKind::op:
+      return GraphNodeKind::op;  // a span of kind op becomes an op node
+  }
+  return GraphNodeKind::other;
+}
+
+// §8.2 step 9: first `limit` of `candidates` ordered by `key` descending, ties in node order.
+template <typename Key>
+std::vector<std::uint32_t> top_spans(std::vector<std::uint32_t> candidates, Key key,
+                                     std::size_t limit) {
+  auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t ka = key(a), kb = key(b);
+    return ka != kb ? ka > kb : a < b;
+  };
+  const std::size_t k = std::min(limit, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
+                    candidates.end(), before);
+  candidates.resize(k);
+  return candidates;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> measured_subtree(const TraceDocument& doc) {
+  doc.check_indexed();
+  const graph::SpanTree tree = graph::build_span_tree(doc);
+  std::vector<std::uint32_t> measured;
+  for (std::uint32_t i = 0; i < doc.spans.size(); ++i)
+    if (doc.spans[i].measured) measured.push_back(i);
+  std::vector<std::uint32_t> out =
+      graph::descendants_of(tree, std::move(measured), doc.spans.size());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ExecutionGraph build_from_trace(const TraceDocument& doc, const GraphOptions& options) {
+  return build_from_trace(doc, analyze_health(doc), options);
+}
+
+ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& health,
+                                const GraphOptions& options) {
+  doc.check_indexed();
+  // Step 1: analysis never proceeds through an invalid hierarchy.
+  if (!health.trusted) throw Error("trace is structurally untrusted: " + health.error_summary());
+
+  ExecutionGraph g;
+  g.doc = &doc;
+  g.memory = analyze_memory(doc);  // step 2
+  const graph::SpanTree tree = graph::build_span_tree(doc);
+  const std::size_t n_spans = doc.spans.size();
+  const auto& op_span = doc.op_span();
+
+  // Σ op durations per span: part of the effective duration and of the children's total.
+  std::vector<std::uint64_t> op_time(n_spans, 0);
+  for (std::size_t k = 0; k < doc.ops.size(); ++k)
+    if (op_span[k] != kNoIndex)
+      op_time[op_span[k]] = sat_add(op_time[op_span[k]], doc.ops[k].duration_ns);
+
+  // Step 3: span nodes. Effective duration = duration, or (when 0) own ops + effective
+  // durations of the child spans, computed bottom-up.
+  g.nodes.resize(n_spans + doc.ops.size());
+  std::vector<std::uint64_t> child_time(n_spans, 0);  // Σ totals of a node's children (step 6)
+  for (auto it = tree.preorder.rbegin(); it != tree.preorder.rend(); ++it) {
+    const std::uint32_t s = *it;
+    std::uint64_t children = op_time[s];
+    for (std::uint32_t k = tree.offsets[s]; k < tree.offsets[s + 1]; ++k)
+      children = sat_add(children, g.nodes[tree.children[k]].total_time_ns);
+    child_time[s] = children;
+    const SpanRecord& rec = doc.spans[s];
+    GraphNode& node = g.nodes[s];
+    node.span = s;
+    node.kind = node_kind(rec);
+    node.start_ns = rec.start_ns;
+    node.total_time_ns = rec.duration_ns > 0 ? rec.duration_ns : children;
+  }
+
+  // Step 4: op nodes, numbered per span in document order.
+  std::vector<std::uint32_t> ordinal(n_spans, 0);
+  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
+    const OpEvent& op = doc.ops[k];
+    GraphNode& node = g.nodes[n_spans + k];
+    node.span = op_span[k];
+    node.op = k;
+    node.op_ordinal = ordinal[op_span[k]]++;
+    node.kind = GraphNodeKind::op;
+    node.start_ns = op.timestamp_ns;
+    node.self_time_ns = node.total_time_ns = op.duration_ns;
+    node.bytes = node.peak_bytes = op.storage_bytes.value_or(0);
+  }
+
+  // Step 5: node memory (span nodes start at 0, so "overwrite when > 0" is an assignment).
+  const graph::SpanMemory mem = graph::node_memory_metrics(doc, g.memory, tree);
+  for (std::uint32_t s = 0; s < n_spans; ++s) {
+    g.nodes[s].bytes = mem.bytes[s];
+    g.nodes[s].peak_bytes = mem.peak[s];
+    // Step 6: TF-profiler self time; children are child spans and op nodes, not grandchildren.
+    const std::uint64_t total = g.nodes[s].total_time_ns;
+    g.nodes[s].self_time_ns = total > child_time[s] ? total - child_time[s] : 0;
+  }
+
+  if (options.edges) graph::build_edges(g);  // step 7
+
+  // Step 9: summary over the measured subtree, spans that are not of kind op.
+  g.summary.entrypoint = doc.run.entrypoint;
+  std::vector<std::uint32_t> measured;
+  for (std::uint32_t i = 0; i < n_spans; ++i)
+    if (doc.spans[i].measured) {
+      measured.push_back(i);
+      g.summary.total_ms += static_cast<double>(doc.spans[i].duration_ns) / 1e6;
+    }
+  std::vector<std::uint32_t> candidates;
+  for (std::uint32_t s : graph::descendants_of(tree, std::move(measured), n_spans))
+    if (g.nodes[s].kind != GraphNodeKind::op) candidates.push_back(s);
+  g.summary.slowest_spans = top_spans(
+      candidates, [&](std::uint32_t i) { return g.nodes[i].self_time_ns; }, 8);
+  g.summary.heaviest_spans = top_spans(
+      std::move(candidates), [&](std::uint32_t i) { return g.nodes[i].bytes; }, 8);
+  return g;
+}
+
+}  // namespace candle_graph

@@ -1,0 +1,29 @@
+// §7.1 `by_category` maps as a fixed array: five categories, keys created on first use.
+#include "candle_graph/analysis.hpp"
+
+namespace candle_graph {
+
+void CategoryBytes::add(MemoryCategory c, std::uint64_t bytes) noexcept {
+  auto& v = bytes_[index(c)];
+  v = v + bytes < v ? UINT64_MAX : v + bytes;  // saturating: a u64 sum must not wrap
+  present_ |= static_cast<std::uint8_t>(1u << index(c));
+}
+
+void CategoryBytes::subtract(MemoryCategory c, std::uint64_t bytes) noexcept {
+  auto& v = bytes_[index(c)];
+  v = v > bytes ? v - bytes : 0;
+  present_ |= static_cast<std::uint8_t>(1u << index(c));
+}
+
+std::vector<MemoryCategory> CategoryBytes::keys() const {
+  // Alphabetical order of the wire names (serde's BTreeMap order).
+  static constexpr MemoryCategory kSorted[] = {MemoryCategory::activation, MemoryCategory::gradient,
+                                               MemoryCategory::optimizer, MemoryCategory::other,
+                                               MemoryCategory::parameter};
+  std::vector<MemoryCategory> out;
+  for (MemoryCategory c : kSorted)
+    if (has(c)) out.push_back(c);
+  return out;
+}
+
+}  // namespace candle_graph

@@ -1,0 +1,166 @@
+// §7.1 analyze_memory: replay the explicit alloc/free events in time order and record the live
+// bytes per device, the timeline, the global peak and what was live at that peak.
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "candle_graph/analysis.hpp"
+#include "memory/backward_spans.hpp"
+
+namespace candle_graph {
+namespace {
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+struct DeviceState {
+  std::string_view device;
+  std::uint64_t capacity = 0;
+  bool capacity_known = false;
+  std::uint64_t live = 0;
+  CategoryBytes by_category;
+  std::uint64_t peak = 0;
+  std::uint64_t peak_ts = 0;
+  std::uint64_t allocs = 0;
+  std::uint64_t frees = 0;
+};
+
+// §7.1 step 1: (timestamp, alloc before free, tensor_id); stable, so ties keep stream order.
+std::vector<std::uint32_t> sorted_order(const std::vector<MemoryEvent>& events) {
+  std::vector<std::uint32_t> order(events.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const MemoryEvent& x = events[a];
+    const MemoryEvent& y = events[b];
+    if (x.timestamp_ns != y.timestamp_ns) return x.timestamp_ns < y.timestamp_ns;
+    if (x.action != y.action) return x.action == MemoryAction::alloc;
+    return x.tensor_id < y.tensor_id;
+  });
+  return order;
+}
+
+LiveAllocation to_allocation(const MemoryEvent& e) {
+  return {e.tensor_id, e.span_id, e.op_name, e.bytes, e.shape, e.dtype, e.device, e.category};
+}
+
+}  // namespace
+
+MemoryProfile analyze_memory(const TraceDocument& doc) {
+  doc.check_indexed();
+  MemoryProfile profile;
+  const auto& events = doc.memory;
+  if (events.empty()) return profile;  // no lifetimes are invented from ops or tensors
+
+  std::vector<DeviceState> devices;
+  std::unordered_map<std::string_view, std::uint32_t> device_index;
+  auto device_of = [&](std::string_view name) -> DeviceState& {
+    auto [it, inserted] = device_index.emplace(name, static_cast<std::uint32_t>(devices.size()));
+    if (inserted) {
+      devices.emplace_back();
+      devices.back().device = name;
+    }
+    return devices[it->second];
+  };
+  // §7.1 step 4, applied before the replay (fix: the original filled it after, so free_bytes
+  // was always 0). Capacity = max(used + free) over the device's samples.
+  for (const DeviceMemoryEvent& s : doc.device_memory) {
+    DeviceState& d = device_of(s.device);
+    d.capacity = std::max(d.capacity, saturating_add(s.used_bytes, s.free_bytes));
+    d.capacity_known = true;
+  }
+
+  const std::vector<std::uint8_t> in_backward = memory::backward_subtree_flags(doc);
+  const auto& memory_span = doc.memory_span();
+  const std::vector<std::uint32_t> order = sorted_order(events);
+  // Live allocations keyed by tensor_id only (§7.1 step 2): the value is the alloc event index.
+  std::unordered_map<std::string_view, std::uint32_t> live;
+  live.reserve(events.size() / 2 + 1);
+
+  MemorySummary& sum = profile.summary;
+  std::size_t peak_position = 0;  // position in `order` of the event that set the global peak
+  bool have_peak = false;
+  bool retention_recorded = false;
+  profile.timeline.reserve(events.size());
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    const std::uint32_t k = order[pos];
+    const MemoryEvent& e = events[k];
+    DeviceState& d = device_of(e.device);
+    if (e.action == MemoryAction::alloc) {
+      ++sum.alloc_count;
+      ++d.allocs;
+      sum.total_alloc_bytes = saturating_add(sum.total_alloc_bytes, e.bytes);
+      d.live = saturating_add(d.live, e.bytes);
+      d.by_category.add(e.category, e.bytes);
+      live[e.tensor_id] = k;
+    } else {
+      ++sum.free_count;
+      ++d.frees;
+      auto it = live.find(e.tensor_id);
+      if (it != live.end()) {
+        // §17.10: the bytes and category of the live allocation are released, whatever the
+        // free event says.
+        const MemoryEvent& a = events[it->second];
+        d.live = d.live > a.bytes ? d.live - a.bytes : 0;
+        d.by_category.subtract(a.category, a.bytes);
+        live.erase(it);
+      } else {
+        d.live = d.live > e.bytes ? d.live - e.bytes : 0;
+      }
+    }
+    const std::uint64_t free_bytes =
+        d.capacity_known && d.capacity > d.live ? d.capacity - d.live : 0;
+    profile.timeline.push_back({e.timestamp_ns, e.device, d.live, free_bytes, d.by_category});
+    if (d.live > d.peak) {
+      d.peak = d.live;
+      d.peak_ts = e.timestamp_ns;
+    }
+    if (d.live > sum.peak_bytes) {
+      sum.peak_bytes = d.live;
+      sum.peak_timestamp_ns = e.timestamp_ns;
+      sum.peak_device = e.device;
+      sum.peak_by_category = d.by_category;
+      peak_position = pos;  // the breakdown is rebuilt once at the end, not copied per peak
+      have_peak = true;
+    }
+    // Fix of §7.1: the first event anywhere inside the backward subtree (see backward_spans).
+    const std::uint32_t span = memory_span[k];
+    if (!retention_recorded && span != kNoIndex && in_backward[span]) {
+      sum.autograd_retained_bytes = d.by_category.has(MemoryCategory::activation)
+                                        ? d.by_category.get(MemoryCategory::activation)
+                                        : 0;
+      retention_recorded = true;
+    }
+  }
+
+  if (have_peak) {
+    // Replay up to the peak to recover the live set there: linear, unlike a snapshot per peak.
+    std::unordered_map<std::string_view, std::uint32_t> at_peak;
+    for (std::size_t pos = 0; pos <= peak_position; ++pos) {
+      const MemoryEvent& e = events[order[pos]];
+      if (e.action == MemoryAction::alloc)
+        at_peak[e.tensor_id] = order[pos];
+      else
+        at_peak.erase(e.tensor_id);
+    }
+    profile.peak_breakdown.reserve(at_peak.size());
+    for (const auto& [id, k] : at_peak) profile.peak_breakdown.push_back(to_allocation(events[k]));
+    std::sort(profile.peak_breakdown.begin(), profile.peak_breakdown.end(),
+              [](const LiveAllocation& a, const LiveAllocation& b) {
+                if (a.bytes != b.bytes) return a.bytes > b.bytes;
+                return a.tensor_id < b.tensor_id;
+              });
+  }
+
+  // §7.1 step 5: only devices that had memory events, sorted by name.
+  for (const DeviceState& d : devices) {
+    if (d.allocs + d.frees == 0) continue;
+    profile.by_device.push_back({d.device, d.capacity, d.peak, d.peak_ts, d.allocs, d.frees});
+  }
+  std::sort(
+      profile.by_device.begin(), profile.by_device.end(),
+      [](const DeviceMemoryStats& a, const DeviceMemoryStats& b) { return a.device < b.device; });
+  return profile;
+}
+
+}  // namespace candle_graph
