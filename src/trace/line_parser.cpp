@@ -105,6 +105,14 @@ struct Impl {
   }
 
   std::string_view str(od::value& v, std::string_view field) {
+    // Fast path: a string without escapes is used in place (no unescaping copy); the value is
+    // left unconsumed and the field iteration skips it.
+    std::string_view tok = v.raw_json_token();
+    while (!tok.empty() && is_json_space(tok.back())) tok.remove_suffix(1);
+    if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') {
+      const std::string_view inner = tok.substr(1, tok.size() - 2);
+      if (inner.find('\\') == std::string_view::npos) return inner;
+    }
     std::string_view s;
     if (auto err = v.get_string().get(s)) type_fail(field, v, "a string", err);
     return s;
@@ -184,6 +192,21 @@ struct Impl {
     return tags;
   }
 
+  static bool is_json_space(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  }
+
+  // A field's key, read in place when it has no escapes (the common case).
+  std::string_view key_of(od::field& fl) {
+    const char* p = reinterpret_cast<const char*>(fl.key().raw());
+    const char* q = p;
+    while (*q != '"' && *q != '\\') ++q;
+    if (*q == '"') return {p, static_cast<std::size_t>(q - p)};
+    std::string_view key;
+    check(fl.unescaped_key().get(key));
+    return key;
+  }
+
   // Ignored fields are still walked so that malformed JSON inside them is an error.
   void consume_any(od::value v, int depth) {
     if (depth > kMaxUnknownDepth) fail("JSON nested too deeply (an ignored field)");
@@ -246,8 +269,7 @@ struct Impl {
     for (auto f : obj) {
       od::field fl;
       check(std::move(f).get(fl));
-      std::string_view key;
-      check(fl.unescaped_key().get(key));
+      const std::string_view key = key_of(fl);
       od::value v = fl.value();
       if (key == "kind") {
         if (++kind_fields > 1) fail("duplicate field `kind`");
@@ -521,21 +543,14 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
     if (err != simdjson::INCORRECT_TYPE) p.fail(describe_error(err));
     p.fail("expected a JSON object per line");
   }
-  // Skipping the object once tells where it ends: anything after it is trailing garbage.
-  std::string_view raw;
-  p.check(obj.raw_json().get(raw));
-  if (raw.data() + raw.size() != line.data() + line.size())
-    p.fail("invalid JSON: trailing characters after the event object");
   bool rewound = false;
-  p.check(obj.reset().get(rewound));
 
   std::string_view kind;
   bool has_kind = false;
   for (auto f : obj) {
     od::field fl;
     p.check(std::move(f).get(fl));
-    std::string_view key;
-    p.check(fl.unescaped_key().get(key));
+    const std::string_view key = p.key_of(fl);
     if (key == "kind") {
       od::value v = fl.value();
       kind = p.str(v, "kind");
@@ -556,6 +571,10 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
   else if (kind == "edge") p.kind_name = "edge", p.parse_edge(obj);
   else if (kind == "meta") p.kind_name = "meta", p.parse_meta(obj);
   else p.fail("unknown event kind " + quote_for_message(kind));
+  // Every field has been visited; anything still in bounds is a second value on the line.
+  const char* rest = nullptr;
+  if (!doc.current_location().get(rest))
+    p.fail("invalid JSON: trailing characters after the event object");
   return p.event;
 }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs every benchmark of the project and prints Markdown tables (copied into docs/performance.md).
+# Usage: bench/run_benchmarks.sh BUILD_DIR [--quick]
+#   --quick: only the ~30 MB trace (skips the ~300 MB one and the slow jq/python runs on it)
+set -euo pipefail
+BUILD=$(cd "$1" && pwd); shift
+QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CG=$BUILD/candle-graph
+DATA=$BUILD/bench-data
+mkdir -p "$DATA"
+REPEAT=${REPEAT:-3}
+
+trace_for() {  # layers -> path (generated once, deterministic)
+  local f=$DATA/synth-L$1-K4.jsonl
+  [ -s "$f" ] || "$CG" synth --layers "$1" --ops-per-span 4 --seed 1 -o "$f" >/dev/null 2>&1
+  echo "$f"
+}
+
+# best-of-N wall seconds and the peak RSS (KiB) of the best run: "seconds rss_kib"
+best_of() {
+  local best="" rss=""
+  for _ in $(seq "$REPEAT"); do
+    local out
+    out=$( { /usr/bin/time -f "TIME %e %M" "$@" >/dev/null; } 2>&1 | grep '^TIME' )
+    local t=${out#TIME }; t=${t%% *}; local m=${out##* }
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+  done
+  echo "$best $rss"
+}
+
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN{ if (s <= 0) s = 0.005; printf "%.0f", b/1e6/s }'; }
+
+echo "## Trace core: read + validate + health (\`bench/run_benchmarks.sh\`, best of $REPEAT)"
+echo
+echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs ceiling | vs jq |"
+echo "|---|---|---|---|---|---|---|---|---|"
+layers_list="6000"; [ $QUICK = 1 ] || layers_list="6000 60000"
+for layers in $layers_list; do
+  f=$(trace_for "$layers"); bytes=$(stat -c %s "$f")
+  read -r t_ceil r_ceil < <(best_of "$BUILD/bench/trace_read_bench" parse_many "$f")
+  read -r t_read r_read < <(best_of "$BUILD/bench/trace_read_bench" read "$f")
+  read -r t_val r_val < <(best_of "$CG" validate "$f" -o "$DATA/validation.json")
+  # jq and python are 10-100x slower: one run each.
+  REPEAT=1 read -r t_jq r_jq < <(REPEAT=1 best_of jq -c . "$f")
+  read -r t_py r_py < <(REPEAT=1 best_of python3 -c '
+import json, sys
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        if line.strip(): json.loads(line)
+' "$f")
+  name="synth --layers $layers"
+  for row in "simdjson parse_many (ceiling)|$t_ceil|$r_ceil" "candle-graph read+validate+health (library)|$t_read|$r_read" \
+             "candle-graph validate (CLI, JSON written)|$t_val|$r_val" "jq -c .|$t_jq|$r_jq" "python3 json.loads per line|$t_py|$r_py"; do
+    IFS='|' read -r tool t r <<<"$row"
+    printf '| %s | %s | %s | %s | %s | %.0f | %.2f | %.0f%% | %.1fx |\n' "$name" "$bytes" "$tool" "$t" "$(mbps "$bytes" "$t")" \
+      "$(awk -v r="$r" 'BEGIN{print r/1024}')" "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
+      "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{print 100*a/t}')" "$(awk -v j="$t_jq" -v t="$t" 'BEGIN{print j/t}')"
+  done
+done
+echo
+# Further benchmark programs (Google Benchmark) added by later stages.
+for b in "$BUILD"/bench/*_bench; do
+  case "$(basename "$b")" in trace_read_bench) continue ;; esac
+  echo "## $(basename "$b")"
+  echo '```'
+  "$b" --benchmark_min_time=0.2 2>/dev/null | grep -v '^\*\*\*' || true
+  echo '```'
+done

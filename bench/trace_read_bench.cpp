@@ -1,0 +1,65 @@
+// End-to-end timing of the trace core, one mode per process so that /usr/bin/time can report the
+// peak RSS of each mode on its own:
+//   trace_read_bench read FILE        parse_trace (simdjson On-Demand, validation) + analyze_health
+//   trace_read_bench parse_many FILE  simdjson DOM parse_many over the same bytes, doing nothing with
+//                                     the documents: the practical JSON ceiling on this machine
+// Prints one line: `<mode> <bytes> <seconds> <MB/s>`.
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "candle_graph/health.hpp"
+#include "candle_graph/trace.hpp"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int run_read(const std::string& path) {
+  const auto doc = candle_graph::parse_trace(path);
+  const auto health = candle_graph::analyze_health(doc);
+  return health.trusted ? 0 : 3;
+}
+
+int run_parse_many(const std::string& path) {
+  simdjson::padded_string json;
+  if (simdjson::padded_string::load(path).get(json)) return 1;
+  simdjson::dom::parser parser;
+  simdjson::dom::document_stream docs;
+  if (parser.parse_many(json).get(docs)) return 1;
+  std::size_t count = 0;
+  for (auto doc : docs) {
+    if (doc.error()) return 1;
+    ++count;
+  }
+  return count > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s read|parse_many FILE\n", argv[0]);
+    return 2;
+  }
+  const std::string mode = argv[1], path = argv[2];
+  const auto bytes = std::filesystem::file_size(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  int rc = 2;
+  try {
+    if (mode == "read") rc = run_read(path);
+    if (mode == "parse_many") rc = run_parse_many(path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  const double s = seconds_since(t0);
+  std::printf("%s %llu %.4f %.1f\n", mode.c_str(), static_cast<unsigned long long>(bytes), s,
+              static_cast<double>(bytes) / 1e6 / s);
+  return rc;
+}
