@@ -1,0 +1,69 @@
+#include "evidence/evidence_packet.hpp"
+
+#include <cstdio>
+
+namespace candle_graph::evidence {
+namespace {
+
+// Rust's `{:.2}`: glibc's correctly rounded %.2f gives the same digits (§9.5).
+std::string fixed2(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> expected_semantic_keys(const TraceDocument& doc) {
+  std::vector<std::string> keys;
+  for (std::uint32_t s : measured_subtree(doc)) keys.emplace_back(doc.spans[s].name);
+  return keys;
+}
+
+EvidencePacket make_evidence_packet(const TraceDocument& doc, nsight::NsightEvidence gpu,
+                                    std::optional<Comparison> comparison,
+                                    const GraphOptions& options) {
+  EvidencePacket p;
+  p.doc = &doc;
+  p.health = analyze_health(doc);
+  p.graph = build_from_trace(doc, p.health, options);
+  p.gpu = std::move(gpu);
+  p.comparison = std::move(comparison);
+  const ExecutionGraph& g = p.graph;
+
+  // §9.2 findings: the five slowest spans, the gradient tally, the top GPU kernel.
+  const auto& slowest = g.summary.slowest_spans;
+  for (std::size_t i = 0; i < slowest.size() && i < 5; ++i) {
+    const double self_ms = static_cast<double>(g.nodes[slowest[i]].self_time_ns) / 1e6;
+    p.findings.push_back(std::string(g.name(slowest[i])) + ": " + fixed2(self_ms) +
+                         " ms self time");
+  }
+  if (!doc.gradients.empty()) {
+    std::size_t attention = 0;
+    for (const GradientEvent& e : doc.gradients) attention += e.state != GradientState::present;
+    p.findings.push_back(std::to_string(doc.gradients.size()) + " gradient facts captured; " +
+                         std::to_string(attention) + " require attention");
+  }
+  if (p.gpu.status == nsight::GpuEvidenceStatus::available && !p.gpu.kernels.empty()) {
+    const auto& k = p.gpu.kernels.front();
+    p.findings.push_back("top GPU kernel `" + k.name +
+                         "`: " + fixed2(static_cast<double>(k.total_ns) / 1e6) + " ms total");
+  }
+
+  // §9.2 facts: the measured total, then the eight slowest spans' self times.
+  p.facts.push_back(
+      {"measured_total", "Measured update total", g.summary.total_ms, "ms", "measured_span"});
+  for (std::size_t i = 0; i < slowest.size() && i < 8; ++i) {
+    const std::uint32_t n = slowest[i];
+    p.facts.push_back({"span_self_time", std::string(g.name(n)),
+                       static_cast<double>(g.nodes[n].self_time_ns), "ns", g.node_id(n).str()});
+  }
+
+  // §9.2 gaps: health warnings, then why there is no GPU evidence.
+  p.gaps = p.health.gaps();
+  if (p.gpu.status != nsight::GpuEvidenceStatus::available)
+    p.gaps.push_back(p.gpu.reason ? *p.gpu.reason : "GPU evidence is unavailable");
+  return p;
+}
+
+}  // namespace candle_graph::evidence

@@ -1,0 +1,99 @@
+// Streaming pretty JSON writer with exactly the layout of to_pretty / serde_json's pretty printer
+// (2-space indent, `"key": value`, `[]` and `{}` when empty). Large arrays (graph nodes, edges,
+// the memory timeline) are written straight into the output text, flushed to a sink in ~1 MiB
+// pieces, so no DOM of a million nodes is ever built (§9.5, issue 3 scale targets).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "output/json_document.hpp"
+
+namespace candle_graph::output {
+
+// Declaration order (struct-serialized documents) or alphabetical at every level (documents the
+// original built with json!, §9.5).
+enum class KeyOrder : std::uint8_t { declaration, sorted };
+
+class JsonStream {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  // Without a sink the text accumulates and take() returns it.
+  explicit JsonStream(Sink sink = {}, std::size_t flush_at = std::size_t{1} << 20);
+
+  JsonStream& begin_object();
+  JsonStream& end_object();
+  JsonStream& begin_array();
+  JsonStream& end_array();
+  JsonStream& key(std::string_view k);  // the next value belongs to this key
+
+  JsonStream& string(std::string_view s);
+  JsonStream& u64(std::uint64_t v);
+  JsonStream& i64(std::int64_t v);
+  JsonStream& f64(double v);  // shortest round-trip, `13.0`
+  JsonStream& boolean(bool v);
+  JsonStream& null();
+  // Small parts built with nlohmann, printed in this layout (numbers through json_text).
+  JsonStream& json(const OrderedJson& v);
+  JsonStream& json(const SortedJson& v);
+
+  // Ends the document with the CLI's trailing newline and flushes everything to the sink.
+  void finish();
+  std::string take();
+
+ private:
+  void before_value();
+  void close(char bracket);
+  void maybe_flush();
+  template <typename J>
+  void write_dom(const J& v);
+
+  Sink sink_;
+  std::size_t flush_at_;
+  std::string buf_;
+  struct Level {
+    bool array;
+    bool empty;
+  };
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+// Writes an object whose fields are numbered 0..N-1 in declaration order; in sorted mode they
+// are visited in alphabetical order of `keys`. `field(i, key)` writes `key` and the value, or
+// nothing to omit the field.
+template <std::size_t N, typename Field>
+void write_object(JsonStream& w, KeyOrder order, const std::array<std::string_view, N>& keys,
+                  Field&& field);
+
+// ---- implementation of the template ----------------------------------------------------------
+
+namespace detail {
+template <std::size_t N>
+std::array<std::uint8_t, N> sorted_permutation(const std::array<std::string_view, N>& keys) {
+  std::array<std::uint8_t, N> p{};
+  for (std::size_t i = 0; i < N; ++i) p[i] = static_cast<std::uint8_t>(i);
+  for (std::size_t i = 1; i < N; ++i)  // insertion sort: N is tiny
+    for (std::size_t j = i; j > 0 && keys[p[j]] < keys[p[j - 1]]; --j) std::swap(p[j], p[j - 1]);
+  return p;
+}
+}  // namespace detail
+
+template <std::size_t N, typename Field>
+void write_object(JsonStream& w, KeyOrder order, const std::array<std::string_view, N>& keys,
+                  Field&& field) {
+  w.begin_object();
+  if (order == KeyOrder::sorted) {
+    const std::array<std::uint8_t, N> p = detail::sorted_permutation(keys);
+    for (std::size_t i = 0; i < N; ++i) field(p[i], keys[p[i]]);
+  } else {
+    for (std::size_t i = 0; i < N; ++i) field(i, keys[i]);
+  }
+  w.end_object();
+}
+
+}  // namespace candle_graph::output
