@@ -89,6 +89,7 @@ struct NsightTimelineRow {
   std::optional<std::uint64_t> projected_start_ns;
   std::optional<std::uint64_t> projected_duration_ns;
   std::optional<std::uint64_t> gpu_operations;
+  std::optional<bool> matched;  // added, NVTX rows: semantic_key is one of the expected span names
   std::optional<std::string> category;  // added, GPU operations only
   std::optional<std::uint64_t> bytes;   // added, memcpy/memset GPU operations only
 };

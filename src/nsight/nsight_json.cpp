@@ -73,6 +73,7 @@ OrderedJson timeline_row_json(const NsightTimelineRow& r) {
   put_optional(j, "projected_start_ns", r.projected_start_ns);
   put_optional(j, "projected_duration_ns", r.projected_duration_ns);
   put_optional(j, "gpu_operations", r.gpu_operations);
+  put_optional(j, "matched", r.matched);
   put_optional(j, "category", r.category);
   put_optional(j, "bytes", r.bytes);
   return j;

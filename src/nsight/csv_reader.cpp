@@ -1,0 +1,100 @@
+// RFC-4180 field splitting and bounded line reading (spec §10.4 "CSV with header row").
+#include "nsight/csv_reader.hpp"
+
+#include <cstring>
+
+#include "candle_graph/error.hpp"
+
+namespace candle_graph::nsight {
+
+void CsvSplitter::reset() {
+  fields.clear();
+  field.clear();
+  in_quotes = false;
+  quoted = false;
+}
+
+bool CsvSplitter::feed(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes) {
+      if (c != '"') {
+        field.push_back(c);
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        field.push_back('"');  // RFC 4180: a doubled quote inside a quoted field
+        ++i;
+      } else {
+        in_quotes = false;
+      }
+    } else if (c == ',') {
+      fields.push_back(std::move(field));
+      field.clear();
+      quoted = false;
+    } else if (c == '"' && field.empty() && !quoted) {
+      in_quotes = true;
+      quoted = true;
+    } else {
+      field.push_back(c);  // lenient: a stray quote inside an unquoted field is kept literally
+    }
+  }
+  if (in_quotes) {
+    field.push_back('\n');  // the quoted field spans a line break
+    return false;
+  }
+  fields.push_back(std::move(field));
+  field.clear();
+  quoted = false;
+  return true;
+}
+
+std::vector<std::string> split_csv_line(std::string_view line) {
+  CsvSplitter splitter;
+  if (!splitter.feed(line)) {
+    splitter.field.pop_back();  // drop the '\n' added for continuation
+    splitter.fields.push_back(std::move(splitter.field));
+  }
+  return std::move(splitter.fields);
+}
+
+LineReader::LineReader(const std::filesystem::path& path)
+    : file_(std::fopen(path.c_str(), "rb")), path_(path.string()), buffer_(1u << 16) {}
+
+LineReader::~LineReader() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+bool LineReader::refill() {
+  if (eof_ || file_ == nullptr) return false;
+  const std::size_t n = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+  pos_ = 0;
+  end_ = n;
+  if (n == 0) eof_ = true;
+  return n > 0;
+}
+
+bool LineReader::next(std::string& line) {
+  line.clear();
+  bool any = false;
+  for (;;) {
+    if (pos_ == end_ && !refill()) break;
+    any = true;
+    const char* begin = buffer_.data() + pos_;
+    const char* stop = static_cast<const char*>(std::memchr(begin, '\n', end_ - pos_));
+    const std::size_t take = stop != nullptr ? static_cast<std::size_t>(stop - begin) : end_ - pos_;
+    if (line.size() + take > max_line_bytes) {
+      throw Error(path_, line_number_ + 1, "line longer than 16 MiB; not an nsys stats CSV");
+    }
+    line.append(begin, take);
+    pos_ += take;
+    if (stop != nullptr) {
+      ++pos_;  // consume '\n'
+      break;
+    }
+  }
+  if (!any) return false;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  ++line_number_;
+  return true;
+}
+
+}  // namespace candle_graph::nsight
