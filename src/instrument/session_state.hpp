@@ -1,0 +1,84 @@
+// The shared state behind a TraceSession: span numbering, per-thread span stacks, the measured
+// region, misuse bookkeeping and the trace file. Every member is guarded by `mu`, which is held
+// only to append already formatted lines and to update span bookkeeping.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "candle_graph/instrument.hpp"
+#include "instrument/line_sink.hpp"
+
+namespace candle_graph::detail {
+
+// Monotonic clock in nanoseconds (steady_clock; one vDSO call).
+inline std::int64_t now_tick() noexcept {
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
+// Writes `s{n}` into `buf` (at least 24 bytes) and returns a view of it.
+std::string_view format_span_id(std::uint64_t n, char* buf) noexcept;
+
+// One thread's open spans in this session, innermost last.
+struct ThreadSpans {
+  std::vector<std::uint64_t> stack;
+};
+
+class SessionState {
+ public:
+  SessionState(const std::filesystem::path& path, const ProfileRun& run);
+
+  SpanGuard begin(std::string_view name, SpanKind kind, bool measured,
+                  std::optional<ExecutionStep> step);
+  // Ends the guard's span; see SpanGuard::end and ~SpanGuard for the misuse rules. Returns true
+  // when the caller must delete this state (the owning TraceSession is gone and this was the
+  // last live guard).
+  bool end(SpanGuard& guard, bool from_destructor);
+
+  // Appends one formatted record line (ending in '\n') after checking that the spans it refers
+  // to exist in this session.
+  void append_record(std::string_view line, std::uint64_t span, std::uint64_t other_span = 1);
+  std::uint64_t next_gradient_number();
+
+  std::uint64_t elapsed_ns() const noexcept {
+    return static_cast<std::uint64_t>(now_tick() - origin_tick_);
+  }
+  std::uint64_t elapsed_at(std::int64_t tick) const noexcept {
+    return static_cast<std::uint64_t>(tick - origin_tick_);
+  }
+  const std::filesystem::path& path() const noexcept { return sink_.path(); }
+  bool finished();
+  void flush();
+  std::filesystem::path finish();
+  // Called by ~TraceSession after finish(): returns true when the state can be deleted now,
+  // false when live guards still point at it (the last one deletes it).
+  bool release_owner();
+
+ private:
+  ThreadSpans& this_thread_spans();                                      // needs mu
+  void check_open() const;                                               // needs mu
+  void write_span_end(std::uint64_t number, std::uint64_t duration_ns);  // needs mu
+  void defer_error(std::string message);                                 // needs mu
+
+  mutable std::mutex mu_;
+  LineSink sink_;
+  std::int64_t origin_tick_;
+  const std::uint64_t serial_;   // distinguishes sessions in the per-thread cache
+  std::uint64_t next_span_ = 2;  // s1 is the envelope
+  std::uint64_t measured_ = 0;   // number of the measured region, 0 before it begins
+  bool measured_open_ = false;
+  std::uint64_t gradients_ = 0;
+  bool finished_ = false;
+  std::uint64_t live_guards_ = 0;
+  bool owner_gone_ = false;
+  std::string deferred_error_;  // misuse seen where throwing was impossible (destructors)
+  std::unordered_map<std::uint64_t, std::unique_ptr<ThreadSpans>> threads_;  // by thread serial
+};
+
+}  // namespace candle_graph::detail

@@ -1,0 +1,98 @@
+// Crash safety: a process killed (SIGKILL) in the middle of a capture leaves a trace of whole
+// lines that parses, and validation reports the spans left open instead of failing.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <thread>
+
+#include "candle_graph/health.hpp"
+#include "candle_graph/instrument.hpp"
+#include "instrument/session_test_support.hpp"
+
+namespace candle_graph {
+namespace {
+
+using testing_support::ScratchDir;
+
+// Runs in the forked child: records forever (several threads, nested spans) until killed.
+[[noreturn]] void capture_until_killed(const std::filesystem::path& path, int ready_fd) {
+  TraceSession session(path, ProfileRun::training("crash::update", 1, "cpu"));
+  SpanGuard measured = session.begin_measurement("crash/update-000000000001");
+  auto work = [&](int t) {
+    const std::array<std::uint64_t, 2> shape{32, 32};
+    const std::string name = "op-" + std::to_string(t) + "-with-a-long-enough-name-to-fill-lines";
+    for (std::uint64_t i = 0;; ++i) {
+      SpanGuard span = session.begin_step_span("forward", ExecutionStep::forward);
+      for (int k = 0; k < 50; ++k)
+        session.record_op(
+            span.id(),
+            {.op_name = name, .shape = shape, .dtype = "f32", .device = "cpu", .duration_ns = i});
+    }
+  };
+  std::thread a(work, 1);
+  std::thread b(work, 2);
+  const char byte = 'r';
+  if (::write(ready_fd, &byte, 1) != 1) ::_exit(3);
+  a.join();  // never returns
+  ::_exit(0);
+}
+
+TEST(InstrumentCrash, KilledMidCaptureLeavesAParsableTraceWithOpenSpans) {
+  ScratchDir dir;
+  const auto path = dir / "killed.jsonl";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    capture_until_killed(path, fds[1]);
+  }
+  ::close(fds[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(fds[0], &byte, 1), 1);
+  ::close(fds[0]);
+  // Let it write several 256 KiB batches so the kill lands while events stream to the file.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::filesystem::file_size(path) < 2u * 1024 * 1024 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+  const std::string text = testing_support::read_file(path);
+  ASSERT_GE(text.size(), 2u * 1024 * 1024) << "the child did not write enough to test";
+  EXPECT_EQ(text.back(), '\n');  // only whole lines reach the file
+  const TraceDocument doc = parse_trace(path);
+  EXPECT_GT(doc.ops.size(), 1000u);
+  const TraceHealth health = analyze_health(doc);
+  EXPECT_FALSE(health.trusted);
+  std::set<std::string_view> open;
+  for (const HealthIssue& i : health.issues)
+    if (i.code == "open_span") open.insert(i.message);
+  EXPECT_TRUE(open.contains("span `s1` was not closed"));
+  EXPECT_TRUE(open.contains("span `s2` was not closed"));
+
+  // The CLI agrees: `validate` parses it (exit 0) and lists open_span.
+  const std::string cmd = std::string(CG_BINARY) + " validate " + path.string() + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;)
+    out.append(buf.data(), n);
+  const int rc = ::pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << out;
+  EXPECT_NE(out.find("\"open_span\""), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace candle_graph
