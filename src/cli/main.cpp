@@ -23,6 +23,12 @@ int main(int argc, char** argv) {
   auto add = [&](Runner r) { runners[app.get_subcommands({}).back()] = std::move(r); };
   add(register_validate(app));
   add(register_synth(app));
+  add(register_import(app));
+  add(register_summary(app));
+  add(register_query(app));
+  add(register_compare(app));
+  add(register_report(app));
+  add(register_view(app));
 
   try {
     app.parse(argc, argv);

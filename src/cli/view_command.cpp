@@ -1,0 +1,82 @@
+// `candle-graph view TRACE -o viewer.html [--baseline B] [--nsight-dir D]` (spec §11, §12):
+// one self-contained HTML file. `--payload FILE` renders a prepared candle-graph/viewer/4 JSON
+// payload instead of a trace (front-end fixtures and tools).
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "candle_graph/error.hpp"
+#include "cli/command.hpp"
+#include "viewer/html_document.hpp"
+#include "viewer/viewer_payload.hpp"
+
+namespace candle_graph::cli {
+namespace {
+
+struct ViewOptions {
+  std::filesystem::path trace;
+  std::filesystem::path output;
+  std::optional<std::filesystem::path> baseline;
+  std::optional<std::filesystem::path> nsight_dir;
+  std::optional<std::filesystem::path> payload;
+};
+
+std::string read_payload(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string(), 0, "cannot open the viewer payload");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path.string(), 0, std::string("invalid JSON: ") + e.what());
+  }
+  if (!value.is_object() || value.value("schema", "") != viewer::kViewerSchema)
+    throw Error(
+        path.string(), 0,
+        "not a " + std::string(viewer::kViewerSchema) + " payload (wrong or missing schema)");
+  return value.dump();  // compact, as embedded by the original
+}
+
+}  // namespace
+
+Runner register_view(CLI::App& app) {
+  auto opts = std::make_shared<ViewOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "view",
+      "Write one self-contained HTML viewer (candle-graph/viewer/4) of a trusted trace: Evidence,\n"
+      "Trace graph, Timeline, Span costs, Memory and GPU views. Opens from disk, makes no network\n"
+      "request. Example: candle-graph view trace.jsonl -o viewer.html");
+  auto* trace =
+      cmd->add_option("TRACE", opts->trace, "trace/6 JSONL file")->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", opts->output, "HTML file to write")->required();
+  cmd->add_option("--baseline", opts->baseline, "baseline trace for the comparison")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--nsight-dir", opts->nsight_dir, "directory of `nsys stats` CSV reports");
+  auto* payload = cmd->add_option("--payload", opts->payload,
+                                  "render this viewer/4 JSON payload instead of a trace")
+                      ->check(CLI::ExistingFile);
+  trace->excludes(payload);
+  return [opts] {
+    std::string json;
+    if (opts->payload) {
+      json = read_payload(*opts->payload);
+    } else if (!opts->trace.empty()) {
+      json = viewer::build_viewer_payload(opts->trace, opts->baseline, opts->nsight_dir);
+    } else {
+      throw UsageError("view needs a TRACE (or --payload FILE)");
+    }
+    const std::string html = viewer::render_evidence_html(json);
+    if (opts->payload)
+      emit_output(opts->output, html, {*opts->payload});
+    else if (opts->baseline)
+      emit_output(opts->output, html, {opts->trace, *opts->baseline});
+    else
+      emit_output(opts->output, html, {opts->trace});
+    return kExitOk;
+  };
+}
+
+}  // namespace candle_graph::cli

@@ -1,0 +1,150 @@
+// Entry point: reads the embedded candle-graph/viewer/4 payload, wires tabs, theme and the
+// inspector, and renders each view lazily the first time it is shown (§12.2, §12.3).
+import { el, clear } from './dom.js';
+import { formatInt } from './format.js';
+import { renderEvidence } from './views/evidence.js';
+import { createTraceView } from './views/trace.js';
+import { renderTimeline } from './views/timeline.js';
+import { renderSpanCosts } from './views/span_costs.js';
+import { renderMemory } from './views/memory.js';
+import { renderGpu } from './views/gpu.js';
+import { createInspector } from './inspector.js';
+import { buildIndex } from './model.js';
+
+const VIEWS = [
+  { id: 'evidence', label: 'Evidence' },
+  { id: 'trace', label: 'Trace' },
+  { id: 'timeline', label: 'Timeline' },
+  { id: 'span_costs', label: 'Span costs' },
+  { id: 'memory', label: 'Memory' },
+  { id: 'gpu', label: 'GPU' },
+];
+// Trace-only controls (§12.3: hidden outside the Trace view); the inspector also serves Span costs
+// and Timeline, where selecting a row shows its details.
+const INSPECTOR_VIEWS = new Set(['trace', 'span_costs', 'timeline']);
+
+function readPayload() {
+  const script = document.getElementById('cg-payload');
+  const payload = JSON.parse(script.textContent);
+  if (!payload || payload.schema !== 'candle-graph/viewer/4') {
+    throw new Error(`unsupported payload schema ${payload && payload.schema}`);
+  }
+  return payload;
+}
+
+function setupTheme() {
+  const button = document.getElementById('theme-toggle');
+  let stored = null;
+  try {
+    stored = localStorage.getItem('cg-theme');
+  } catch {
+    stored = null; // storage can be disabled for file:// pages; the toggle still works.
+  }
+  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  const apply = (theme) => {
+    document.documentElement.dataset.theme = theme;
+    button.setAttribute('aria-pressed', String(theme === 'dark'));
+    button.textContent = theme === 'dark' ? 'Light theme' : 'Dark theme';
+    document.dispatchEvent(new CustomEvent('cg-theme-change'));
+  };
+  apply(stored === 'dark' || stored === 'light' ? stored : prefersDark ? 'dark' : 'light');
+  button.addEventListener('click', () => {
+    const next = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
+    try {
+      localStorage.setItem('cg-theme', next);
+    } catch {
+      /* not persisted; still applied */
+    }
+    apply(next);
+  });
+}
+
+function main() {
+  let payload;
+  try {
+    payload = readPayload();
+  } catch (error) {
+    const panel = document.getElementById('view-panel-evidence');
+    clear(panel).append(el('p', { class: 'error' }, `This viewer file is damaged: ${error.message}`));
+    return;
+  }
+  setupTheme();
+  const index = buildIndex(payload);
+  const inspector = createInspector(payload, index);
+  const trace = createTraceView(payload, index, inspector);
+  const renderers = {
+    evidence: (panel) => renderEvidence(panel, payload),
+    trace: () => trace.show(),
+    timeline: (panel) => renderTimeline(panel, payload, index, inspector),
+    span_costs: (panel) => renderSpanCosts(panel, payload, index, inspector),
+    memory: (panel) => renderMemory(panel, payload),
+    gpu: (panel) => renderGpu(panel, payload),
+  };
+  const rendered = new Set();
+
+  const health = payload.views.evidence.health;
+  const coverage = health.coverage || {};
+  const status = document.getElementById('status-line');
+  status.dataset.coverage = JSON.stringify(coverage);
+  status.textContent =
+    `${health.trusted ? 'TRUSTED' : 'UNTRUSTED'} · ${payload.summary.entrypoint} · ` +
+    `${formatInt(coverage.spans)} spans · ${formatInt(coverage.operations)} ops · ` +
+    `${formatInt(coverage.memory_events)} memory events`;
+
+  const tablist = document.getElementById('view-tabs');
+  const tabs = VIEWS.map((view) =>
+    el('button', {
+      type: 'button', role: 'tab', id: `view-tab-${view.id}`, 'aria-controls': `view-panel-${view.id}`,
+      'aria-selected': 'false', tabindex: '-1', 'data-view': view.id,
+    }, view.label),
+  );
+  tablist.append(...tabs);
+
+  let current = null;
+  const show = (viewId, focus) => {
+    if (current === viewId) return;
+    current = viewId;
+    for (const tab of tabs) {
+      const selected = tab.dataset.view === viewId;
+      tab.setAttribute('aria-selected', String(selected));
+      tab.tabIndex = selected ? 0 : -1;
+      if (selected && focus) tab.focus();
+    }
+    for (const view of VIEWS) {
+      document.getElementById(`view-panel-${view.id}`).hidden = view.id !== viewId;
+    }
+    for (const node of document.querySelectorAll('.trace-only')) node.hidden = viewId !== 'trace';
+    document.getElementById('inspector').hidden = !INSPECTOR_VIEWS.has(viewId);
+    document.body.dataset.view = viewId;
+    const panel = document.getElementById(`view-panel-${viewId}`);
+    if (!rendered.has(viewId) || viewId === 'trace') {
+      rendered.add(viewId);
+      renderers[viewId](panel);
+    }
+    document.dispatchEvent(new CustomEvent('cg-view-shown', { detail: viewId }));
+  };
+
+  tablist.addEventListener('click', (event) => {
+    const tab = event.target.closest('[role="tab"]');
+    if (tab) show(tab.dataset.view, true);
+  });
+  // §12.3: ArrowLeft/ArrowRight (and Up/Down for the vertical list), Home, End move between tabs.
+  tablist.addEventListener('keydown', (event) => {
+    const i = tabs.findIndex((t) => t.dataset.view === current);
+    let next = null;
+    if (event.key === 'ArrowRight' || event.key === 'ArrowDown') next = (i + 1) % tabs.length;
+    else if (event.key === 'ArrowLeft' || event.key === 'ArrowUp') next = (i - 1 + tabs.length) % tabs.length;
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = tabs.length - 1;
+    if (next === null) return;
+    event.preventDefault();
+    show(tabs[next].dataset.view, true);
+  });
+  document.addEventListener('cg-show-view', (event) => show(event.detail, false));
+
+  const initial = VIEWS.some((v) => v.id === payload.default_view) ? payload.default_view : 'evidence';
+  show(initial, false);
+  document.documentElement.dataset.ready = 'true';
+}
+
+main();
