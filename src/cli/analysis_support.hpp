@@ -1,0 +1,34 @@
+// Shared plumbing of the analysis commands (import, summary, query, compare, report): reading a
+// trace with progress, assembling the packet, and streaming JSON to stdout or an atomic file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+
+#include "candle_graph/trace.hpp"
+#include "evidence/evidence_packet.hpp"
+#include "output/json_stream.hpp"
+
+namespace candle_graph::cli {
+
+TraceDocument load_trace(const std::filesystem::path& path);
+
+// §9.2 build_evidence over parsed documents: the optional baseline comparison, the GPU evidence
+// (§10.2 load_optional) and the packet. Throws on an untrusted trace.
+evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDocument* baseline,
+                                        const std::optional<std::filesystem::path>& nsight_dir,
+                                        const GraphOptions& options = {});
+
+// Streams a JSON document (plus the trailing newline) to stdout or atomically to `out`,
+// refusing to write over any of `inputs` (UsageError). Nothing is left behind on failure.
+void emit_json(const std::optional<std::filesystem::path>& out,
+               std::initializer_list<std::filesystem::path> inputs,
+               const std::function<void(output::JsonStream&)>& write);
+
+// Registration of the CLI11 option `--nsight-dir DIR`.
+void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir);
+
+}  // namespace candle_graph::cli

@@ -1,0 +1,52 @@
+// `candle-graph query TRACE --kind KIND [--limit N] [-o FILE]`: one trace-query/1 slice (§11).
+#include <memory>
+
+#include "cli/analysis_support.hpp"
+#include "cli/command.hpp"
+#include "evidence/evidence_json.hpp"
+
+namespace candle_graph::cli {
+
+Runner register_query(CLI::App& app) {
+  struct Args {
+    std::filesystem::path trace;
+    std::string kind;
+    std::size_t limit = 50;
+    std::optional<std::filesystem::path> output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "query",
+      "Answer one question about a trusted trace as {gaps, health, result} JSON\n"
+      "(result schema candle-graph/trace-query/1, keys sorted):\n"
+      "  slowest     measured total, 8 slowest spans, slowest ops by self time\n"
+      "  heaviest    memory peak, 8 heaviest spans, ops with the most output bytes\n"
+      "  memory      memory summary, timeline, what was live at the peak, per device\n"
+      "  efficiency  ops by output bytes per nanosecond of self time\n"
+      "  spans       every graph node and edge (unbounded)\n"
+      "  tensors     tensor checkpoints      gradients  gradient facts\n"
+      "Exit: 0 ok, 1 unreadable or untrusted trace, 2 usage error.\n"
+      "Example: candle-graph query run/trace.jsonl --kind slowest --limit 10");
+  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file")->required();
+  cmd->add_option("--kind", args->kind, "what to ask")
+      ->required()
+      ->check(CLI::IsMember(
+          {"slowest", "heaviest", "memory", "efficiency", "spans", "tensors", "gradients"}));
+  cmd->add_option("--limit", args->limit, "at most N ops in slowest/heaviest/efficiency")
+      ->default_val(50)
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
+  return [args] {
+    const evidence::QueryKind kind = *evidence::parse_query_kind(args->kind);
+    const TraceDocument doc = load_trace(args->trace);
+    const bool edges = kind == evidence::QueryKind::spans;  // only `spans` shows edges
+    const evidence::EvidencePacket packet =
+        build_evidence(doc, nullptr, std::nullopt, GraphOptions{.edges = edges});
+    emit_json(args->output, {args->trace}, [&](output::JsonStream& w) {
+      evidence::write_query_document(w, packet, kind, args->limit);
+    });
+    return kExitOk;
+  };
+}
+
+}  // namespace candle_graph::cli
