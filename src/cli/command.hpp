@@ -24,11 +24,6 @@ Runner register_summary(CLI::App& app);
 Runner register_query(CLI::App& app);
 Runner register_compare(CLI::App& app);
 Runner register_report(CLI::App& app);
-Runner register_import(CLI::App& app);
-Runner register_summary(CLI::App& app);
-Runner register_query(CLI::App& app);
-Runner register_compare(CLI::App& app);
-Runner register_report(CLI::App& app);
 Runner register_view(CLI::App& app);
 
 // Writes `text` to `out` atomically, or to stdout when `out` is empty. Refuses to write over any

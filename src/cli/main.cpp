@@ -28,11 +28,6 @@ int main(int argc, char** argv) {
   add(register_query(app));
   add(register_compare(app));
   add(register_report(app));
-  add(register_import(app));
-  add(register_summary(app));
-  add(register_query(app));
-  add(register_compare(app));
-  add(register_report(app));
   add(register_view(app));
 
   try {
