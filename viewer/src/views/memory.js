@@ -70,11 +70,16 @@ function chart(points, device) {
     swatch.style.setProperty('--c', colorOf(k, i));
     legend.append(swatch, k);
   });
-  legend.append(el('span', { class: 'swatch line-peak' }), 'peak', el('span', { class: 'swatch line-cap' }), 'capacity');
+  legend.append(el('span', { class: 'swatch line-peak' }), 'peak');
+  if (device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4) legend.append(el('span', { class: 'swatch line-cap' }), 'capacity');
+  else if (device.capacity_bytes > 0) legend.append(`capacity ${shortBytes(device.capacity_bytes)} (above the chart)`);
   if (points.length === 0) return el('p', { class: 'empty' }, 'No allocation events on this device.');
   const t0 = points[0].timestamp_ns;
   const t1 = Math.max(points[points.length - 1].timestamp_ns, t0 + 1);
-  const yMax = Math.max(device.capacity_bytes || 0, device.peak_bytes, 1) * 1.05;
+  // A capacity far above the peak would flatten the curve: then the axis follows the peak and the
+  // capacity is stated in the legend instead of drawn.
+  const capacityOnScale = device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4;
+  const yMax = Math.max(capacityOnScale ? device.capacity_bytes : 0, device.peak_bytes, 1) * 1.08;
 
   const draw = () => {
     const css = getComputedStyle(document.documentElement);
@@ -126,7 +131,7 @@ function chart(points, device) {
       ctx.fill();
       base.set(tops);
     });
-    if (device.capacity_bytes) {
+    if (capacityOnScale) {
       ctx.strokeStyle = css.getPropertyValue('--cap').trim() || '#333';
       ctx.setLineDash([6, 4]);
       ctx.beginPath();

@@ -109,7 +109,7 @@ export function createTraceView(payload, index, inspector) {
       if (node) shape.setAttribute('fill', heatColor(heat(node, heatMode, index)));
       group.append(shape);
       const title = svg('text', { x: box.tensor ? box.width / 2 : 8, y: box.tensor ? box.height / 2 + 4 : 17, 'text-anchor': box.tensor ? 'middle' : 'start' });
-      title.textContent = clip(node ? node.short_label : id, box.tensor ? 12 : 26);
+      title.textContent = clip(node ? displayName(node) : id, box.tensor ? 12 : 26);
       group.append(title);
       if (node) {
         const sub = svg('text', { x: 8, y: 34, class: 'sub' });
@@ -224,4 +224,11 @@ export function createTraceView(payload, index, inspector) {
 function clip(text, n) {
   const s = String(text);
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+// Path-like span names (`demo/update-1/forward`) show their last segment; the inspector has all.
+function displayName(node) {
+  const s = String(node.short_label ?? node.label);
+  const i = s.lastIndexOf('/');
+  return i >= 0 && i < s.length - 1 ? s.slice(i + 1) : s;
 }

@@ -1,0 +1,221 @@
+// Browser tests of the viewer (issue 6): real chromium opens HTML files written by
+// `candle-graph view` from disk. Expected values come from spec §8.3/§9.6 for the §4.11 trace
+// (e.g. the memory peak 10,240 B, four findings, the span names), not from the code under test.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assert, candleGraph, createRunner, openViewer, parseArgs, withBrowser } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = parseArgs(process.argv);
+const run = createRunner();
+const fixturePayload = join(here, 'fixtures/spec_example.viewer.json');
+
+// XSS fixture: untrusted names in every place the views print them.
+const EVIL = ['</script><script>window.__cg_xss=1</script>', '<img src=x onerror="window.__cg_xss=2">',
+  '"quoted" & \'single\'', 'line\u2028separator\u2029para', 'rtl \u202Egnp.exe\u202C end'];
+function xssPayload() {
+  const p = JSON.parse(readFileSync(fixturePayload, 'utf8'));
+  const nodes = p.views.trace.nodes;
+  EVIL.forEach((name, i) => { nodes[i].label = name; nodes[i].short_label = name; });
+  for (const item of p.views.span_costs.items) {
+    const n = nodes.find((x) => x.id === item.id);
+    item.name = n.label;
+  }
+  for (const row of p.span_tree) row.name = nodes.find((x) => x.id === row.id).label;
+  p.views.evidence.findings.push(...EVIL);
+  p.views.evidence.gaps.push(EVIL[1]);
+  p.views.evidence.provenance.tags = { [EVIL[0]]: EVIL[1] };
+  p.views.memory.peak_breakdown[0].tensor_id = EVIL[1];
+  p.views.gpu.reason = EVIL[0];
+  p.summary.entrypoint = EVIL[1];
+  return p;
+}
+
+const specHtml = join(args.out, 'spec_example.html');
+const xssHtml = join(args.out, 'xss.html');
+const xssJson = join(args.out, 'xss.viewer.json');
+candleGraph(args.binary, ['view', '--payload', fixturePayload, '-o', specHtml]);
+writeFileSync(xssJson, JSON.stringify(xssPayload()));
+candleGraph(args.binary, ['view', '--payload', xssJson, '-o', xssHtml]);
+
+const VIEWS = ['evidence', 'trace', 'timeline', 'span_costs', 'memory', 'gpu'];
+
+await withBrowser(async (context) => {
+  const { page, log } = await openViewer(context, specHtml);
+  const panelText = (view) => page.locator(`#view-panel-${view}`).innerText();
+  const show = async (view) => {
+    await page.click(`#view-tab-${view}`);
+    await page.waitForSelector(`#view-panel-${view}:not([hidden])`);
+  };
+
+  await run.check('static HTML: markers of §14, CSP, no URL, no external script', async () => {
+    const html = readFileSync(specHtml, 'utf8');
+    assert(html.startsWith('<!DOCTYPE html>'), 'doctype');
+    for (const m of ['data-viewer="candle-graph-evidence"', 'view-panel-evidence', 'view-panel-gpu', 'span-tree', 'peak-breakdown', 'heat-mode', 'cg-payload']) assert(html.includes(m), `marker ${m}`);
+    assert(!html.includes('https://'), 'no https:// anywhere');
+    // The only http:// text allowed is the SVG/XML namespace name, which is never fetched.
+    assert(!html.replaceAll('http://www.w3.org/2000/svg', '').includes('http://'), 'no other http:// URL');
+    assert(!/<script[^>]*\ssrc=/i.test(html), 'no script src');
+    assert(/Content-Security-Policy" content="default-src 'none'[^"]*connect-src 'none'/.test(html), 'CSP forbids connections');
+  });
+
+  await run.check('opens on Evidence with trust status, findings and the memory peak', async () => {
+    const text = await panelText('evidence');
+    assert(text.includes('TRUSTED'), 'trust status');
+    assert(text.includes('demo/update-000000000001/backward: 5.00 ms self time'), 'first finding');
+    assert(text.includes('10,240 B'), 'peak 10,240 B');
+    assert(text.includes('Nsight capture was not requested'), 'gap');
+    assert(text.includes('encoder.weight'), 'gradient row');
+    assert((await page.getAttribute('#view-tab-evidence', 'aria-selected')) === 'true', 'evidence tab selected');
+    await page.screenshot({ path: join(args.out, 'view-evidence.png'), fullPage: true });
+  });
+
+  await run.check('Trace: graph nodes, span tree, inspector labels, heat mode', async () => {
+    await show('trace');
+    await page.waitForSelector('#graph-canvas svg g.node');
+    const labels = await page.locator('#graph-canvas svg g.node').count();
+    assert(labels === 7 + 3, `7 graph nodes + 3 tensor nodes (x, w, h), got ${labels}`);
+    const edgeLabels = await page.locator('#graph-canvas text.edge-label').evaluateAll((ns) => ns.map((n) => n.textContent));
+    assert(edgeLabels.length === 8, `8 edges (§8.3), got ${edgeLabels.length}`);
+    assert(edgeLabels.every((l) => l.includes('ms')), 'every edge label has ms');
+    assert(await page.isVisible('#span-tree [role="treeitem"]'), 'span tree visible');
+    await page.click('#graph-canvas g.node[data-id="s4"]');
+    assert((await page.innerText('#insp-label')) === 'demo/update-000000000001/backward', 'inspector label');
+    assert((await page.innerText('#insp-self')) === '5.00 ms', 'inspector self time');
+    assert((await page.innerText('#insp-peak')).startsWith('8,192 B'), 'inspector peak (fixed roll-up)');
+    const insp = await page.innerText('#inspector');
+    for (const label of ['Label', 'Kind', 'Self time', 'Total time', 'Shape', 'Dtype', 'Storage', 'Peak live', 'Requested']) assert(insp.includes(label), `inspector label ${label}`);
+    await page.check('input[name="heat-mode"][value="memory"]');
+    await page.waitForSelector('#graph-canvas g.node text.sub');
+    assert((await page.locator('#graph-canvas g.node text.sub').first().textContent()).startsWith('peak'), 'memory heat labels');
+    assert(await page.isVisible('#export-svg'), 'Export SVG visible on Trace');
+    const download = page.waitForEvent('download');
+    await page.click('#export-svg');
+    const file = await download;
+    assert(file.suggestedFilename() === 'candle-graph-trace.svg', 'svg export');
+    await page.screenshot({ path: join(args.out, 'view-trace.png'), fullPage: true });
+  });
+
+  await run.check('Trace: search selects a span', async () => {
+    await page.fill('#span-search', 'optimizer');
+    await page.waitForSelector('#search-result:has-text("1 matching")');
+    await page.press('#span-search', 'Enter');
+    assert((await page.innerText('#insp-label')) === 'demo/update-000000000001/optimizer', 'search selection');
+  });
+
+  await run.check('Timeline: canvas drawn, hover names a span', async () => {
+    await show('timeline');
+    assert(!(await page.isVisible('#export-svg')), 'Export SVG hidden outside Trace');
+    const box = await page.locator('#timeline-canvas').boundingBox();
+    assert(box && box.width > 300, 'canvas laid out');
+    // Row 0 (the root, 24 px axis + 10 px) spans the whole time axis.
+    await page.mouse.move(box.x + box.width / 2, box.y + 24 + 10);
+    const tip = await page.locator('#view-panel-timeline .chart-tip').innerText();
+    assert(tip.includes('demo::train::update'), `hover shows the root, got ${tip}`);
+    assert((await page.innerText('#timeline-range')).includes('of 15.00 ms'), 'time range 15 ms');
+    await page.screenshot({ path: join(args.out, 'view-timeline.png'), fullPage: true });
+  });
+
+  await run.check('Span costs: sorted by total, sortable by self', async () => {
+    await show('span_costs');
+    const first = await page.locator('#span-costs-table tbody tr').first().innerText();
+    assert(first.includes('demo::train::update'), 'root first by total');
+    await page.click('#span-costs-table th[data-key="self_time_ns"] button');
+    const top = await page.locator('#span-costs-table tbody tr').first().innerText();
+    assert(top.includes('backward') || top.includes('5.00 ms'), `self sort puts 5 ms first, got ${top}`);
+    assert((await page.getAttribute('#span-costs-table th[data-key="self_time_ns"]', 'aria-sort')) === 'descending', 'aria-sort');
+    await page.screenshot({ path: join(args.out, 'view-span_costs.png'), fullPage: true });
+  });
+
+  await run.check('Memory: peak, capacity, breakdown', async () => {
+    await show('memory');
+    const text = await panelText('memory');
+    assert(text.includes('10,240 B'), 'peak bytes');
+    assert(text.includes('8,388,608 B'), 'capacity from device_memory');
+    const rows = await page.locator('#peak-breakdown tbody tr').count();
+    assert(rows === 2, `two allocations live at the peak, got ${rows}`);
+    assert((await page.locator('#peak-breakdown tbody tr').first().innerText()).includes('g_w'), 'largest first');
+    await page.screenshot({ path: join(args.out, 'view-memory.png'), fullPage: true });
+  });
+
+  await run.check('GPU: unavailable with the reason', async () => {
+    await show('gpu');
+    const text = await panelText('gpu');
+    assert(text.includes('unavailable') && text.includes('Nsight capture was not requested'), 'reason');
+    assert(text.includes('clocks are separate'), 'clock note');
+    await page.screenshot({ path: join(args.out, 'view-gpu.png'), fullPage: true });
+  });
+
+  await run.check('keyboard: arrows, Home and End move between tabs', async () => {
+    await page.focus('#view-tab-gpu');
+    await page.keyboard.press('Home');
+    assert((await page.getAttribute('#view-tab-evidence', 'aria-selected')) === 'true', 'Home → Evidence');
+    await page.keyboard.press('ArrowDown');
+    assert((await page.getAttribute('#view-tab-trace', 'aria-selected')) === 'true', 'Down → Trace');
+    await page.keyboard.press('ArrowRight');
+    assert(await page.evaluate(() => document.activeElement.id) === 'view-tab-timeline', 'focus follows');
+    await page.keyboard.press('End');
+    assert(await page.isVisible('#view-panel-gpu'), 'End → GPU');
+    await page.keyboard.press('ArrowLeft');
+    assert(await page.isVisible('#view-panel-memory'), 'Left → Memory');
+  });
+
+  await run.check('span tree keyboard: Right expands, Down moves, Enter selects', async () => {
+    await show('trace');
+    await page.focus('#span-search');
+    await page.fill('#span-search', '');
+    await page.waitForTimeout(200);
+    await page.focus('#span-tree [role="treeitem"]');
+    await page.keyboard.press('ArrowRight'); // root is expanded: enter its first child (s2)
+    await page.keyboard.press('ArrowRight'); // expand s2
+    await page.keyboard.press('ArrowDown'); // s3
+    await page.keyboard.press('Enter');
+    assert((await page.innerText('#insp-label')) === 'demo/update-000000000001/forward', 'tree keyboard selection');
+  });
+
+  await run.check('dark theme toggles and persists', async () => {
+    await page.click('#theme-toggle');
+    const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+    assert(theme === 'dark', 'dark');
+    await show('memory');
+    await page.screenshot({ path: join(args.out, 'view-memory-dark.png'), fullPage: true });
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    assert((await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark', 'persisted in localStorage');
+    await page.click('#theme-toggle');
+  });
+
+  await run.check('no network request, no console error', async () => {
+    assert(log.requests.length === 0, `requests: ${log.requests.join(', ')}`);
+    assert(log.errors.length === 0, `errors: ${log.errors.join(' | ')}`);
+  });
+
+  await run.check('XSS fixture renders as text and executes nothing', async () => {
+    const { page: xss, log: xlog } = await openViewer(context, xssHtml);
+    for (const view of VIEWS) {
+      await xss.click(`#view-tab-${view}`);
+      await xss.waitForTimeout(50);
+    }
+    await xss.click('#view-tab-evidence');
+    const flag = await xss.evaluate(() => window.__cg_xss);
+    assert(flag === undefined, `script ran: ${flag}`);
+    assert((await xss.locator('img').count()) === 0, 'no injected <img>');
+    const evidence = await xss.locator('#view-panel-evidence').innerText();
+    assert(evidence.includes('</script><script>window.__cg_xss=1</script>'), 'closing tag shown as text');
+    assert(evidence.includes('<img src=x onerror="window.__cg_xss=2">'), 'img shown as text');
+    const names = await xss.evaluate(() => [...document.querySelectorAll('#view-panel-evidence li')].map((li) => li.textContent));
+    assert(names.includes('line\u2028separator\u2029para'), 'U+2028/2029 survive the embedding');
+    assert(names.includes('rtl \u202Egnp.exe\u202C end'), 'RTL override kept as text');
+    await xss.click('#view-tab-span_costs');
+    assert((await xss.locator('#view-panel-span_costs').innerText()).includes('"quoted" & \'single\''), 'quotes as text');
+    const html = readFileSync(xssHtml, 'utf8');
+    const payloadStart = html.indexOf('id="cg-payload"');
+    const payloadEnd = html.indexOf('</script>', payloadStart);
+    assert(!html.slice(payloadStart, payloadEnd).includes('<'), 'payload has no raw <');
+    assert(xlog.requests.length === 0, `requests: ${xlog.requests.join(', ')}`);
+    assert(xlog.errors.length === 0, `errors: ${xlog.errors.join(' | ')}`);
+    await xss.screenshot({ path: join(args.out, 'xss-evidence.png'), fullPage: true });
+  });
+});
+run.finish();
