@@ -1,0 +1,141 @@
+// §9.4 / §17.6 comparison: §14 checklist item, warnings, caps and key format.
+#include <gtest/gtest.h>
+
+#include "candle_graph/analysis.hpp"
+#include "evidence_test_helpers.hpp"
+
+using namespace candle_graph;
+
+namespace {
+
+// session (root) → update (measured, `total` ns) → forward (step forward) + gradient(s).
+std::string body(std::uint64_t total, double norm) {
+  return R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function"}
+{"kind":"span_start","id":"s2","parent_id":"s1","name":"update","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s3","parent_id":"s2","name":"forward","start_ns":0,"span_kind":"function","step":"forward"}
+{"kind":"span_end","id":"s3","duration_ns":10}
+{"kind":"span_end","id":"s2","duration_ns":)" +
+         std::to_string(total) + R"(}
+{"kind":"gradient","event_id":"gradient-1","root":"vb","key":"w","state":"present","norm":)" +
+         std::to_string(norm) + R"(}
+{"kind":"span_end","id":"s1","duration_ns":1000}
+)";
+}
+
+TraceDocument doc(const std::string& text, const std::string& meta = "{}") {
+  return parse_trace_text(cg_test::meta_line(meta) + text, "<test>");
+}
+
+TEST(Comparison, ChecklistTotalsKeysAndGradients) {
+  const TraceDocument b = doc(body(100, 1.0)), c = doc(body(80, 2.0));
+  const Comparison cmp = compare_documents(b, c);
+  EXPECT_TRUE(cmp.comparable);
+  EXPECT_TRUE(cmp.warnings.empty());
+  EXPECT_EQ(cmp.total_delta_ns, -20);
+  ASSERT_TRUE(cmp.total_delta_percent);
+  EXPECT_EQ(*cmp.total_delta_percent, -20.0);  // (80 − 100) · 100 / 100
+  // Keys: measured subtree only (not the root envelope); root path + kind + Debug step.
+  ASSERT_EQ(cmp.spans.size(), 2u);
+  EXPECT_EQ(cmp.spans[0].name, "session/update [function]");  // |−20| sorts first
+  EXPECT_EQ(cmp.spans[0].delta_ns, -20);
+  EXPECT_EQ(cmp.spans[1].name, "session/update/forward [function]/Forward");
+  EXPECT_EQ(cmp.spans[1].delta_ns, 0);
+  EXPECT_EQ(*cmp.spans[1].delta_percent, 0.0);
+  ASSERT_EQ(cmp.gradients.size(), 1u);
+  EXPECT_EQ(cmp.gradients[0].parameter, "vb/w");
+  EXPECT_EQ(*cmp.gradients[0].norm_delta, 1.0);
+}
+
+TEST(Comparison, SpecExampleKeyAndSelfComparison) {
+  const TraceDocument d = cg_test::load_fixture("spec_example.jsonl");
+  const Comparison cmp = compare_documents(d, d);
+  bool found = false;
+  for (const SpanComparison& s : cmp.spans)
+    found |= s.name ==
+             "demo::train::update/demo/update-000000000001/demo/update-000000000001/forward "
+             "[function]/Forward";
+  EXPECT_TRUE(found);
+  EXPECT_EQ(*cmp.total_delta_percent, 0.0);  // §17.9
+  EXPECT_TRUE(cmp.gradients.empty());
+  EXPECT_EQ(cmp.baseline_peak_bytes, 10240u);
+  EXPECT_EQ(cmp.peak_delta_bytes, 0);
+}
+
+TEST(Comparison, WarningsInOrderAndDescriptiveTagsOnlyWarn) {
+  const TraceDocument b = doc(body(100, 1.0), R"({"tags":{"batch":"8","source_revision":"a"}})");
+  const TraceDocument c = doc(body(100, 1.0), R"({"device":"cuda:0","timing_mode":
+      "device_synchronized","measured_region_device_synchronized":true,"warmup_steps":2,
+      "tags":{"batch":"16","source_revision":"b"}})");
+  const Comparison cmp = compare_documents(b, c);
+  EXPECT_FALSE(cmp.comparable);
+  EXPECT_EQ(cmp.warnings,
+            (std::vector<std::string>{
+                "device differs: `cpu` vs `cuda:0`", "timing mode differs",
+                "measured-region device synchronization differs", "warmup differs: 0 vs 2",
+                "workload tags differ; batch/model/precision conditions must match",
+                "descriptive `source_revision` differs, as expected for a code-change "
+                "comparison"}));
+  // Only a descriptive tag differs: still comparable, one warning.
+  const TraceDocument c2 = doc(body(100, 1.0), R"({"tags":{"batch":"8","source_revision":"z"}})");
+  const Comparison cmp2 = compare_documents(b, c2);
+  EXPECT_TRUE(cmp2.comparable);
+  EXPECT_EQ(cmp2.warnings.size(), 1u);
+}
+
+TEST(Comparison, UntrustedInputIsNotComparableWithoutWarning) {
+  const TraceDocument b = doc(body(100, 1.0));
+  const TraceDocument open = doc(
+      R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function","measured":true}
+)");
+  const Comparison cmp = compare_documents(b, open);
+  EXPECT_FALSE(cmp.comparable);
+  EXPECT_TRUE(cmp.warnings.empty());
+  // The open measured span counts with duration 0: 0 − 100.
+  EXPECT_EQ(cmp.total_delta_ns, -100);
+}
+
+TEST(Comparison, BaselineZeroGivesNullPercent) {
+  const Comparison cmp = compare_documents(doc(body(0, 1.0)), doc(body(50, 1.0)));
+  EXPECT_FALSE(cmp.total_delta_percent.has_value());
+  EXPECT_EQ(cmp.total_delta_ns, 50);
+}
+
+TEST(Comparison, CapsFiftySpansAndHundredGradients) {
+  // Candidate: 60 distinct measured children (durations 1..60) and 120 gradients absent from
+  // the baseline. Spans are capped at 50 (largest |delta| first: 60 ns child first), gradients
+  // at 100 (sorted by key: g000..g099).
+  std::string cand =
+      R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function","measured":true}
+)";
+  for (int i = 1; i <= 60; ++i) {
+    cand += R"({"kind":"span_start","id":"c)" + std::to_string(i) +
+            R"(","parent_id":"s1","name":"child)" + std::to_string(i) +
+            R"(","start_ns":0,"span_kind":"function"}
+{"kind":"span_end","id":"c)" +
+            std::to_string(i) + R"(","duration_ns":)" + std::to_string(i) + "}\n";
+  }
+  for (int i = 0; i < 120; ++i) {
+    char key[8];
+    std::snprintf(key, sizeof key, "g%03d", i);
+    cand += R"({"kind":"gradient","event_id":"gradient-)" + std::to_string(i + 1) +
+            R"(","root":"vb","key":")" + key + R"(","state":"missing"}
+)";
+  }
+  cand += R"({"kind":"span_end","id":"s1","duration_ns":100000}
+)";
+  const TraceDocument base = doc(
+      R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_end","id":"s1","duration_ns":100000}
+)");
+  const Comparison cmp = compare_documents(base, doc(cand));
+  ASSERT_EQ(cmp.spans.size(), 50u);
+  EXPECT_EQ(cmp.spans[0].name, "session/child60 [function]");
+  EXPECT_EQ(cmp.spans[0].baseline_count, 0u);
+  EXPECT_FALSE(cmp.spans[0].delta_percent.has_value());
+  ASSERT_EQ(cmp.gradients.size(), 100u);
+  EXPECT_EQ(cmp.gradients.back().parameter, "vb/g099");
+  EXPECT_FALSE(cmp.gradients[0].baseline_state.has_value());
+  EXPECT_EQ(*cmp.gradients[0].candidate_state, GradientState::missing);
+}
+
+}  // namespace
