@@ -22,7 +22,7 @@ const Rule kRules[] = {
     {"memset", {"[cuda memset", "memset"}},
     {"communication",
      {"nccl", "allreduce", "all_reduce", "allgather", "all_gather", "reducescatter",
-      "reduce_scatter", "alltoall", "all_to_all", "sendrecv", "nvshmem", "collective"}},
+      "reduce_scatter", "alltoall", "all_to_all", "sendrecv", "nvshmem"}},
     {"attention",
      {"fmha", "flash_fwd", "flash_bwd", "flashattn", "flash_attn", "attention", "attn", "sdpa",
       "mha_"}},
@@ -38,7 +38,7 @@ const Rule kRules[] = {
      {"reduce", "reduction", "triton_red_", "triton_per_", "argmax", "argmin", "cumsum", "scan"}},
     {"elementwise",
      {"elementwise", "element_wise", "pointwise", "triton_poi_", "vectorized", "unrolled", "fill",
-      "cast", "copy", "transpose", "activation", "relu", "gelu", "silu"}},
+      "cast", "convert", "copy", "transpose", "activation", "relu", "gelu", "silu"}},
 };
 
 std::string lower(std::string_view text) {
