@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "candle_graph/error.hpp"
+#include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "viewer/html_document.hpp"
 #include "viewer/viewer_payload.hpp"
@@ -64,7 +65,12 @@ Runner register_view(CLI::App& app) {
     if (opts->payload) {
       json = read_payload(*opts->payload);
     } else if (!opts->trace.empty()) {
-      json = viewer::build_viewer_payload(opts->trace, opts->baseline, opts->nsight_dir);
+      const TraceDocument doc = load_trace(opts->trace);
+      std::optional<TraceDocument> baseline;
+      if (opts->baseline) baseline = load_trace(*opts->baseline);
+      const evidence::EvidencePacket packet =
+          build_evidence(doc, baseline ? &*baseline : nullptr, opts->nsight_dir);
+      json = viewer::project(packet);
     } else {
       throw UsageError("view needs a TRACE (or --payload FILE)");
     }

@@ -1,16 +1,346 @@
 #include "viewer/viewer_payload.hpp"
 
-#include "candle_graph/error.hpp"
+#include <algorithm>
+#include <cstdio>
+
+#include "evidence/evidence_json.hpp"
+#include "memory/memory_json.hpp"
+#include "output/json_stream.hpp"
+#include "viewer/compact_json.hpp"
 
 namespace candle_graph::viewer {
+namespace {
 
-std::string build_viewer_payload(const std::filesystem::path& trace,
-                                 const std::optional<std::filesystem::path>&,
-                                 const std::optional<std::filesystem::path>&) {
-  // The projection needs the EvidencePacket (src/evidence), which is not in this build yet.
-  throw Error(trace.string(), 0,
-              "view of a trace is not available yet in this build (needs the evidence packet); "
-              "use --payload FILE with a viewer/4 JSON payload");
+using output::KeyOrder;
+
+// Small parts reuse the evidence/memory writers (sorted keys); their pretty text is valid JSON.
+template <typename F>
+std::string sorted_json(F&& write) {
+  output::JsonStream w;
+  write(w);
+  return w.take();
+}
+
+double ms(std::uint64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+std::string_view short_label(std::string_view name) {
+  const std::size_t p = name.rfind("::");
+  return p == std::string_view::npos ? name : name.substr(p + 2);
+}
+
+struct Context {
+  const evidence::EvidencePacket& p;
+  const ExecutionGraph& g;
+  const NodeSelection& sel;
+  double max_peak;
+};
+
+void write_shape(CompactJson& w, std::span<const std::uint64_t> shape) {
+  w.begin_array();
+  for (std::uint64_t d : shape) w.u64(d);
+  w.end_array();
+}
+
+// §12.1 TraceNode; memory_ratio = node peak ÷ largest node peak (compatibility fix).
+void write_trace_node(CompactJson& w, const Context& c, std::uint32_t i) {
+  const GraphNode& n = c.g.nodes[i];
+  const OpEvent* op = n.is_op_node() ? &c.g.doc->ops[n.op] : nullptr;
+  const auto& folded = c.sel.folded[i];
+  w.begin_object();
+  if (folded.spans || folded.ops) {  // added: descendants folded into this node (bounded payload)
+    w.key("aggregated").begin_object();
+    w.key("ops").u64(folded.ops).key("self_time_ns").u64(folded.self_time_ns);
+    w.key("spans").u64(folded.spans).end_object();
+  }
+  w.key("bytes").u64(n.bytes);
+  w.key("device");
+  op ? w.string(op->device) : w.null();
+  w.key("dtype");
+  op ? w.string(op->dtype) : w.null();
+  w.key("id").string(c.g.node_id(i).str());
+  w.key("kind").string(to_string(n.kind));
+  const std::string_view name = c.g.name(i);
+  w.key("label").string(name);
+  w.key("memory_ratio").f64(c.max_peak > 0 ? static_cast<double>(n.peak_bytes) / c.max_peak : 0.0);
+  w.key("parent_id");
+  const auto parent = c.g.parent_id(i);
+  parent ? w.string(*parent) : w.null();
+  w.key("peak_bytes").u64(n.peak_bytes);
+  w.key("residual_bytes").u64(0);
+  w.key("self_ratio")
+      .f64(n.total_time_ns
+               ? static_cast<double>(n.self_time_ns) / static_cast<double>(n.total_time_ns)
+               : 0.0);
+  w.key("self_time_ms").f64(ms(n.self_time_ns));
+  w.key("self_time_ns").u64(n.self_time_ns);
+  w.key("shape");
+  op && !op->shape.empty() ? write_shape(w, op->shape) : void(w.null());
+  w.key("short_label").string(short_label(name));
+  w.key("start_ns").u64(n.start_ns);
+  w.key("storage_bytes");
+  op ? w.u64(op->storage_bytes.value_or(0)) : w.null();
+  w.key("total_time_ms").f64(ms(n.total_time_ns));
+  w.key("total_time_ns").u64(n.total_time_ns);
+  w.end_object();
+}
+
+// §12.1 TraceEdge: label "{ms:.2} ms" unless the stored label already contains "ms".
+void write_trace_edge(CompactJson& w, const GraphEdgeView& e) {
+  const std::string from = e.from.str(), to = e.to.str();
+  w.begin_object();
+  w.key("duration_ms").f64(ms(e.duration_ns));
+  w.key("duration_ns").u64(e.duration_ns);
+  w.key("from").string(from);
+  w.key("id").string(from + "->" + to);
+  w.key("kind").string(to_string(e.kind));
+  if (e.label && e.label->find("ms") != std::string_view::npos) {
+    w.key("label").string(*e.label);
+  } else {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f ms", ms(e.duration_ns));
+    w.key("label").string(text);
+  }
+  w.key("to").string(to);
+  w.end_object();
+}
+
+// The node an edge belongs to for the bounded payload (its endpoints may be tensor ids).
+std::uint32_t edge_owner(const ExecutionGraph& g, const GraphEdge& e) {
+  const auto spans = static_cast<std::uint32_t>(g.doc->spans.size());
+  switch (e.origin) {
+    case EdgeOrigin::parent_call:
+      return e.index;
+    case EdgeOrigin::data:
+    case EdgeOrigin::op_call:
+      return spans + e.index;
+    case EdgeOrigin::explicit_edge:
+      return kNoIndex;
+  }
+  return kNoIndex;
+}
+
+void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
+  const GraphNode& n = c.g.nodes[i];
+  w.begin_object();
+  w.key("bytes").u64(n.bytes);
+  w.key("id").string(c.g.node_id(i).str());
+  w.key("kind").string(to_string(n.kind));
+  w.key("name").string(c.g.name(i));
+  w.key("parent_id");
+  const auto parent = c.g.parent_id(i);
+  parent ? w.string(*parent) : w.null();
+  w.key("peak_bytes").u64(n.peak_bytes);
+  w.key("self_ms").f64(ms(n.self_time_ns));
+  w.key("self_time_ns").u64(n.self_time_ns);
+  w.key("start_ns").u64(n.start_ns);
+  w.key("storage_bytes");
+  n.is_op_node() ? w.u64(c.g.doc->ops[n.op].storage_bytes.value_or(0)) : w.null();
+  w.key("total_ms").f64(ms(n.total_time_ns));
+  w.key("total_time_ns").u64(n.total_time_ns);
+  w.end_object();
+}
+
+void write_tree_row(CompactJson& w, const Context& c, std::uint32_t i) {
+  const GraphNode& n = c.g.nodes[i];
+  w.begin_object();
+  w.key("bytes").u64(n.bytes);
+  w.key("id").string(c.g.node_id(i).str());
+  w.key("kind").string(to_string(n.kind));
+  w.key("name").string(c.g.name(i));
+  w.key("parent_id");
+  const auto parent = c.g.parent_id(i);
+  parent ? w.string(*parent) : w.null();
+  w.key("peak_bytes").u64(n.peak_bytes);
+  w.key("self_ms").f64(ms(n.self_time_ns));
+  w.key("self_ratio")
+      .f64(n.total_time_ns
+               ? static_cast<double>(n.self_time_ns) / static_cast<double>(n.total_time_ns)
+               : 0.0);
+  w.key("total_ms").f64(ms(n.total_time_ns));
+  w.end_object();
+}
+
+// GradientView; state `non_finite` like everywhere else (compatibility fix of `nonfinite`).
+void write_gradients(CompactJson& w, const TraceDocument& doc) {
+  w.begin_array();
+  for (const GradientEvent& g : doc.gradients) {
+    w.begin_object().key("key").string(g.key).key("norm");
+    g.norm ? w.f64(*g.norm) : w.null();
+    w.key("root").string(g.root).key("state").string(to_string(g.state)).end_object();
+  }
+  w.end_array();
+}
+
+void write_spans_list(CompactJson& w, const ExecutionGraph& g,
+                      const std::vector<std::uint32_t>& ids, bool heaviest) {
+  w.begin_array();
+  for (std::uint32_t i : ids) {
+    w.begin_object();
+    if (heaviest) w.key("bytes").u64(g.nodes[i].bytes);
+    w.key("id").string(g.node_id(i).str()).key("name").string(g.name(i));
+    if (heaviest)
+      w.key("peak_bytes").u64(g.nodes[i].peak_bytes);
+    else
+      w.key("self_time_ns").u64(g.nodes[i].self_time_ns);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limits) {
+  const ExecutionGraph& g = p.graph;
+  const TraceDocument& doc = *p.doc;
+  const NodeSelection sel = select_nodes(g, limits);
+  double max_peak = 0;
+  for (const GraphNode& n : g.nodes)
+    max_peak = std::max(max_peak, static_cast<double>(n.peak_bytes));
+  const Context c{p, g, sel, max_peak};
+  const MemoryProfile& mem = g.memory;
+
+  std::vector<LiveAllocation> breakdown(
+      mem.peak_breakdown.begin(),
+      mem.peak_breakdown.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                       mem.peak_breakdown.size(), limits.peak_breakdown_rows)));
+  const std::string breakdown_json =
+      sorted_json([&](auto& w) { memory::write_peak_breakdown(w, breakdown, KeyOrder::sorted); });
+  const std::string summary_json =
+      sorted_json([&](auto& w) { memory::write_memory_summary(w, mem.summary, KeyOrder::sorted); });
+  const std::vector<std::uint32_t> points = select_memory_points(mem, limits);
+  std::vector<MemoryTimelinePoint> timeline;
+  timeline.reserve(points.size());
+  for (std::uint32_t i : points) timeline.push_back(mem.timeline[i]);
+
+  // span_costs items: kept nodes by total time, descending (stable: node order on ties).
+  std::vector<std::uint32_t> kept;
+  kept.reserve(sel.kept_count);
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (sel.kept[i]) kept.push_back(i);
+  std::vector<std::uint32_t> by_total = kept;
+  std::stable_sort(by_total.begin(), by_total.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return g.nodes[a].total_time_ns > g.nodes[b].total_time_ns;
+  });
+
+  CompactJson w;
+  w.out.reserve(512 * kept.size() + (1u << 16));
+  w.begin_object();
+  w.key("default_view").string("evidence");
+  w.key("gradients");
+  write_gradients(w, doc);
+  // Added: how the payload was bounded (all zero for traces below the limits).
+  w.key("payload_limits").begin_object();
+  w.key("memory_points_dropped").u64(mem.timeline.size() - timeline.size());
+  w.key("memory_points_total").u64(mem.timeline.size());
+  w.key("nodes_kept").u64(sel.kept_count);
+  w.key("nodes_total").u64(g.nodes.size());
+  w.key("ops_folded").u64(sel.dropped_ops);
+  w.key("peak_breakdown_total").u64(mem.peak_breakdown.size());
+  w.key("spans_folded").u64(sel.dropped_spans);
+  w.key("tensors_total").u64(doc.tensors.size());
+  w.end_object();
+  w.key("schema").string(kViewerSchema);
+  w.key("span_tree").begin_array();
+  for (std::uint32_t i : kept)
+    if (g.nodes[i].kind != GraphNodeKind::op) write_tree_row(w, c, i);
+  w.end_array();
+  w.key("summary").begin_object();
+  w.key("entrypoint").string(g.summary.entrypoint);
+  w.key("heaviest_spans");
+  write_spans_list(w, g, g.summary.heaviest_spans, true);
+  w.key("memory").raw(summary_json);
+  w.key("peak_breakdown").raw(breakdown_json);
+  w.key("phase").string(to_string(doc.run.phase));
+  w.key("slowest_spans");
+  write_spans_list(w, g, g.summary.slowest_spans, false);
+  w.key("total_ms").f64(g.summary.total_ms);
+  w.end_object();
+  w.key("views").begin_object();
+  w.key("evidence").begin_object();
+  w.key("comparison");
+  if (p.comparison)
+    w.raw(sorted_json(
+        [&](auto& s) { evidence::write_comparison(s, *p.comparison, KeyOrder::sorted); }));
+  else
+    w.null();
+  w.key("facts").begin_array();
+  for (const auto& f : p.facts) {
+    w.begin_object().key("code").string(f.code).key("label").string(f.label);
+    w.key("source")
+        .string(f.source)
+        .key("unit")
+        .string(f.unit)
+        .key("value")
+        .f64(f.value)
+        .end_object();
+  }
+  w.end_array();
+  w.key("findings").begin_array();
+  for (const auto& s : p.findings) w.string(s);
+  w.end_array();
+  w.key("gaps").begin_array();
+  for (const auto& s : p.gaps) w.string(s);
+  w.end_array();
+  w.key("gradients");
+  write_gradients(w, doc);
+  w.key("health").raw(
+      sorted_json([&](auto& s) { evidence::write_health(s, p.health, KeyOrder::sorted); }));
+  w.key("provenance").raw(sorted_json([&](auto& s) {
+    evidence::write_provenance(s, doc.run, KeyOrder::sorted);
+  }));
+  w.key("tensors").begin_array();
+  const std::size_t tensors = std::min<std::size_t>(doc.tensors.size(), limits.peak_breakdown_rows);
+  for (std::size_t i = 0; i < tensors; ++i) {
+    const TensorEvent& t = doc.tensors[i];
+    w.begin_object().key("category").string(to_string(t.category)).key("device").string(t.device);
+    w.key("dtype").string(t.dtype).key("requires_grad").boolean(t.requires_grad).key("shape");
+    write_shape(w, t.shape);
+    w.key("span_id").string(t.span_id).key("storage_bytes").u64(t.storage_bytes.value_or(0));
+    w.key("tensor_id").string(t.tensor_id).end_object();
+  }
+  w.end_array();
+  w.end_object();  // evidence
+  {
+    // NsightEvidence in sorted key order (it is serialized in declaration order by nsight/).
+    const auto ordered = nsight::to_json(p.gpu);
+    w.key("gpu").raw(output::SortedJson::parse(ordered.dump()).dump());
+  }
+  w.key("memory").begin_object();
+  w.key("by_device").raw(sorted_json([&](auto& s) {
+    memory::write_by_device(s, mem.by_device, KeyOrder::sorted);
+  }));
+  w.key("peak_breakdown").raw(breakdown_json);
+  w.key("summary").raw(summary_json);
+  w.key("timeline").raw(sorted_json([&](auto& s) {
+    memory::write_timeline(s, timeline, KeyOrder::sorted);
+  }));
+  w.end_object();
+  w.key("span_costs").begin_object().key("items").begin_array();
+  for (std::uint32_t i : by_total) write_span_cost(w, c, i);
+  w.end_array().end_object();
+  w.key("trace").begin_object();
+  w.key("edges").begin_array();
+  for (const GraphEdge& e : g.edges) {
+    const std::uint32_t owner = edge_owner(g, e);
+    const GraphEdgeView view = g.edge_of(e);
+    if (owner != kNoIndex ? !sel.kept[owner] : sel.kept_count != g.nodes.size()) {
+      // Explicit edges name two spans: keep them when both are kept.
+      if (owner != kNoIndex) continue;
+      const auto a = doc.find_span(view.from.base), b = doc.find_span(view.to.base);
+      if (a == kNoIndex || b == kNoIndex || !sel.kept[a] || !sel.kept[b]) continue;
+    }
+    write_trace_edge(w, view);
+  }
+  w.end_array();
+  w.key("nodes").begin_array();
+  for (std::uint32_t i : kept) write_trace_node(w, c, i);
+  w.end_array();
+  w.end_object();  // trace
+  w.end_object();  // views
+  w.end_object();
+  return std::move(w.out);
 }
 
 }  // namespace candle_graph::viewer

@@ -39,6 +39,23 @@ candleGraph(args.binary, ['view', '--payload', fixturePayload, '-o', specHtml]);
 writeFileSync(xssJson, JSON.stringify(xssPayload()));
 candleGraph(args.binary, ['view', '--payload', xssJson, '-o', xssHtml]);
 
+const traceHtml = join(args.out, 'spec_example_from_trace.html');
+const specTrace = join(here, '../../tests/fixtures/spec_example.jsonl');
+candleGraph(args.binary, ['view', specTrace, '-o', traceHtml]);
+
+await run.check('view TRACE projects the §4.11 trace to the hand-made viewer/4 payload', async () => {
+  const html = readFileSync(traceHtml, 'utf8');
+  const m = html.match(/id="cg-payload" type="application\/json">([\s\S]*?)<\/script>/);
+  assert(m, 'payload element');
+  const got = JSON.parse(m[1]);
+  const want = JSON.parse(readFileSync(fixturePayload, 'utf8'));
+  delete got.payload_limits; // added field, not in §12.1
+  const canon = (v) => JSON.stringify(v, (k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
+  assert(canon(got) === canon(want), 'payload differs from the fixture derived from §8.3/§9.6');
+  const keys = Object.keys(JSON.parse(m[1]));
+  assert(keys.join() === [...keys].sort().join(), 'top-level keys sorted (§17.1)');
+});
+
 const VIEWS = ['evidence', 'trace', 'timeline', 'span_costs', 'memory', 'gpu'];
 
 await withBrowser(async (context) => {

@@ -1,0 +1,138 @@
+#include "viewer/payload_bounds.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string_view>
+
+namespace candle_graph::viewer {
+namespace {
+
+// Parent node index of every node (kNoIndex for the root): spans through doc.span_parent(), ops
+// through their owning span (node i < spans is span i).
+std::vector<std::uint32_t> parent_nodes(const ExecutionGraph& g) {
+  const auto& parents = g.doc->span_parent();
+  std::vector<std::uint32_t> parent(g.nodes.size(), kNoIndex);
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i)
+    parent[i] = g.nodes[i].is_op_node() ? g.nodes[i].span : parents[g.nodes[i].span];
+  return parent;
+}
+
+void keep_top(const ExecutionGraph& g, std::vector<std::uint32_t> ids, std::size_t n,
+              std::vector<bool>& kept) {
+  const auto by = [&](auto field) {
+    const std::size_t k = std::min(n, ids.size());
+    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(),
+                      [&](std::uint32_t a, std::uint32_t b) {
+                        const auto fa = field(g.nodes[a]), fb = field(g.nodes[b]);
+                        return fa != fb ? fa > fb : a < b;
+                      });
+    for (std::size_t i = 0; i < k; ++i) kept[ids[i]] = true;
+  };
+  by([](const GraphNode& x) { return x.self_time_ns; });
+  by([](const GraphNode& x) { return x.peak_bytes; });
+}
+
+}  // namespace
+
+NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits) {
+  const std::size_t n = g.nodes.size();
+  NodeSelection sel;
+  sel.kept.assign(n, n <= limits.full_detail_nodes);
+  sel.folded.assign(n, {});
+  if (n <= limits.full_detail_nodes) {
+    sel.kept_count = n;
+    return sel;
+  }
+  const std::vector<std::uint32_t> parent = parent_nodes(g);
+  std::vector<std::uint32_t> spans, ops;
+  for (std::uint32_t i = 0; i < n; ++i) (g.nodes[i].is_op_node() ? ops : spans).push_back(i);
+  keep_top(g, spans, limits.top_spans, sel.kept);
+  keep_top(g, ops, limits.top_ops, sel.kept);
+  // Depth ≤ 2 (root, measured region, step spans) always; spans precede their children in
+  // stream order, so one forward pass computes depths.
+  std::vector<std::uint8_t> depth(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (parent[i] != kNoIndex && parent[i] < i)
+      depth[i] = static_cast<std::uint8_t>(std::min(depth[parent[i]] + 1, 255));
+    if (!g.nodes[i].is_op_node() && depth[i] <= 2) sel.kept[i] = true;
+  }
+  // Close over ancestors (walk stops at the first already-kept ancestor: linear overall).
+  std::vector<bool> closed(n, false);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!sel.kept[i] || closed[i]) continue;
+    for (std::uint32_t a = i; a != kNoIndex && !closed[a]; a = parent[a]) {
+      closed[a] = true;
+      sel.kept[a] = true;
+    }
+  }
+  // Fold every dropped node into its nearest kept ancestor.
+  std::vector<std::uint32_t> owner(n, kNoIndex);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (sel.kept[i]) {
+      owner[i] = i;
+      ++sel.kept_count;
+      continue;
+    }
+    // Ops come after all spans, so a parent's owner is always known before its children.
+    const std::uint32_t p = parent[i];
+    owner[i] = p == kNoIndex ? kNoIndex : owner[p];
+    if (owner[i] == kNoIndex) continue;
+    auto& f = sel.folded[owner[i]];
+    if (g.nodes[i].is_op_node()) {
+      ++f.ops;
+      ++sel.dropped_ops;
+    } else {
+      ++f.spans;
+      ++sel.dropped_spans;
+    }
+    f.self_time_ns += g.nodes[i].self_time_ns;
+  }
+  return sel;
+}
+
+std::vector<std::uint32_t> select_memory_points(const MemoryProfile& memory,
+                                                const PayloadLimits& limits) {
+  const auto& tl = memory.timeline;
+  std::vector<std::uint32_t> keep;
+  if (tl.size() <= 2 * limits.memory_buckets) {
+    keep.resize(tl.size());
+    std::iota(keep.begin(), keep.end(), 0u);
+    return keep;
+  }
+  std::map<std::string_view, std::vector<std::uint32_t>> by_device;
+  for (std::uint32_t i = 0; i < tl.size(); ++i) by_device[tl[i].device].push_back(i);
+  for (const auto& [device, idx] : by_device) {
+    const std::uint64_t t0 = tl[idx.front()].timestamp_ns, t1 = tl[idx.back()].timestamp_ns;
+    const double width =
+        static_cast<double>(t1 - t0 + 1) / static_cast<double>(limits.memory_buckets);
+    std::size_t start = 0;
+    std::uint32_t peak = idx.front();
+    while (start < idx.size()) {
+      const auto bucket =
+          static_cast<std::uint64_t>(static_cast<double>(tl[idx[start]].timestamp_ns - t0) / width);
+      std::uint32_t lo = idx[start], hi = idx[start];
+      std::size_t end = start;
+      for (; end < idx.size(); ++end) {
+        const std::uint32_t j = idx[end];
+        if (static_cast<std::uint64_t>(static_cast<double>(tl[j].timestamp_ns - t0) / width) !=
+            bucket)
+          break;
+        if (tl[j].live_bytes < tl[lo].live_bytes) lo = j;
+        if (tl[j].live_bytes > tl[hi].live_bytes) hi = j;
+        if (tl[j].live_bytes > tl[peak].live_bytes) peak = j;
+      }
+      keep.push_back(idx[start]);
+      keep.push_back(lo);
+      keep.push_back(hi);
+      keep.push_back(idx[end - 1]);
+      start = end;
+    }
+    keep.push_back(peak);
+  }
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  return keep;
+}
+
+}  // namespace candle_graph::viewer

@@ -1,0 +1,43 @@
+// Keeps the viewer payload bounded for huge traces (issue 6: a 1 M-op trace must give ≤ 50 MB of
+// HTML): which graph nodes get full detail, and which memory timeline points are kept.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "candle_graph/analysis.hpp"
+
+namespace candle_graph::viewer {
+
+struct PayloadLimits {
+  std::size_t full_detail_nodes = 30'000;  // below this every node is kept
+  std::size_t top_spans = 8'000;           // slowest and heaviest spans kept beyond it
+  std::size_t top_ops = 4'000;             // slowest and heaviest ops kept beyond it
+  std::size_t memory_buckets = 4'000;      // per device; min and max live bytes per bucket
+  std::size_t peak_breakdown_rows = 2'000;
+};
+
+struct NodeSelection {
+  std::vector<bool> kept;  // per graph node
+  // Per kept node: dropped descendants folded into it (the nearest kept ancestor).
+  struct Folded {
+    std::uint64_t spans = 0;
+    std::uint64_t ops = 0;
+    std::uint64_t self_time_ns = 0;
+  };
+  std::vector<Folded> folded;  // per graph node
+  std::uint64_t kept_count = 0;
+  std::uint64_t dropped_spans = 0;
+  std::uint64_t dropped_ops = 0;
+};
+
+// All nodes when there are few; else the slowest and heaviest spans and ops with all their
+// ancestors plus the top three levels. n·log n.
+NodeSelection select_nodes(const ExecutionGraph& graph, const PayloadLimits& limits);
+
+// Indices into `timeline` to keep: all when small; else per device and time bucket the points of
+// minimum and maximum live bytes, plus the first, last and the device peak. Sorted, unique.
+std::vector<std::uint32_t> select_memory_points(const MemoryProfile& memory,
+                                                const PayloadLimits& limits);
+
+}  // namespace candle_graph::viewer

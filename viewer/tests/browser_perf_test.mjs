@@ -1,0 +1,57 @@
+// The 1 M-op target of issue 6, measured in a real browser: `candle-graph synth` writes a trace
+// with ≥ 1,000,000 ops, `view` turns it into HTML; the HTML must be ≤ 50 MB, the first meaningful
+// paint (Evidence view with its trust status) ≤ 3 s and every view switch ≤ 200 ms.
+// Prints the figures recorded in docs/performance-viewer.md.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { assert, candleGraph, createRunner, openViewer, parseArgs, withBrowser } from './harness.mjs';
+
+const args = parseArgs(process.argv);
+const run = createRunner();
+const trace = join(args.out, 'synth-1m.jsonl');
+const html = join(args.out, 'synth-1m.html');
+// 111,112 layers × (4 forward + 4 backward ops) + 1 optimizer op per layer = 1,000,008 ops.
+const t0 = Date.now();
+candleGraph(args.binary, ['synth', '--layers', '111112', '--ops-per-span', '4', '--seed', '7', '-o', trace]);
+const t1 = Date.now();
+candleGraph(args.binary, ['view', trace, '-o', html]);
+const t2 = Date.now();
+const size = statSync(html).size;
+console.log(`synth: ${((t1 - t0) / 1000).toFixed(1)} s, view: ${((t2 - t1) / 1000).toFixed(1)} s, trace ${(statSync(trace).size / 1e6).toFixed(1)} MB, HTML ${(size / 1e6).toFixed(1)} MB`);
+
+await run.check('HTML of a 1 M-op trace is at most 50 MB', async () => {
+  assert(size <= 50e6, `HTML is ${size} bytes`);
+});
+
+await withBrowser(async (context) => {
+  const { page, log } = await openViewer(context, html);
+  const paint = await page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    return { domContentLoaded: nav.domContentLoadedEventEnd, fcp: fcp ? fcp.startTime : null, now: performance.now() };
+  });
+  console.log(`first paint: ready at ${log.readyMs} ms (wall, goto → data-ready), domContentLoaded ${paint.domContentLoaded.toFixed(0)} ms, first-contentful-paint ${paint.fcp?.toFixed(0)} ms`);
+  await run.check('first meaningful paint (Evidence with trust status) within 3 s', async () => {
+    assert((await page.innerText('#trust-status')).includes('TRUSTED'), 'trust status shown');
+    assert(log.readyMs <= 3000, `ready after ${log.readyMs} ms`);
+  });
+  for (const view of ['trace', 'timeline', 'span_costs', 'memory', 'gpu', 'evidence', 'trace', 'timeline']) {
+    await run.check(`switch to ${view} within 200 ms`, async () => {
+      const ms = await page.evaluate(async (v) => {
+        const start = performance.now();
+        document.getElementById(`view-tab-${v}`).click();
+        // Wait for the frame that shows the view to be produced.
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now() - start;
+      }, view);
+      console.log(`  switch to ${view}: ${ms.toFixed(0)} ms`);
+      assert(ms <= 200, `${view} took ${ms.toFixed(0)} ms`);
+      await page.screenshot({ path: join(args.out, `synth-1m-${view}.png`) });
+    });
+  }
+  await run.check('no network request, no console error on the 1 M-op page', async () => {
+    assert(log.requests.length === 0, `requests: ${log.requests.join(', ')}`);
+    assert(log.errors.length === 0, `errors: ${log.errors.join(' | ')}`);
+  });
+});
+run.finish();
