@@ -151,6 +151,8 @@ class ProfileRun {
 };
 
 // ---- Records: views of caller data; nothing is copied until the line is formatted --------------
+// Every member has an initializer so designated initializers may omit any of them without
+// tripping -Wmissing-field-initializers (GCC 12 warns otherwise under -Wextra).
 
 // Span ids are `s1`, `s2`, … in the order spans begin; `s1` is the session's envelope.
 class SpanId {
@@ -167,39 +169,39 @@ class SpanId {
 
 // §4.5 `op`. storage_bytes is resolved from shape × dtype when absent (§4.12).
 struct OpRecord {
-  std::string_view op_name;
-  std::span<const std::string_view> inputs;
-  std::optional<std::string_view> output;
-  std::span<const std::uint64_t> shape;
-  std::string_view dtype;
-  std::string_view device;
+  std::string_view op_name{};
+  std::span<const std::string_view> inputs{};
+  std::optional<std::string_view> output{};
+  std::span<const std::uint64_t> shape{};
+  std::string_view dtype{};
+  std::string_view device{};
   std::uint64_t duration_ns = 0;
   std::uint64_t timestamp_ns = 0;  // 0 means "now" (§17.7: the current elapsed time)
-  std::optional<std::uint64_t> storage_bytes;
+  std::optional<std::uint64_t> storage_bytes{};
   std::uint64_t input_storage_bytes = 0;
 };
 
 // §4.6 `tensor`. storage_bytes is resolved from shape × dtype when absent.
 struct TensorRecord {
-  std::string_view tensor_id;
-  std::span<const std::uint64_t> shape;
-  std::string_view dtype;
-  std::string_view device;
+  std::string_view tensor_id{};
+  std::span<const std::uint64_t> shape{};
+  std::string_view dtype{};
+  std::string_view device{};
   bool requires_grad = false;
-  std::optional<std::uint64_t> storage_bytes;
+  std::optional<std::uint64_t> storage_bytes{};
   MemoryCategory category = MemoryCategory::other;
 };
 
 // §4.7 `memory`. The only events that drive live/peak memory.
 struct MemoryRecord {
-  std::string_view tensor_id;
-  std::string_view device;
+  std::string_view tensor_id{};
+  std::string_view device{};
   std::uint64_t bytes = 0;
-  std::string_view dtype;
+  std::string_view dtype{};
   MemoryCategory category = MemoryCategory::other;
-  std::optional<std::uint64_t> timestamp_ns;  // absent means "now"
-  std::optional<std::string_view> op_name;
-  std::span<const std::uint64_t> shape;
+  std::optional<std::uint64_t> timestamp_ns{};  // absent means "now"
+  std::optional<std::string_view> op_name{};
+  std::span<const std::uint64_t> shape{};
 };
 
 namespace detail {

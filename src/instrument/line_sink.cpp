@@ -32,18 +32,23 @@ LineSink::~LineSink() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void LineSink::pad(std::size_t bytes) {
+  buffer_.append(bytes - 1, ' ');
+  buffer_.push_back('\n');
+}
+
 void LineSink::fail(std::string what, int err) {
   failed_ = true;
   throw InstrumentError(path_, what + std::strerror(err) +
-                                   "; the trace keeps the lines written before this error "
+                                   "; the trace keeps the whole lines written before this error "
                                    "(check free disk space and the file system)");
 }
 
 void LineSink::flush() {
   if (failed_)
     throw InstrumentError(path_,
-                          "an earlier write to the trace failed; open a new "
-                          "TraceSession to capture again");
+                          "an earlier write to the trace failed; open a new TraceSession to "
+                          "capture again");
   if (fd_ < 0) {
     if (buffer_.empty()) return;
     throw InstrumentError(path_, "the trace file is closed; record events before finish()");
@@ -53,10 +58,16 @@ void LineSink::flush() {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail("cannot write the trace file: ", errno);
+      const int err = errno;
+      // A short write (e.g. a full disk) may have left part of a line: cut back to the whole
+      // lines written before this flush.
+      if (done != 0 && ::ftruncate(fd_, static_cast<off_t>(file_bytes_)) == 0) done = 0;
+      file_bytes_ += done;
+      fail("cannot write the trace file: ", err);
     }
     done += static_cast<std::size_t>(n);
   }
+  file_bytes_ += done;
   buffer_.clear();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@ class LineSink {
   // Bytes buffered before they are written out; large enough that the write() syscall is
   // amortised over thousands of events, small enough to bound what a crash loses.
   static constexpr std::size_t kFlushThreshold = 256 * 1024;
+  static constexpr std::size_t kPage = 4096;
 
   // Creates parent directories and creates/truncates the file. Throws InstrumentError.
   explicit LineSink(std::filesystem::path path);
@@ -22,15 +24,17 @@ class LineSink {
   LineSink& operator=(const LineSink&) = delete;
   ~LineSink();  // closes the descriptor without writing (the session flushes explicitly)
 
-  // The buffer lines are appended to; it only ever holds whole lines between calls.
-  std::string& buffer() noexcept { return buffer_; }
-  // Appends whole lines (each ending in '\n') and writes out when over the threshold.
-  void append(std::string_view lines) {
-    buffer_.append(lines);
-    written();
-  }
-  // Call after appending directly to buffer(): writes out when over the threshold.
-  void written() {
+  // Appends one whole line (ending in '\n') and writes out when over the threshold.
+  //
+  // Crash safety: when SIGKILL interrupts a buffered write(), Linux stops it only at a page
+  // (folio) boundary of the file offset. So no line may cross a 4 KiB boundary: a line that
+  // would is preceded by a whitespace-only padding line, which the reader skips (§4.1), and
+  // every possible cut point is then a line boundary. Lines longer than 4 KiB cannot be
+  // protected this way (they are written unpadded).
+  void append(std::string_view line) {
+    const std::size_t used = static_cast<std::size_t>((file_bytes_ + buffer_.size()) % kPage);
+    if (used != 0 && line.size() > kPage - used && line.size() <= kPage) pad(kPage - used);
+    buffer_.append(line);
     if (buffer_.size() >= kFlushThreshold) flush();
   }
   void flush();
@@ -42,9 +46,11 @@ class LineSink {
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:
+  void pad(std::size_t bytes);
   [[noreturn]] void fail(std::string what, int err);
   std::filesystem::path path_;
   std::string buffer_;
+  std::uint64_t file_bytes_ = 0;  // bytes already written to the file
   int fd_ = -1;
   bool failed_ = false;
 };

@@ -43,6 +43,16 @@ const std::filesystem::path& checked(const std::filesystem::path& path, const Pr
 
 }  // namespace
 
+std::string& thread_line() {
+  thread_local std::string line = [] {
+    std::string s;
+    s.reserve(4096);
+    return s;
+  }();
+  line.clear();
+  return line;
+}
+
 std::string_view format_span_id(std::uint64_t n, char* buf) noexcept {
   buf[0] = 's';
   auto r = std::to_chars(buf + 1, buf + 24, n);
@@ -73,14 +83,17 @@ SessionState::SessionState(const std::filesystem::path& path, const ProfileRun& 
   meta.measured_region_device_synchronized = f.measured_region_device_synchronized;
   meta.timing_mode = f.timing_mode;
   meta.tags = tags;
-  std::string& out = sink_.buffer();
-  append_event_json(out, TraceEvent(MetaEvent{kTraceSchema, meta}));
-  out.push_back('\n');
-  // §13.2: the envelope root, never measured, open until finish().
-  append_event_json(out, TraceEvent(SpanStartEvent{"s1", std::nullopt, f.entrypoint, 0,
-                                                   SpanKind::function, false, std::nullopt}));
-  out.push_back('\n');
   try {
+    std::string line;
+    append_event_json(line, TraceEvent(MetaEvent{kTraceSchema, meta}));
+    line.push_back('\n');
+    sink_.append(line);
+    // §13.2: the envelope root, never measured, open until finish().
+    line.clear();
+    append_event_json(line, TraceEvent(SpanStartEvent{"s1", std::nullopt, f.entrypoint, 0,
+                                                      SpanKind::function, false, std::nullopt}));
+    line.push_back('\n');
+    sink_.append(line);
     sink_.flush();  // a file that exists always parses
   } catch (...) {
     sink_.discard();
@@ -126,18 +139,17 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
   const std::uint64_t number = next_span_;
   char id_buf[24];
   char parent_buf[24];
-  std::string& out = sink_.buffer();
-  append_event_json(out, TraceEvent(SpanStartEvent{format_span_id(number, id_buf),
-                                                   format_span_id(parent, parent_buf), name,
-                                                   elapsed_at(tick), kind, measured, step}));
-  out.push_back('\n');
+  std::string& line = thread_line();
+  append_event_json(line, TraceEvent(SpanStartEvent{format_span_id(number, id_buf),
+                                                    format_span_id(parent, parent_buf), name,
+                                                    elapsed_at(tick), kind, measured, step}));
+  line.push_back('\n');
+  sink_.append(line);
   ++next_span_;
   if (measured) {
     measured_ = number;
     measured_open_ = true;
     sink_.flush();  // the region's start reaches the file even if the process dies in it
-  } else {
-    sink_.written();
   }
   // Only after the writes succeeded: a failed write leaves no guard behind.
   spans.stack.push_back(number);
@@ -147,9 +159,10 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
 
 void SessionState::write_span_end(std::uint64_t number, std::uint64_t duration_ns) {
   char id_buf[24];
-  std::string& out = sink_.buffer();
-  append_event_json(out, TraceEvent(SpanEndEvent{format_span_id(number, id_buf), duration_ns}));
-  out.push_back('\n');
+  std::string& line = thread_line();
+  append_event_json(line, TraceEvent(SpanEndEvent{format_span_id(number, id_buf), duration_ns}));
+  line.push_back('\n');
+  sink_.append(line);
 }
 
 void SessionState::defer_error(std::string message) {
@@ -197,8 +210,6 @@ bool SessionState::end(SpanGuard& guard, bool from_destructor) {
   if (number == measured_) {
     measured_open_ = false;
     sink_.flush();  // the whole measured region reaches the file as soon as it is complete
-  } else {
-    sink_.written();
   }
   return last;
 }

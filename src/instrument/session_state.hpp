@@ -22,6 +22,9 @@ inline std::int64_t now_tick() noexcept {
   return std::chrono::steady_clock::now().time_since_epoch().count();
 }
 
+// This thread's line formatting buffer (reused; allocation-free once grown), cleared.
+std::string& thread_line();
+
 // Writes `s{n}` into `buf` (at least 24 bytes) and returns a view of it.
 std::string_view format_span_id(std::uint64_t n, char* buf) noexcept;
 

@@ -11,19 +11,8 @@
 namespace candle_graph {
 namespace {
 
-// This thread's formatting buffer, reused by every session.
-std::string& thread_line() {
-  thread_local std::string line = [] {
-    std::string s;
-    s.reserve(4096);
-    return s;
-  }();
-  line.clear();
-  return line;
-}
-
 void append_line(detail::SessionState& state, const TraceEvent& event, std::uint64_t span) {
-  std::string& line = thread_line();
+  std::string& line = detail::thread_line();
   append_event_json(line, event);
   line.push_back('\n');
   state.append_record(line, span);
@@ -163,7 +152,7 @@ void TraceSession::record_edge(SpanId from, SpanId to, std::uint64_t duration_ns
   char to_buf[24];
   const EdgeEvent e{detail::format_span_id(from.number(), from_buf),
                     detail::format_span_id(to.number(), to_buf), duration_ns};
-  std::string& line = thread_line();
+  std::string& line = detail::thread_line();
   append_event_json(line, TraceEvent(e));
   line.push_back('\n');
   s.append_record(line, from.number(), to.number());  // both ends must be spans of this session

@@ -152,7 +152,10 @@ TEST(InstrumentMisuse, GuardOutlivingItsSessionIsHarmless) {
   }  // the session finishes (s2 stays open) and hands its state to the guard
   EXPECT_THAT(error_of([&] { survivor->end(); }), HasSubstr("ended after the session finished"));
   survivor.reset();
-  EXPECT_THAT(issue_codes(parse_trace(dir / "t.jsonl")), ::testing::ElementsAre("open_span"));
+  const TraceDocument doc = parse_trace(dir / "t.jsonl");
+  EXPECT_TRUE(doc.spans[0].closed);
+  EXPECT_FALSE(doc.spans[1].closed);
+  EXPECT_THAT(issue_codes(doc), ::testing::Contains("open_span"));
 }
 
 TEST(InstrumentMisuse, MovedFromSessionSaysWhereTheStateWent) {
