@@ -10,11 +10,11 @@
 namespace candle_graph::viewer {
 
 struct PayloadLimits {
-  std::size_t full_detail_nodes = 30'000;  // below this every node is kept
-  std::size_t top_spans = 8'000;           // slowest and heaviest spans kept beyond it
-  std::size_t top_ops = 4'000;             // slowest and heaviest ops kept beyond it
-  std::size_t memory_buckets = 4'000;      // per device; min and max live bytes per bucket
-  std::size_t peak_breakdown_rows = 2'000;
+  std::size_t full_detail_nodes = 20'000;  // below this every node is kept
+  std::size_t top_spans = 3'000;           // slowest and heaviest spans kept beyond it
+  std::size_t top_ops = 2'000;             // slowest and heaviest ops kept beyond it
+  std::size_t memory_buckets = 2'000;      // per device; min and max live bytes per bucket
+  std::size_t peak_breakdown_rows = 1'000;
 };
 
 struct NodeSelection {

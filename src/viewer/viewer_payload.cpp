@@ -163,9 +163,23 @@ void write_tree_row(CompactJson& w, const Context& c, std::uint32_t i) {
 }
 
 // GradientView; state `non_finite` like everywhere else (compatibility fix of `nonfinite`).
-void write_gradients(CompactJson& w, const TraceDocument& doc) {
+// Bounded: the gradients that need attention (state ≠ present) first, then the present ones, in
+// trace order within each group, at most `limit`.
+std::vector<const GradientEvent*> bounded_gradients(const TraceDocument& doc, std::size_t limit) {
+  std::vector<const GradientEvent*> out;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const GradientEvent& g : doc.gradients)
+      if ((g.state != GradientState::present) == (pass == 0) && out.size() < limit)
+        out.push_back(&g);
+  if (doc.gradients.size() <= limit)  // small: keep the original order of §12.1
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = &doc.gradients[i];
+  return out;
+}
+
+void write_gradients(CompactJson& w, const std::vector<const GradientEvent*>& list) {
   w.begin_array();
-  for (const GradientEvent& g : doc.gradients) {
+  for (const GradientEvent* gp : list) {
+    const GradientEvent& g = *gp;
     w.begin_object().key("key").string(g.key).key("norm");
     g.norm ? w.f64(*g.norm) : w.null();
     w.key("root").string(g.root).key("state").string(to_string(g.state)).end_object();
@@ -228,10 +242,16 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.out.reserve(512 * kept.size() + (1u << 16));
   w.begin_object();
   w.key("default_view").string("evidence");
+  const std::vector<const GradientEvent*> gradients =
+      bounded_gradients(doc, limits.peak_breakdown_rows);
+  std::uint64_t attention = 0;
+  for (const GradientEvent& gr : doc.gradients) attention += gr.state != GradientState::present;
   w.key("gradients");
-  write_gradients(w, doc);
+  write_gradients(w, gradients);
   // Added: how the payload was bounded (all zero for traces below the limits).
   w.key("payload_limits").begin_object();
+  w.key("gradients_attention").u64(attention);
+  w.key("gradients_total").u64(doc.gradients.size());
   w.key("memory_points_dropped").u64(mem.timeline.size() - timeline.size());
   w.key("memory_points_total").u64(mem.timeline.size());
   w.key("nodes_kept").u64(sel.kept_count);
@@ -284,7 +304,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   for (const auto& s : p.gaps) w.string(s);
   w.end_array();
   w.key("gradients");
-  write_gradients(w, doc);
+  write_gradients(w, gradients);
   w.key("health").raw(
       sorted_json([&](auto& s) { evidence::write_health(s, p.health, KeyOrder::sorted); }));
   w.key("provenance").raw(sorted_json([&](auto& s) {

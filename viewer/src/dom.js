@@ -45,7 +45,7 @@ export function section(title, ...children) {
  * A simple table: columns = [{label, value: row => text|node, num: bool}].
  * Rendered rows are capped so a huge list never freezes the page; the cap is stated.
  */
-export function table(columns, rows, { caption, id, limit = 500, empty = 'None.' } = {}) {
+export function table(columns, rows, { caption, id, limit = 200, empty = 'None.' } = {}) {
   if (!rows || rows.length === 0) return el('p', { class: 'empty' }, empty);
   const head = el('tr', null, columns.map((c) => el('th', { scope: 'col', class: c.num ? 'num' : null }, c.label)));
   const body = el('tbody');

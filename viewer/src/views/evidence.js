@@ -62,9 +62,13 @@ export function renderEvidence(panel, payload) {
     { label: 'Category', value: (t) => t.category },
   ], ev.tensors, { empty: 'No tensor checkpoints were captured.' })));
   const grads = ev.gradients || [];
-  const attention = grads.filter((g) => g.state !== 'present').length;
+  // Bounded payloads list at most a few thousand gradients; the totals come from payload_limits.
+  const limits = payload.payload_limits || {};
+  const total = limits.gradients_total ?? grads.length;
+  const attention = limits.gradients_attention ?? grads.filter((g) => g.state !== 'present').length;
   panel.append(section('Gradient evidence',
-    el('p', null, `${grads.length} parameter gradients captured; ${attention} require attention.`),
+    el('p', null, `${total} parameter gradients captured; ${attention} require attention.`),
+    total > grads.length ? el('p', { class: 'note' }, `Listing ${grads.length} of ${total}: those that need attention first.`) : null,
     table([
       { label: 'Root', value: (g) => g.root },
       { label: 'Parameter', value: (g) => el('code', null, g.key) },

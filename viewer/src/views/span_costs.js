@@ -3,7 +3,7 @@
 import { el, clear } from '../dom.js';
 import { formatBytes, formatMs } from '../format.js';
 
-const ROWS = 1000;
+const ROWS = 300;
 const COLUMNS = [
   { key: 'name', label: 'Name', text: (r) => r.name, cmp: (a, b) => a.name.localeCompare(b.name) },
   { key: 'kind', label: 'Kind', text: (r) => r.kind, cmp: (a, b) => a.kind.localeCompare(b.kind) },
