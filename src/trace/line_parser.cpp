@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "output/json_text.hpp"
 
@@ -22,6 +23,13 @@ namespace od = simdjson::ondemand;
 namespace {
 
 constexpr int kMaxUnknownDepth = 256;  // nesting allowed inside ignored fields
+
+// Key comparison against a literal with a compile-time length, so the compiler inlines it
+// (string_view's operator== goes through a run-time-length memcmp call on every field).
+template <std::size_t N>
+inline bool is(std::string_view k, const char (&literal)[N]) noexcept {
+  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
+}
 
 // A hostile string made safe and short for an error message: JSON-quoted, at most ~64 bytes.
 std::string quote_for_message(std::string_view s) {
@@ -271,7 +279,7 @@ struct Impl {
       check(std::move(f).get(fl));
       const std::string_view key = key_of(fl);
       od::value v = fl.value();
-      if (key == "kind") {
+      if (is(key, "kind")) {
         if (++kind_fields > 1) fail("duplicate field `kind`");
         str(v, key);
         continue;
@@ -318,23 +326,23 @@ void Impl::parse_meta(od::object& obj) {
   std::span<const Tag> tag_view;
   for_each_field(obj, [&](std::string_view k, od::value& v) {
     auto& r = e.run;
-    if (k == "schema") seen.mark(0, k), e.schema = str(v, k);
-    else if (k == "run_id") seen.mark(1, k), r.run_id = str(v, k);
-    else if (k == "correlation_id") seen.mark(2, k), r.correlation_id = str(v, k);
-    else if (k == "entrypoint") seen.mark(3, k), r.entrypoint = str(v, k);
-    else if (k == "phase")
+    if (is(k, "schema")) seen.mark(0, k), e.schema = str(v, k);
+    else if (is(k, "run_id")) seen.mark(1, k), r.run_id = str(v, k);
+    else if (is(k, "correlation_id")) seen.mark(2, k), r.correlation_id = str(v, k);
+    else if (is(k, "entrypoint")) seen.mark(3, k), r.entrypoint = str(v, k);
+    else if (is(k, "phase"))
       seen.mark(4, k), r.phase = enum_value(v, k, &parse_execution_phase, "`train`, `infer`");
-    else if (k == "timestamp") seen.mark(5, k), r.timestamp = str(v, k);
-    else if (k == "capture_step") seen.mark(6, k), r.capture_step = u64(v, k);
-    else if (k == "warmup_steps") seen.mark(7, k), r.warmup_steps = u64(v, k);
-    else if (k == "device") seen.mark(8, k), r.device = str(v, k);
-    else if (k == "measured_region_device_synchronized")
+    else if (is(k, "timestamp")) seen.mark(5, k), r.timestamp = str(v, k);
+    else if (is(k, "capture_step")) seen.mark(6, k), r.capture_step = u64(v, k);
+    else if (is(k, "warmup_steps")) seen.mark(7, k), r.warmup_steps = u64(v, k);
+    else if (is(k, "device")) seen.mark(8, k), r.device = str(v, k);
+    else if (is(k, "measured_region_device_synchronized"))
       seen.mark(9, k), r.measured_region_device_synchronized = boolean(v, k);
-    else if (k == "timing_mode")
+    else if (is(k, "timing_mode"))
       seen.mark(10, k), r.timing_mode = enum_value(v, k, &parse_timing_mode,
                                                    "`host`, `device_synchronized`");
-    else if (k == "tags") seen.mark(11, k), tag_view = tag_map(v, k);
-    else if (k == "candle_version") seen.mark(12, k), r.candle_version = opt_str(v, k);
+    else if (is(k, "tags")) seen.mark(11, k), tag_view = tag_map(v, k);
+    else if (is(k, "candle_version")) seen.mark(12, k), r.candle_version = opt_str(v, k);
     else return false;
     return true;
   });
@@ -351,15 +359,15 @@ void Impl::parse_span_start(od::object& obj) {
   SpanStartEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "id") seen.mark(0, k), e.id = str(v, k);
-    else if (k == "parent_id") seen.mark(1, k), e.parent_id = opt_str(v, k);
-    else if (k == "name") seen.mark(2, k), e.name = str(v, k);
-    else if (k == "start_ns") seen.mark(3, k), e.start_ns = u64(v, k);
-    else if (k == "span_kind")
+    if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
+    else if (is(k, "parent_id")) seen.mark(1, k), e.parent_id = opt_str(v, k);
+    else if (is(k, "name")) seen.mark(2, k), e.name = str(v, k);
+    else if (is(k, "start_ns")) seen.mark(3, k), e.start_ns = u64(v, k);
+    else if (is(k, "span_kind"))
       seen.mark(4, k), e.span_kind = enum_value(v, k, &parse_span_kind,
                                                 "`function`, `op`, `module`");
-    else if (k == "measured") seen.mark(5, k), e.measured = boolean(v, k);
-    else if (k == "step") {
+    else if (is(k, "measured")) seen.mark(5, k), e.measured = boolean(v, k);
+    else if (is(k, "step")) {
       seen.mark(6, k);
       if (!is_null(v))
         e.step = enum_value(v, k, &parse_execution_step, "`forward`, `backward`, `optimizer`");
@@ -377,8 +385,8 @@ void Impl::parse_span_end(od::object& obj) {
   SpanEndEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "id") seen.mark(0, k), e.id = str(v, k);
-    else if (k == "duration_ns") seen.mark(1, k), e.duration_ns = u64(v, k);
+    if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
+    else if (is(k, "duration_ns")) seen.mark(1, k), e.duration_ns = u64(v, k);
     else return false;
     return true;
   });
@@ -390,17 +398,17 @@ void Impl::parse_op(od::object& obj) {
   OpEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "span_id") seen.mark(0, k), e.span_id = str(v, k);
-    else if (k == "op_name") seen.mark(1, k), e.op_name = str(v, k);
-    else if (k == "inputs") seen.mark(2, k), e.inputs = string_list(v, k);
-    else if (k == "output") seen.mark(3, k), e.output = opt_str(v, k);
-    else if (k == "shape") seen.mark(4, k), e.shape = shape(v, k);
-    else if (k == "dtype") seen.mark(5, k), e.dtype = str(v, k);
-    else if (k == "device") seen.mark(6, k), e.device = str(v, k);
-    else if (k == "duration_ns") seen.mark(7, k), e.duration_ns = u64(v, k);
-    else if (k == "timestamp_ns") seen.mark(8, k), e.timestamp_ns = u64(v, k);
-    else if (k == "storage_bytes") seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
-    else if (k == "input_storage_bytes") seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
+    if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
+    else if (is(k, "op_name")) seen.mark(1, k), e.op_name = str(v, k);
+    else if (is(k, "inputs")) seen.mark(2, k), e.inputs = string_list(v, k);
+    else if (is(k, "output")) seen.mark(3, k), e.output = opt_str(v, k);
+    else if (is(k, "shape")) seen.mark(4, k), e.shape = shape(v, k);
+    else if (is(k, "dtype")) seen.mark(5, k), e.dtype = str(v, k);
+    else if (is(k, "device")) seen.mark(6, k), e.device = str(v, k);
+    else if (is(k, "duration_ns")) seen.mark(7, k), e.duration_ns = u64(v, k);
+    else if (is(k, "timestamp_ns")) seen.mark(8, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "storage_bytes")) seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
+    else if (is(k, "input_storage_bytes")) seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
     else return false;
     return true;
   });
@@ -416,14 +424,14 @@ void Impl::parse_tensor(od::object& obj) {
   TensorEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "span_id") seen.mark(0, k), e.span_id = str(v, k);
-    else if (k == "tensor_id") seen.mark(1, k), e.tensor_id = str(v, k);
-    else if (k == "shape") seen.mark(2, k), e.shape = shape(v, k);
-    else if (k == "dtype") seen.mark(3, k), e.dtype = str(v, k);
-    else if (k == "device") seen.mark(4, k), e.device = str(v, k);
-    else if (k == "requires_grad") seen.mark(5, k), e.requires_grad = boolean(v, k);
-    else if (k == "storage_bytes") seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
-    else if (k == "category")
+    if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
+    else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (is(k, "shape")) seen.mark(2, k), e.shape = shape(v, k);
+    else if (is(k, "dtype")) seen.mark(3, k), e.dtype = str(v, k);
+    else if (is(k, "device")) seen.mark(4, k), e.device = str(v, k);
+    else if (is(k, "requires_grad")) seen.mark(5, k), e.requires_grad = boolean(v, k);
+    else if (is(k, "storage_bytes")) seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
+    else if (is(k, "category"))
       seen.mark(7, k), e.category = enum_value(
                            v, k, &parse_memory_category,
                            "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
@@ -441,17 +449,17 @@ void Impl::parse_memory(od::object& obj) {
   MemoryEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "timestamp_ns") seen.mark(0, k), e.timestamp_ns = u64(v, k);
-    else if (k == "tensor_id") seen.mark(1, k), e.tensor_id = str(v, k);
-    else if (k == "span_id") seen.mark(2, k), e.span_id = str(v, k);
-    else if (k == "op_name") seen.mark(3, k), e.op_name = opt_str(v, k);
-    else if (k == "device") seen.mark(4, k), e.device = str(v, k);
-    else if (k == "bytes") seen.mark(5, k), e.bytes = u64(v, k);
-    else if (k == "action")
+    if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (is(k, "span_id")) seen.mark(2, k), e.span_id = str(v, k);
+    else if (is(k, "op_name")) seen.mark(3, k), e.op_name = opt_str(v, k);
+    else if (is(k, "device")) seen.mark(4, k), e.device = str(v, k);
+    else if (is(k, "bytes")) seen.mark(5, k), e.bytes = u64(v, k);
+    else if (is(k, "action"))
       seen.mark(6, k), e.action = enum_value(v, k, &parse_memory_action, "`alloc`, `free`");
-    else if (k == "shape") seen.mark(7, k), e.shape = shape(v, k);
-    else if (k == "dtype") seen.mark(8, k), e.dtype = str(v, k);
-    else if (k == "category")
+    else if (is(k, "shape")) seen.mark(7, k), e.shape = shape(v, k);
+    else if (is(k, "dtype")) seen.mark(8, k), e.dtype = str(v, k);
+    else if (is(k, "category"))
       seen.mark(9, k), e.category = enum_value(
                            v, k, &parse_memory_category,
                            "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
@@ -469,11 +477,11 @@ void Impl::parse_device_memory(od::object& obj) {
   DeviceMemoryEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "timestamp_ns") seen.mark(0, k), e.timestamp_ns = u64(v, k);
-    else if (k == "device") seen.mark(1, k), e.device = str(v, k);
-    else if (k == "used_bytes") seen.mark(2, k), e.used_bytes = u64(v, k);
-    else if (k == "free_bytes") seen.mark(3, k), e.free_bytes = u64(v, k);
-    else if (k == "reserved_bytes") seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
+    if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "device")) seen.mark(1, k), e.device = str(v, k);
+    else if (is(k, "used_bytes")) seen.mark(2, k), e.used_bytes = u64(v, k);
+    else if (is(k, "free_bytes")) seen.mark(3, k), e.free_bytes = u64(v, k);
+    else if (is(k, "reserved_bytes")) seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
     else return false;
     return true;
   });
@@ -488,13 +496,13 @@ void Impl::parse_gradient(od::object& obj) {
   GradientEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "event_id") seen.mark(0, k), e.event_id = str(v, k);
-    else if (k == "root") seen.mark(1, k), e.root = str(v, k);
-    else if (k == "key") seen.mark(2, k), e.key = str(v, k);
-    else if (k == "state")
+    if (is(k, "event_id")) seen.mark(0, k), e.event_id = str(v, k);
+    else if (is(k, "root")) seen.mark(1, k), e.root = str(v, k);
+    else if (is(k, "key")) seen.mark(2, k), e.key = str(v, k);
+    else if (is(k, "state"))
       seen.mark(3, k), e.state = enum_value(v, k, &parse_gradient_state,
                                             "`present`, `missing`, `zero`, `non_finite`");
-    else if (k == "norm") seen.mark(4, k), e.norm = opt_f64(v, k);
+    else if (is(k, "norm")) seen.mark(4, k), e.norm = opt_f64(v, k);
     else return false;
     return true;
   });
@@ -509,9 +517,9 @@ void Impl::parse_edge(od::object& obj) {
   EdgeEvent e;
   Seen seen{this};
   for_each_field(obj, [&](std::string_view k, od::value& v) {
-    if (k == "from_span") seen.mark(0, k), e.from_span = str(v, k);
-    else if (k == "to_span") seen.mark(1, k), e.to_span = str(v, k);
-    else if (k == "duration_ns") seen.mark(2, k), e.duration_ns = u64(v, k);
+    if (is(k, "from_span")) seen.mark(0, k), e.from_span = str(v, k);
+    else if (is(k, "to_span")) seen.mark(1, k), e.to_span = str(v, k);
+    else if (is(k, "duration_ns")) seen.mark(2, k), e.duration_ns = u64(v, k);
     else return false;
     return true;
   });
@@ -551,7 +559,7 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
     od::field fl;
     p.check(std::move(f).get(fl));
     const std::string_view key = p.key_of(fl);
-    if (key == "kind") {
+    if (is(key, "kind")) {
       od::value v = fl.value();
       kind = p.str(v, "kind");
       has_kind = true;
@@ -561,15 +569,15 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
   if (!has_kind) p.fail("missing field `kind`");
   p.check(obj.reset().get(rewound));
 
-  if (kind == "op") p.kind_name = "op", p.parse_op(obj);
-  else if (kind == "span_start") p.kind_name = "span_start", p.parse_span_start(obj);
-  else if (kind == "span_end") p.kind_name = "span_end", p.parse_span_end(obj);
-  else if (kind == "memory") p.kind_name = "memory", p.parse_memory(obj);
-  else if (kind == "tensor") p.kind_name = "tensor", p.parse_tensor(obj);
-  else if (kind == "device_memory") p.kind_name = "device_memory", p.parse_device_memory(obj);
-  else if (kind == "gradient") p.kind_name = "gradient", p.parse_gradient(obj);
-  else if (kind == "edge") p.kind_name = "edge", p.parse_edge(obj);
-  else if (kind == "meta") p.kind_name = "meta", p.parse_meta(obj);
+  if (is(kind, "op")) p.kind_name = "op", p.parse_op(obj);
+  else if (is(kind, "span_start")) p.kind_name = "span_start", p.parse_span_start(obj);
+  else if (is(kind, "span_end")) p.kind_name = "span_end", p.parse_span_end(obj);
+  else if (is(kind, "memory")) p.kind_name = "memory", p.parse_memory(obj);
+  else if (is(kind, "tensor")) p.kind_name = "tensor", p.parse_tensor(obj);
+  else if (is(kind, "device_memory")) p.kind_name = "device_memory", p.parse_device_memory(obj);
+  else if (is(kind, "gradient")) p.kind_name = "gradient", p.parse_gradient(obj);
+  else if (is(kind, "edge")) p.kind_name = "edge", p.parse_edge(obj);
+  else if (is(kind, "meta")) p.kind_name = "meta", p.parse_meta(obj);
   else p.fail("unknown event kind " + quote_for_message(kind));
   // Every field has been visited; anything still in bounds is a second value on the line.
   const char* rest = nullptr;
