@@ -1,0 +1,110 @@
+// Runs the real candle-graph executable (CG_BINARY) in a child process and captures its exit
+// code, stdout and stderr (through temp files, so big outputs cannot dead-lock a pipe).
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cgcli {
+
+namespace fs = std::filesystem;
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_file(const fs::path& p, std::string_view bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+inline fs::path fixture(std::string_view name) {
+  return fs::path(CG_FIXTURE_DIR) / name;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() /
+            ("cg-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  fs::path operator/(std::string_view name) const { return path_ / name; }
+
+  // Names of the entries in the directory (to spot leftover temporary files).
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  fs::path path_;
+};
+
+struct RunResult {
+  int exit_code = -1;  // -1 when the process did not exit normally (killed by a signal)
+  std::string out;
+  std::string err;
+};
+
+// Runs CG_BINARY with `args` in `cwd` (default: the current directory).
+inline RunResult run_cli(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+  TempDir io;
+  const fs::path out_path = io / "stdout", err_path = io / "stderr";
+  std::vector<std::string> argv_storage = {CG_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int in = ::open("/dev/null", O_RDONLY);
+    if (o < 0 || e < 0 || in < 0) ::_exit(126);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::dup2(in, 0);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  RunResult r;
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) {
+    ADD_FAILURE() << "cannot run " << CG_BINARY;
+    return r;
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+inline std::string describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out.substr(0, 2000) +
+         "\n--- stderr\n" + r.err.substr(0, 2000);
+}
+
+}  // namespace cgcli
