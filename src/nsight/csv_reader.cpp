@@ -15,27 +15,40 @@ void CsvSplitter::reset() {
 }
 
 bool CsvSplitter::feed(std::string_view line) {
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
+  // Copies runs of ordinary characters at once; only `,` and `"` need a decision.
+  std::size_t i = 0;
+  while (i < line.size()) {
     if (in_quotes) {
-      if (c != '"') {
-        field.push_back(c);
-      } else if (i + 1 < line.size() && line[i + 1] == '"') {
-        field.push_back('"');  // RFC 4180: a doubled quote inside a quoted field
-        ++i;
+      const auto quote = line.find('"', i);
+      if (quote == std::string_view::npos) {
+        field.append(line.substr(i));
+        i = line.size();
+      } else if (quote + 1 < line.size() && line[quote + 1] == '"') {
+        field.append(line.substr(i, quote + 1 - i));  // RFC 4180: doubled quote → one quote
+        i = quote + 2;
       } else {
+        field.append(line.substr(i, quote - i));
         in_quotes = false;
+        i = quote + 1;
       }
-    } else if (c == ',') {
+      continue;
+    }
+    const auto special = line.find_first_of(",\"", i);
+    const std::size_t stop = special == std::string_view::npos ? line.size() : special;
+    field.append(line.substr(i, stop - i));
+    i = stop;
+    if (i == line.size()) break;
+    if (line[i] == ',') {
       fields.push_back(std::move(field));
       field.clear();
       quoted = false;
-    } else if (c == '"' && field.empty() && !quoted) {
+    } else if (field.empty() && !quoted) {
       in_quotes = true;
       quoted = true;
     } else {
-      field.push_back(c);  // lenient: a stray quote inside an unquoted field is kept literally
+      field.push_back('"');  // lenient: a stray quote inside an unquoted field is kept literally
     }
+    ++i;
   }
   if (in_quotes) {
     field.push_back('\n');  // the quoted field spans a line break

@@ -122,7 +122,10 @@ HeaderColumn parse_header_cell(std::string_view cell) {
 ColumnMap map_columns(const std::vector<std::string>& header_cells) {
   ColumnMap map;
   map.columns.reserve(header_cells.size());
-  for (const auto& cell : header_cells) map.columns.push_back(parse_header_cell(cell));
+  for (const auto& cell : header_cells) {
+    map.columns.push_back(parse_header_cell(cell));
+    map.scales.push_back(unit_scale(map.columns.back().unit));
+  }
   for (const auto& alias : aliases()) {
     auto& slot = map.index[static_cast<std::size_t>(alias.role)];
     for (auto label : alias.labels) {

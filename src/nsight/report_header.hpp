@@ -66,12 +66,13 @@ HeaderColumn parse_header_cell(std::string_view cell);
 
 struct ColumnMap {
   std::vector<HeaderColumn> columns;
+  std::vector<UnitScale> scales;  // unit of each column, resolved once per header
   std::array<std::optional<std::size_t>, static_cast<std::size_t>(Role::count_of_roles)> index{};
 
   bool has(Role role) const { return index[static_cast<std::size_t>(role)].has_value(); }
   std::optional<std::size_t> at(Role role) const { return index[static_cast<std::size_t>(role)]; }
   const HeaderColumn& column(Role role) const { return columns[*at(role)]; }
-  UnitScale scale(Role role) const { return unit_scale(column(role).unit); }
+  const UnitScale& scale(Role role) const { return scales[*at(role)]; }
 };
 
 ColumnMap map_columns(const std::vector<std::string>& header_cells);

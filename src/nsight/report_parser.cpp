@@ -92,6 +92,14 @@ class SectionBuilder {
     section_.summary = summary_.finish();
     section_.sizes = sizes_.finish();
     section_.timeline = timeline_.finish();
+    // Classifying only the rows that survive the cap keeps a huge trace cheap.
+    if (kind_ == ReportKind::kernel_summary || kind_ == ReportKind::memory_time_summary) {
+      for (auto& row : section_.summary)
+        if (!row.category) row.category = kernel_category(row.name);
+    }
+    if (kind_ == ReportKind::gpu_trace) {
+      for (auto& row : section_.timeline) row.category = kernel_category(row.name);
+    }
     return std::move(section_);
   }
 
@@ -182,7 +190,6 @@ class SectionBuilder {
     if (const auto c = map_.at(Role::category); c && !is_null_cell((*fields_)[*c])) {
       row.category = std::string(trim((*fields_)[*c]));
     } else if (kind_ == ReportKind::kernel_summary || kind_ == ReportKind::memory_time_summary) {
-      row.category = kernel_category(name);
     }
     summary_.add(std::move(row));
   }
@@ -220,7 +227,6 @@ class SectionBuilder {
       row.device = device_id();
       row.context = plain(Role::context);
       row.stream = plain(Role::stream);
-      row.category = kernel_category(name);
       if (map_.has(Role::bytes)) {
         const UnitScale s = map_.scale(Role::bytes);
         // 2021 `Bytes` has no unit and counts bytes; newer reports say `Bytes (MB)`.
