@@ -32,7 +32,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,8 +55,8 @@ class InstrumentError : public Error {
 // ---- CaptureSelector: is this invocation the one to capture? -----------------------------------
 
 // Decides per invocation (update or inference call) whether to capture it. A plain value with
-// no allocation; tick() is one decrement and one well-predicted branch. Not thread-safe: keep
-// one selector per loop. Steps are one-based, like ProfileRun's capture_step.
+// no allocation; tick() is one increment, one compare and a well-predicted branch. Not thread-safe:
+// keep one selector per loop. Steps are one-based, like ProfileRun's capture_step.
 class CaptureSelector {
  public:
   // Captures exactly invocation `step` (one-based; 0 never captures).
@@ -73,12 +72,11 @@ class CaptureSelector {
   static constexpr CaptureSelector never() noexcept { return CaptureSelector(0, 0); }
 
   // Advances to the next invocation and returns whether it is selected. The invocation's
-  // one-based number is then step().
+  // one-based number is then step(). One increment and one compare on the unselected path.
   constexpr bool tick() noexcept {
-    ++step_;
-    if (--countdown_ != 0) [[likely]]
+    if (++step_ != next_) [[likely]]
       return false;
-    countdown_ = period_ == 0 ? kNever : period_;
+    next_ = period_ == 0 ? 0 : step_ + period_;
     return true;
   }
   // Number of the current invocation (the last tick()); 0 before the first tick().
@@ -92,13 +90,12 @@ class CaptureSelector {
   }
 
  private:
-  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
   constexpr CaptureSelector(std::uint64_t first, std::uint64_t period) noexcept
-      : first_(first), period_(period), countdown_(first == 0 ? kNever : first) {}
+      : first_(first), period_(period), next_(first) {}
 
   std::uint64_t first_;
   std::uint64_t period_;
-  std::uint64_t countdown_;  // ticks until the next selected invocation
+  std::uint64_t next_;  // number of the next selected invocation; 0 = none
   std::uint64_t step_ = 0;
 };
 

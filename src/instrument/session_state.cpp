@@ -6,6 +6,7 @@
 #include <atomic>
 #include <charconv>
 
+#include "instrument/event_line.hpp"
 #include "instrument/run_identity.hpp"
 
 namespace candle_graph::detail {
@@ -42,16 +43,6 @@ const std::filesystem::path& checked(const std::filesystem::path& path, const Pr
 }
 
 }  // namespace
-
-std::string& thread_line() {
-  thread_local std::string line = [] {
-    std::string s;
-    s.reserve(4096);
-    return s;
-  }();
-  line.clear();
-  return line;
-}
 
 std::string_view format_span_id(std::uint64_t n, char* buf) noexcept {
   buf[0] = 's';
@@ -139,12 +130,9 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
   const std::uint64_t number = next_span_;
   char id_buf[24];
   char parent_buf[24];
-  std::string& line = thread_line();
-  append_event_json(line, TraceEvent(SpanStartEvent{format_span_id(number, id_buf),
-                                                    format_span_id(parent, parent_buf), name,
-                                                    elapsed_at(tick), kind, measured, step}));
-  line.push_back('\n');
-  sink_.append(line);
+  sink_.append(
+      format_line(SpanStartEvent{format_span_id(number, id_buf), format_span_id(parent, parent_buf),
+                                 name, elapsed_at(tick), kind, measured, step}));
   ++next_span_;
   if (measured) {
     measured_ = number;
@@ -159,10 +147,7 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
 
 void SessionState::write_span_end(std::uint64_t number, std::uint64_t duration_ns) {
   char id_buf[24];
-  std::string& line = thread_line();
-  append_event_json(line, TraceEvent(SpanEndEvent{format_span_id(number, id_buf), duration_ns}));
-  line.push_back('\n');
-  sink_.append(line);
+  sink_.append(format_line(SpanEndEvent{format_span_id(number, id_buf), duration_ns}));
 }
 
 void SessionState::defer_error(std::string message) {

@@ -22,8 +22,10 @@ inline std::int64_t now_tick() noexcept {
   return std::chrono::steady_clock::now().time_since_epoch().count();
 }
 
-// This thread's line formatting buffer (reused; allocation-free once grown), cleared.
-std::string& thread_line();
+// §4.12 resolve_storage_bytes with a fast path for exact dtype labels (trace_session.cpp).
+std::uint64_t resolve_record_bytes(std::optional<std::uint64_t> explicit_bytes,
+                                   std::span<const std::uint64_t> shape,
+                                   std::string_view dtype) noexcept;
 
 // Writes `s{n}` into `buf` (at least 24 bytes) and returns a view of it.
 std::string_view format_span_id(std::uint64_t n, char* buf) noexcept;

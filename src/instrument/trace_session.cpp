@@ -1,22 +1,50 @@
 // §13.2 TraceSession: the record_* hot path. Each record is formatted outside the session lock
-// into a per-thread buffer (no heap allocation once the buffer has grown), with the trace
-// writer's own append_event_json so the bytes are exactly what the reader accepts, and then
-// appended to the session's buffer of whole lines under the lock.
+// into a per-thread buffer (event_line.hpp: no heap allocation, the trace writer's exact bytes)
+// and then appended to the session's buffer of whole lines under the lock.
 #include <charconv>
 #include <cmath>
 
 #include "candle_graph/instrument.hpp"
+#include "instrument/event_line.hpp"
 #include "instrument/session_state.hpp"
 
 namespace candle_graph {
 namespace {
 
-void append_line(detail::SessionState& state, const TraceEvent& event, std::uint64_t span) {
-  std::string& line = detail::thread_line();
-  append_event_json(line, event);
-  line.push_back('\n');
-  state.append_record(line, span);
+// §4.12 element size of the exact labels producers write ("f32", "bf16", …): a switch instead of
+// the general trim + lowercase lookup; 0 sends every other label to resolve_storage_bytes.
+std::uint64_t exact_dtype_size(std::string_view d) noexcept {
+  if (d.size() == 3) {
+    const bool bits32 = d[1] == '3' && d[2] == '2', bits64 = d[1] == '6' && d[2] == '4',
+               bits16 = d[1] == '1' && d[2] == '6';
+    if (d[0] == 'f' || d[0] == 'i' || d[0] == 'u') {
+      if (bits32) return 4;
+      if (bits64) return 8;
+      if (bits16) return 2;
+    }
+    return 0;
+  }
+  if (d.size() == 2 && d[1] == '8' && (d[0] == 'u' || d[0] == 'i' || d[0] == 'f')) return 1;
+  if (d == "bf16") return 2;
+  if (d == "bool") return 1;
+  return 0;
 }
+
+}  // namespace
+
+// Same result as resolve_storage_bytes (tests/instrument/storage_bytes_test.cpp), faster.
+std::uint64_t detail::resolve_record_bytes(std::optional<std::uint64_t> explicit_bytes,
+                                           std::span<const std::uint64_t> shape,
+                                           std::string_view dtype) noexcept {
+  if (explicit_bytes) return *explicit_bytes;
+  const std::uint64_t size = exact_dtype_size(dtype);
+  if (size == 0) return resolve_storage_bytes(std::nullopt, shape, dtype);
+  const std::uint64_t count = elem_count(shape);
+  std::uint64_t bytes = 0;
+  return __builtin_mul_overflow(count, size, &bytes) ? ~std::uint64_t{0} : bytes;
+}
+
+namespace {
 
 MemoryEvent memory_event(detail::SessionState& state, std::string_view span_id,
                          const MemoryRecord& m, MemoryAction action) {
@@ -89,9 +117,9 @@ void TraceSession::record_op(SpanId span, const OpRecord& op) {
   e.device = op.device;
   e.duration_ns = op.duration_ns;
   e.timestamp_ns = op.timestamp_ns != 0 ? op.timestamp_ns : s.elapsed_ns();  // §17.7
-  e.storage_bytes = resolve_storage_bytes(op.storage_bytes, op.shape, op.dtype);
+  e.storage_bytes = detail::resolve_record_bytes(op.storage_bytes, op.shape, op.dtype);
   e.input_storage_bytes = op.input_storage_bytes;
-  append_line(s, TraceEvent(e), span.number());
+  s.append_record(detail::format_line(e), span.number());
 }
 
 void TraceSession::record_tensor(SpanId span, const TensorRecord& t) {
@@ -104,23 +132,23 @@ void TraceSession::record_tensor(SpanId span, const TensorRecord& t) {
   e.dtype = t.dtype;
   e.device = t.device;
   e.requires_grad = t.requires_grad;
-  e.storage_bytes = resolve_storage_bytes(t.storage_bytes, t.shape, t.dtype);
+  e.storage_bytes = detail::resolve_record_bytes(t.storage_bytes, t.shape, t.dtype);
   e.category = t.category;
-  append_line(s, TraceEvent(e), span.number());
+  s.append_record(detail::format_line(e), span.number());
 }
 
 void TraceSession::record_memory_alloc(SpanId span, const MemoryRecord& m) {
   detail::SessionState& s = state();
   char id_buf[24];
   const auto id = detail::format_span_id(span.number(), id_buf);
-  append_line(s, TraceEvent(memory_event(s, id, m, MemoryAction::alloc)), span.number());
+  s.append_record(detail::format_line(memory_event(s, id, m, MemoryAction::alloc)), span.number());
 }
 
 void TraceSession::record_memory_free(SpanId span, const MemoryRecord& m) {
   detail::SessionState& s = state();
   char id_buf[24];
   const auto id = detail::format_span_id(span.number(), id_buf);
-  append_line(s, TraceEvent(memory_event(s, id, m, MemoryAction::free)), span.number());
+  s.append_record(detail::format_line(memory_event(s, id, m, MemoryAction::free)), span.number());
 }
 
 void TraceSession::record_device_memory(std::string_view device, std::uint64_t used_bytes,
@@ -130,7 +158,7 @@ void TraceSession::record_device_memory(std::string_view device, std::uint64_t u
   detail::SessionState& s = state();
   const DeviceMemoryEvent e{timestamp_ns ? *timestamp_ns : s.elapsed_ns(), device, used_bytes,
                             free_bytes, reserved_bytes};
-  append_line(s, TraceEvent(e), 1);  // not tied to a span; 1 always exists
+  s.append_record(detail::format_line(e), 1);  // not tied to a span; 1 always exists
 }
 
 std::uint64_t TraceSession::record_gradient(std::string_view root, std::string_view key,
@@ -142,7 +170,7 @@ std::uint64_t TraceSession::record_gradient(std::string_view root, std::string_v
   if (norm && !std::isfinite(*norm)) norm.reset();  // JSON has no NaN/inf
   const GradientEvent e{std::string_view(id_buf, static_cast<std::size_t>(r.ptr - id_buf)), root,
                         key, state_value, norm};
-  append_line(s, TraceEvent(e), 1);
+  s.append_record(detail::format_line(e), 1);
   return n;
 }
 
@@ -152,10 +180,8 @@ void TraceSession::record_edge(SpanId from, SpanId to, std::uint64_t duration_ns
   char to_buf[24];
   const EdgeEvent e{detail::format_span_id(from.number(), from_buf),
                     detail::format_span_id(to.number(), to_buf), duration_ns};
-  std::string& line = detail::thread_line();
-  append_event_json(line, TraceEvent(e));
-  line.push_back('\n');
-  s.append_record(line, from.number(), to.number());  // both ends must be spans of this session
+  s.append_record(detail::format_line(e), from.number(),
+                  to.number());  // both ends must be spans of this session
 }
 
 std::uint64_t TraceSession::elapsed_ns() const {

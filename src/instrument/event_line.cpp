@@ -1,0 +1,235 @@
+#include "instrument/event_line.hpp"
+
+#include <charconv>
+#include <cstring>
+#include <string>
+
+#include "output/json_text.hpp"
+
+namespace candle_graph::detail {
+namespace {
+
+constexpr std::size_t kLineCapacity = 16 * 1024;
+// Worst case of one JSON string: every byte escaped as \u00XX, plus the quotes.
+constexpr std::size_t kMaxStringGrowth = 6;
+// Upper bound of everything that is not a caller string: field names, punctuation, numbers.
+constexpr std::size_t kFixedBound = 1024;
+constexpr std::size_t kNumberBound = 24;  // 20 digits of a u64, a comma, headroom
+
+struct ThreadBuffers {
+  std::string line;     // fast path: written through a pointer, sized once
+  std::string slow;     // fallback for lines beyond kLineCapacity
+  std::string scratch;  // escaping of the rare strings that need it
+};
+
+ThreadBuffers& buffers() {
+  thread_local ThreadBuffers b = [] {
+    ThreadBuffers t;
+    t.line.resize(kLineCapacity);
+    t.scratch.reserve(1024);
+    return t;
+  }();
+  return b;
+}
+
+bool is_plain(std::string_view s) noexcept {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
+  }
+  return true;
+}
+
+std::size_t string_bound(std::string_view s) noexcept {
+  return s.size() * kMaxStringGrowth + 2;
+}
+
+class Writer {
+ public:
+  explicit Writer(char* p) : begin_(p), p_(p) {}
+
+  template <std::size_t N>
+  Writer& lit(const char (&s)[N]) {
+    std::memcpy(p_, s, N - 1);
+    p_ += N - 1;
+    return *this;
+  }
+  Writer& str(std::string_view s) {
+    if (is_plain(s)) [[likely]] {
+      *p_++ = '"';
+      std::memcpy(p_, s.data(), s.size());
+      p_ += s.size();
+      *p_++ = '"';
+      return *this;
+    }
+    std::string& scratch = buffers().scratch;
+    scratch.clear();
+    output::append_json_string(scratch, s);
+    std::memcpy(p_, scratch.data(), scratch.size());
+    p_ += scratch.size();
+    return *this;
+  }
+  Writer& u64(std::uint64_t v) {
+    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+    return *this;
+  }
+  Writer& f64(double v) {
+    std::string& scratch = buffers().scratch;
+    scratch.clear();
+    output::append_f64(scratch, v);
+    std::memcpy(p_, scratch.data(), scratch.size());
+    p_ += scratch.size();
+    return *this;
+  }
+  Writer& boolean(bool v) { return v ? lit("true") : lit("false"); }
+  Writer& dims(std::span<const std::uint64_t> v) {
+    *p_++ = '[';
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) *p_++ = ',';
+      u64(v[i]);
+    }
+    *p_++ = ']';
+    return *this;
+  }
+  Writer& strings(std::span<const std::string_view> v) {
+    *p_++ = '[';
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) *p_++ = ',';
+      str(v[i]);
+    }
+    *p_++ = ']';
+    return *this;
+  }
+  std::string_view done() {
+    *p_++ = '\n';
+    return {begin_, static_cast<std::size_t>(p_ - begin_)};
+  }
+
+ private:
+  char* begin_;
+  char* p_;
+};
+
+// Runs `write` on the fast buffer when `bound` fits, else formats with append_event_json.
+template <typename Event, typename Write>
+std::string_view format(const Event& e, std::size_t bound, Write&& write) {
+  ThreadBuffers& b = buffers();
+  if (bound <= kLineCapacity) [[likely]] {
+    Writer w(b.line.data());
+    write(w);
+    return w.done();
+  }
+  b.slow.clear();
+  append_event_json(b.slow, TraceEvent(e));
+  b.slow.push_back('\n');
+  return b.slow;
+}
+
+std::size_t strings_bound(std::span<const std::string_view> v) noexcept {
+  std::size_t n = 0;
+  for (std::string_view s : v) n += string_bound(s) + 1;
+  return n;
+}
+
+}  // namespace
+
+std::string_view format_line(const SpanStartEvent& e) {
+  const std::size_t bound = kFixedBound + string_bound(e.id) + string_bound(e.name) +
+                            (e.parent_id ? string_bound(*e.parent_id) : 0);
+  return format(e, bound, [&](Writer& w) {
+    w.lit(R"({"kind":"span_start","id":)").str(e.id);
+    if (e.parent_id) w.lit(R"(,"parent_id":)").str(*e.parent_id);
+    w.lit(R"(,"name":)").str(e.name).lit(R"(,"start_ns":)").u64(e.start_ns);
+    w.lit(R"(,"span_kind":)").str(to_string(e.span_kind));
+    w.lit(R"(,"measured":)").boolean(e.measured);
+    if (e.step) w.lit(R"(,"step":)").str(to_string(*e.step));
+    w.lit("}");
+  });
+}
+
+std::string_view format_line(const SpanEndEvent& e) {
+  return format(e, kFixedBound + string_bound(e.id), [&](Writer& w) {
+    w.lit(R"({"kind":"span_end","id":)").str(e.id);
+    w.lit(R"(,"duration_ns":)").u64(e.duration_ns).lit("}");
+  });
+}
+
+std::string_view format_line(const OpEvent& e) {
+  const std::size_t bound = kFixedBound + string_bound(e.span_id) + string_bound(e.op_name) +
+                            strings_bound(e.inputs) + (e.output ? string_bound(*e.output) : 0) +
+                            e.shape.size() * kNumberBound + string_bound(e.dtype) +
+                            string_bound(e.device);
+  return format(e, bound, [&](Writer& w) {
+    w.lit(R"({"kind":"op","span_id":)").str(e.span_id);
+    w.lit(R"(,"op_name":)").str(e.op_name).lit(R"(,"inputs":)").strings(e.inputs);
+    if (e.output) w.lit(R"(,"output":)").str(*e.output);
+    w.lit(R"(,"shape":)").dims(e.shape).lit(R"(,"dtype":)").str(e.dtype);
+    w.lit(R"(,"device":)").str(e.device).lit(R"(,"duration_ns":)").u64(e.duration_ns);
+    w.lit(R"(,"timestamp_ns":)").u64(e.timestamp_ns);
+    if (e.storage_bytes) w.lit(R"(,"storage_bytes":)").u64(*e.storage_bytes);
+    if (e.input_storage_bytes) w.lit(R"(,"input_storage_bytes":)").u64(*e.input_storage_bytes);
+    w.lit("}");
+  });
+}
+
+std::string_view format_line(const TensorEvent& e) {
+  const std::size_t bound = kFixedBound + string_bound(e.span_id) + string_bound(e.tensor_id) +
+                            e.shape.size() * kNumberBound + string_bound(e.dtype) +
+                            string_bound(e.device);
+  return format(e, bound, [&](Writer& w) {
+    w.lit(R"({"kind":"tensor","span_id":)").str(e.span_id);
+    w.lit(R"(,"tensor_id":)").str(e.tensor_id).lit(R"(,"shape":)").dims(e.shape);
+    w.lit(R"(,"dtype":)").str(e.dtype).lit(R"(,"device":)").str(e.device);
+    w.lit(R"(,"requires_grad":)").boolean(e.requires_grad);
+    if (e.storage_bytes) w.lit(R"(,"storage_bytes":)").u64(*e.storage_bytes);
+    w.lit(R"(,"category":)").str(to_string(e.category)).lit("}");
+  });
+}
+
+std::string_view format_line(const MemoryEvent& e) {
+  const std::size_t bound = kFixedBound + string_bound(e.tensor_id) + string_bound(e.span_id) +
+                            (e.op_name ? string_bound(*e.op_name) : 0) + string_bound(e.device) +
+                            e.shape.size() * kNumberBound + string_bound(e.dtype);
+  return format(e, bound, [&](Writer& w) {
+    w.lit(R"({"kind":"memory","timestamp_ns":)").u64(e.timestamp_ns);
+    w.lit(R"(,"tensor_id":)").str(e.tensor_id).lit(R"(,"span_id":)").str(e.span_id);
+    if (e.op_name) w.lit(R"(,"op_name":)").str(*e.op_name);
+    w.lit(R"(,"device":)").str(e.device).lit(R"(,"bytes":)").u64(e.bytes);
+    w.lit(R"(,"action":)").str(to_string(e.action)).lit(R"(,"shape":)").dims(e.shape);
+    w.lit(R"(,"dtype":)").str(e.dtype).lit(R"(,"category":)").str(to_string(e.category));
+    w.lit("}");
+  });
+}
+
+std::string_view format_line(const DeviceMemoryEvent& e) {
+  return format(e, kFixedBound + string_bound(e.device), [&](Writer& w) {
+    w.lit(R"({"kind":"device_memory","timestamp_ns":)").u64(e.timestamp_ns);
+    w.lit(R"(,"device":)").str(e.device).lit(R"(,"used_bytes":)").u64(e.used_bytes);
+    w.lit(R"(,"free_bytes":)").u64(e.free_bytes);
+    if (e.reserved_bytes) w.lit(R"(,"reserved_bytes":)").u64(*e.reserved_bytes);
+    w.lit("}");
+  });
+}
+
+std::string_view format_line(const GradientEvent& e) {
+  const std::size_t bound =
+      kFixedBound + string_bound(e.event_id) + string_bound(e.root) + string_bound(e.key);
+  return format(e, bound, [&](Writer& w) {
+    w.lit(R"({"kind":"gradient","event_id":)").str(e.event_id);
+    w.lit(R"(,"root":)").str(e.root).lit(R"(,"key":)").str(e.key);
+    w.lit(R"(,"state":)").str(to_string(e.state));
+    if (e.norm) w.lit(R"(,"norm":)").f64(*e.norm);
+    w.lit("}");
+  });
+}
+
+std::string_view format_line(const EdgeEvent& e) {
+  return format(e, kFixedBound + string_bound(e.from_span) + string_bound(e.to_span),
+                [&](Writer& w) {
+                  w.lit(R"({"kind":"edge","from_span":)").str(e.from_span);
+                  w.lit(R"(,"to_span":)").str(e.to_span);
+                  w.lit(R"(,"duration_ns":)").u64(e.duration_ns).lit("}");
+                });
+}
+
+}  // namespace candle_graph::detail
