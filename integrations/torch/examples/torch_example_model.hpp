@@ -1,0 +1,61 @@
+// The small CNN of the LibTorch examples, tests and bench, behind a header without LibTorch
+// includes (only torch_example_model.cpp pays for <torch/torch.h>).
+//
+// Model: Conv2d(1→4, 3×3, pad 1) → ReLU → MaxPool 2 → Linear(64→32) → ReLU → Linear(32→10),
+// Adam (lr 1e-2), cross-entropy. Data: a deterministic generated set (seeded normal 8×8 images,
+// labels = argmax of a fixed seeded projection), so the loss falls and no download is needed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "candle_graph/torch/capture.hpp"
+
+namespace torch_example {
+
+struct ModelOptions {
+  std::int64_t batch = 8;
+  std::uint64_t seed = 42;
+  bool unused_parameter = false;  // adds `unused` (Linear 3→3) that never gets a gradient
+};
+
+struct CaptureRequest {
+  std::filesystem::path trace;
+  std::uint64_t step = 1;       // one-based number of this update / call
+  std::string poison_gradient;  // parameter whose gradient is set to NaN after backward
+  bool memory = true;
+  bool under_torch_profiler = false;  // LibTorch's profiler holds the PROFILER_STATE slot
+};
+
+class Trainer {
+ public:
+  explicit Trainer(const ModelOptions& options);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // One uncaptured update (zero_grad, forward, loss, backward, Adam step); returns the loss.
+  double train_step();
+  // The same update, captured into request.trace.
+  candle_graph::libtorch::CaptureSummary captured_train_step(const CaptureRequest& request,
+                                                             double* loss = nullptr);
+  // One uncaptured inference call (no grad) on the next batch.
+  void infer();
+  // One inference call, captured.
+  candle_graph::libtorch::CaptureSummary captured_inference(const CaptureRequest& request);
+  // One update under LibTorch's own profiler (shapes + memory on), for the overhead bench;
+  // returns the number of events it reported.
+  std::size_t profiled_train_step();
+
+  std::vector<std::string> parameter_names() const;
+  std::int64_t batch() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace torch_example

@@ -1,0 +1,158 @@
+// LibTorch auto-capture (issue 5, spec §13): records one LibTorch training update or inference
+// call as a candle-graph/trace/6 trace without hand-written record_op calls.
+//
+//   candle_graph::libtorch::TorchCapture capture("trace.jsonl",
+//       candle_graph::ProfileRun::training("mlp::train_step", 3, "cpu"), *model);
+//   capture.record_input("input", x);
+//   { auto f = capture.begin_step_span("forward", candle_graph::ExecutionStep::forward);
+//     loss = loss_fn(model->forward(x), y); }
+//   loss.backward();                        // ops land in an automatic backward span
+//   capture.record_gradients();             // a gradient fact per named parameter
+//   { auto o = capture.begin_step_span("optimizer", candle_graph::ExecutionStep::optimizer);
+//     optimizer.step(); }
+//   candle_graph::libtorch::CaptureSummary s = capture.finish();
+//
+// What is captured, on the constructing thread only (thread-local RecordFunction callbacks):
+//  - every ATen op and autograd node as an `op` event in the innermost capture span, with input
+//    tensor ids, output id, shape, dtype, device, timestamp, storage and input storage bytes.
+//    duration_ns is the op's *exclusive* time (time in nested recorded ops is removed), so the
+//    op durations of a span add up without counting nested ops twice (§8.2 self times).
+//  - tensor ids `t{n}` name one c10 CPU-allocator block (or one tensor seen without an
+//    allocation), `@k` marks its k-th in-place write since first seen and `~{op}` a view made by
+//    an op. Named tensors (parameters, record_input) use their name instead of `t{n}`.
+//  - c10 CPU-allocator allocations and frees (through the PROFILER_STATE memory reporting slot)
+//    as `memory` events with the ids above; frees of blocks allocated before the capture are
+//    counted in CaptureSummary, never written (they would be unpaired frees, §6 check 12).
+//  - a `device_memory` checkpoint at the start and at the end of the measured region (process
+//    RSS as used bytes, MemAvailable as free bytes), `tensor` checkpoints for the parameters
+//    and recorded inputs, and `gradient` facts.
+//
+// This header includes no LibTorch header: the model and tensors are only declared here.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "candle_graph/instrument.hpp"
+
+namespace at {
+class Tensor;
+}
+namespace torch::nn {
+class Module;
+}
+
+namespace candle_graph::libtorch {
+
+namespace detail {
+struct CaptureState;
+class Recorder;
+}  // namespace detail
+
+struct CaptureOptions {
+  // Name of the measured region; empty means `{entrypoint}/update-{step:012}` (training) or
+  // `{entrypoint}/inference-{step:012}` (inference), the README labels of §13.3.
+  std::string measurement_name;
+  // Record CPU-allocator alloc/free events. Skipped anyway (and said so in the meta tag
+  // `torch.memory_capture`) when LibTorch's own profiler holds the PROFILER_STATE slot.
+  bool memory = true;
+  // The `root` of the gradient facts (§4.9), e.g. "model".
+  std::string parameter_root = "model";
+};
+
+// What the capture saw, for the caller's summary line; every number can be checked against the
+// trace file (ops = op events, memory_events = memory events, ...).
+struct CaptureSummary {
+  std::filesystem::path trace;
+  std::uint64_t ops = 0;
+  std::uint64_t memory_events = 0;  // allocs + frees written
+  std::uint64_t allocs = 0;
+  std::uint64_t frees = 0;        // frees matched to an alloc of this capture
+  std::uint64_t live_at_end = 0;  // allocations of this capture not freed by the end
+  std::uint64_t live_bytes_at_end = 0;
+  std::uint64_t peak_bytes = 0;              // peak of live bytes allocated during the capture
+  std::uint64_t pre_capture_frees = 0;       // frees of blocks allocated before the capture
+  std::uint64_t pre_capture_free_bytes = 0;  // (0 when the block size was unknown)
+  bool memory_captured = false;
+  std::string memory_note;  // why memory capture was skipped, empty otherwise
+  std::uint64_t gradients = 0;
+  std::uint64_t non_finite_gradients = 0;
+  std::uint64_t missing_gradients = 0;
+  std::uint64_t measured_ns = 0;  // duration of the measured region
+};
+
+// RAII end of a capture span (ends the SpanGuard and leaves the capture's span stack).
+class CaptureSpan {
+ public:
+  CaptureSpan() noexcept = default;
+  CaptureSpan(CaptureSpan&& other) noexcept;
+  CaptureSpan& operator=(CaptureSpan&& other) noexcept;
+  CaptureSpan(const CaptureSpan&) = delete;
+  CaptureSpan& operator=(const CaptureSpan&) = delete;
+  ~CaptureSpan();
+  SpanId id() const noexcept { return guard_.id(); }
+  void end();
+
+ private:
+  friend class TorchCapture;
+  CaptureSpan(detail::CaptureState* state, SpanGuard guard) noexcept
+      : state_(state), guard_(std::move(guard)) {}
+  detail::CaptureState* state_ = nullptr;
+  SpanGuard guard_;
+};
+
+// One capture: opens the trace, begins the measured region and starts recording on the calling
+// thread; finish() (or the destructor) stops recording, writes the buffered events and closes
+// the trace. Use on one thread; at most one capture per thread at a time.
+class TorchCapture {
+ public:
+  // Opens `trace` (meta tags torch.memory_capture, torch.version, torch.threads are added to
+  // `run`), checkpoints the parameters and buffers of `model` and starts recording. Throws
+  // InstrumentError when the file cannot be written or another capture is active on the thread.
+  TorchCapture(const std::filesystem::path& trace, ProfileRun run, const ::torch::nn::Module& model,
+               CaptureOptions options = {});
+  TorchCapture(const TorchCapture&) = delete;
+  TorchCapture& operator=(const TorchCapture&) = delete;
+  // Runs finish() if it was not called; errors are swallowed (call finish() to see them).
+  ~TorchCapture();
+
+  // Spans inside the measured region. Ops are attributed to the innermost span opened here (or
+  // to the automatic backward span); spans begun directly on session() are not seen by the
+  // capture. Names are prefixed with the measurement name: "forward" → ".../forward".
+  CaptureSpan begin_step_span(std::string_view name, ExecutionStep step);
+  CaptureSpan begin_span(std::string_view name);
+
+  // A `tensor` checkpoint (category activation) in the current span; later op events use
+  // `name` as the tensor's id.
+  void record_input(std::string_view name, const at::Tensor& tensor);
+  // One gradient fact per named parameter of the model: missing (no grad), non_finite (a NaN
+  // or infinity; norm omitted), zero (norm 0) or present, with its L2 norm. Call after
+  // backward; finish() calls it when a training capture did not. The tensor work it does is
+  // not recorded.
+  void record_gradients();
+
+  TraceSession& session() noexcept { return *session_; }
+  SpanId measurement() const noexcept { return measurement_.id(); }
+
+  // Stops recording, ends any capture span still open (automatic backward), records the end
+  // device_memory checkpoint, ends the measured region, writes the buffered op and memory
+  // events and finishes the trace. Idempotent.
+  CaptureSummary finish();
+
+ private:
+  std::unique_ptr<detail::CaptureState> state_;
+  std::unique_ptr<TraceSession> session_;
+  std::unique_ptr<detail::Recorder> recorder_;
+  SpanGuard measurement_;
+  const ::torch::nn::Module* model_;
+  CaptureOptions options_;
+  ExecutionPhase phase_;
+  bool gradients_recorded_ = false;
+  bool finished_ = false;
+  CaptureSummary summary_;
+};
+
+}  // namespace candle_graph::libtorch

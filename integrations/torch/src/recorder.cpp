@@ -1,0 +1,410 @@
+// RecordFunction callbacks and the CPU-allocator memory reporter of a capture (issue 5 items 2
+// and 3). Compiled with NDEBUG whatever the build type: RecordFunction::inputs() asserts on a
+// debug-only member the library never sets (libtorch-notes §5.1).
+//
+// Per op the callbacks only append plain records to CaptureState (interned names, flat input
+// and shape arrays); they never dispatch a tensor op (re-entrancy, notes §5.9) and never throw
+// (RecordFunction swallows exceptions and then calls the end callback anyway, notes §5.1).
+#include "recorder.hpp"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/record_function.h>
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+#include <c10/util/intrusive_ptr.h>
+#include <torch/csrc/profiler/orchestration/observer.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+namespace candle_graph::libtorch::detail {
+namespace {
+
+namespace prof = ::torch::profiler::impl;
+
+// The capture recording on this thread (callbacks are thread-local, notes §5.3).
+thread_local CaptureState* tl_state = nullptr;
+
+std::int64_t now_tick() noexcept {
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
+// ---- identity ----------------------------------------------------------------------------------
+
+c10::StorageImpl* storage_of(const void* p) {
+  return static_cast<c10::StorageImpl*>(const_cast<void*>(p));
+}
+
+void release_weak(Identity& id) noexcept {
+  if (id.storage != nullptr) c10::raw::weak_intrusive_ptr::decref(storage_of(id.storage));
+  id.storage = nullptr;
+}
+
+bool storage_gone(const Identity& id) {
+  return id.storage != nullptr &&
+         c10::raw::weak_intrusive_ptr::use_count(storage_of(id.storage)) == 0;
+}
+
+// A block that existed before the capture disappeared: counted, never written (an unpaired free
+// would make the trace untrusted, §6 check 12).
+void count_pre_capture_free(CaptureState& s, std::uint64_t bytes) {
+  if (!s.memory) return;  // without the reporter nothing can be said about frees
+  ++s.pre_capture_frees;
+  s.pre_capture_free_bytes += bytes;
+}
+
+// ---- labels ------------------------------------------------------------------------------------
+
+// §4.12 labels (candle style) for the dtypes that have one, LibTorch's name otherwise.
+std::string dtype_label(c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Float:
+      return "f32";
+    case c10::ScalarType::Double:
+      return "f64";
+    case c10::ScalarType::Half:
+      return "f16";
+    case c10::ScalarType::BFloat16:
+      return "bf16";
+    case c10::ScalarType::Long:
+      return "i64";
+    case c10::ScalarType::Int:
+      return "i32";
+    case c10::ScalarType::Short:
+      return "i16";
+    case c10::ScalarType::Char:
+      return "i8";
+    case c10::ScalarType::Byte:
+      return "u8";
+    case c10::ScalarType::Bool:
+      return "bool";
+    default: {
+      std::string s = c10::toString(t);
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    }
+  }
+}
+
+std::uint8_t device_index(CaptureState& s, c10::Device d) {
+  if (d.is_cpu()) return 0;  // device_labels[0] is "cpu"
+  const std::string label = d.str();
+  for (std::size_t i = 0; i < s.device_labels.size(); ++i)
+    if (s.device_labels[i] == label) return static_cast<std::uint8_t>(i);
+  s.device_labels.push_back(label);
+  return static_cast<std::uint8_t>(s.device_labels.size() - 1);
+}
+
+// Interns an op name: by pointer first (schema op names live in the registry), confirmed by
+// content because autograd node names are owned by the RecordFunction (notes §5.7).
+std::uint32_t intern(CaptureState& s, const char* name) {
+  if (name == nullptr) name = "";
+  if (auto it = s.name_by_pointer.find(name); it != s.name_by_pointer.end())
+    if (std::strcmp(s.names[it->second].c_str(), name) == 0) return it->second;
+  const std::string_view view(name);
+  auto it = s.name_index.find(view);
+  std::uint32_t index;
+  if (it != s.name_index.end()) {
+    index = it->second;
+  } else {
+    index = static_cast<std::uint32_t>(s.names.size());
+    s.names.emplace_back(view);
+    s.name_index.emplace(std::string_view(s.names.back()), index);
+  }
+  s.name_by_pointer[name] = index;
+  return index;
+}
+
+bool starts_with(const char* s, std::string_view prefix) {
+  return std::strncmp(s, prefix.data(), prefix.size()) == 0;
+}
+
+// ---- automatic backward span (issue 5 item 4) ---------------------------------------------------
+
+// Autograd nodes run as BACKWARD_FUNCTION records wrapped in FUNCTION records named
+// `autograd::engine::evaluate_function: X` (notes §5.5); either at top level means backward()
+// is running.
+bool is_backward_record(const at::RecordFunction& fn, const char* name) {
+  return fn.scope() == at::RecordScope::BACKWARD_FUNCTION ||
+         starts_with(name, "autograd::engine::evaluate_function");
+}
+
+void begin_auto_backward(CaptureState& s) {
+  if (s.auto_backward || s.session == nullptr) return;
+  s.auto_backward.emplace(
+      s.session->begin_step_span(s.measurement_name + "/backward", ExecutionStep::backward));
+  s.spans.push_back(
+      SpanRef{s.auto_backward->id().number(), static_cast<std::int8_t>(ExecutionStep::backward)});
+}
+
+// ---- callbacks ---------------------------------------------------------------------------------
+
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+  CaptureState* st = tl_state;
+  if (st == nullptr) return nullptr;
+  CaptureState& s = *st;
+  if (s.paused) {
+    s.open_ops.push_back(-1);  // keeps the stack balanced for on_end
+    return nullptr;
+  }
+  try {
+    const std::int32_t parent = s.open_ops.empty() ? -1 : s.open_ops.back();
+    const char* name = fn.name();
+    if (parent < 0) {
+      // Only top-level records can change the span: nothing runs user code inside an op.
+      const bool backward = is_backward_record(fn, name ? name : "");
+      if (!backward && s.auto_backward) end_auto_backward(s);
+      if (backward && s.current_span().step != static_cast<std::int8_t>(ExecutionStep::backward))
+        begin_auto_backward(s);
+    }
+    OpSample op;
+    op.name = intern(s, name);
+    op.parent = parent;
+    op.span = parent >= 0 ? s.ops[static_cast<std::size_t>(parent)].span : s.current_span();
+    op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
+    for (const c10::IValue& v : fn.inputs()) {
+      if (!v.isTensor()) continue;
+      const at::Tensor& t = v.toTensor();
+      if (!t.defined()) continue;
+      s.inputs.push_back(identify(s, t));
+      op.input_bytes += static_cast<std::uint64_t>(t.numel()) * t.element_size();
+    }
+    op.inputs_count = static_cast<std::uint32_t>(s.inputs.size()) - op.inputs_begin;
+    const auto index = static_cast<std::int32_t>(s.ops.size());
+    s.ops.push_back(op);
+    s.open_ops.push_back(index);
+    s.ops.back().start_tick = now_tick();  // last: the bookkeeping above is not the op's time
+  } catch (...) {
+    s.open_ops.push_back(-1);
+  }
+  return nullptr;  // state lives in CaptureState: no heap allocation per op
+}
+
+void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
+  const std::int64_t end = now_tick();
+  CaptureState* st = tl_state;
+  if (st == nullptr || st->open_ops.empty()) return;
+  CaptureState& s = *st;
+  const std::int32_t index = s.open_ops.back();
+  s.open_ops.pop_back();
+  if (index < 0) return;
+  try {
+    OpSample& op = s.ops[static_cast<std::size_t>(index)];
+    op.end_tick = end;
+    if (op.parent >= 0)
+      s.ops[static_cast<std::size_t>(op.parent)].child_ticks += end - op.start_tick;
+    for (const c10::IValue& v : fn.outputs()) {
+      if (!v.isTensor()) continue;
+      const at::Tensor& t = v.toTensor();
+      if (!t.defined()) continue;
+      TensorKey key = identify(s, t);
+      // A view (or an op returning its input unchanged) gets its own id so that its data edge
+      // is not a self-loop.
+      for (std::uint32_t i = 0; i < op.inputs_count; ++i)
+        if (s.inputs[op.inputs_begin + i] == key) {
+          key.view_op = static_cast<std::uint32_t>(index) + 1;
+          break;
+        }
+      op.has_output = true;
+      op.output = key;
+      op.shape_begin = static_cast<std::uint32_t>(s.shapes.size());
+      for (const std::int64_t d : t.sizes()) s.shapes.push_back(static_cast<std::uint64_t>(d));
+      op.shape_len = static_cast<std::uint32_t>(s.shapes.size()) - op.shape_begin;
+      op.dtype = static_cast<std::uint8_t>(t.scalar_type());
+      op.device = device_index(s, t.device());
+      op.output_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
+      SerialInfo& info = s.serials[key.serial];
+      if (key.version == 0 && key.view_op == 0 && info.producer < 0) info.producer = index;
+      break;  // the first tensor output is the op's output (§4.5 has one)
+    }
+  } catch (...) {
+    // metadata of an exotic tensor could not be read: the op keeps its name and timing
+  }
+}
+
+// ---- memory reporter (notes §3c, §5.2)
+// -----------------------------------------------------------
+
+// Derived from ProfilerStateBase so that LibTorch code reading the PROFILER_STATE slot sees a
+// well-typed, disabled profiler (notes §5.2).
+struct MemoryReporter final : prof::ProfilerStateBase {
+  explicit MemoryReporter(CaptureState* s)
+      : prof::ProfilerStateBase(prof::ProfilerConfig(prof::ProfilerState::Disabled)), state(s) {}
+  bool memoryProfilingEnabled() const override { return true; }
+  prof::ActiveProfilerType profilerType() override { return prof::ActiveProfilerType::NONE; }
+
+  void reportMemoryUsage(void* ptr, std::int64_t bytes, std::int64_t, std::int64_t,
+                         c10::Device device) override {
+    // Threads that inherited the slot through at::ThreadLocalState are not recorded: the op
+    // stack they would be attributed to is the training thread's.
+    if (tl_state != state || ptr == nullptr || bytes == 0) return;
+    try {
+      bytes > 0 ? on_alloc(ptr, bytes, device) : on_free(ptr, -bytes, device);
+    } catch (...) {
+    }
+  }
+
+  MemorySample sample(std::int64_t bytes, std::uint64_t serial, std::uint8_t device) const {
+    MemorySample m;
+    m.tick = now_tick();
+    m.bytes = bytes;
+    m.serial = serial;
+    CaptureState& s = *state;
+    m.op = s.open_ops.empty() ? -1 : s.open_ops.back();
+    m.span = m.op >= 0 ? s.ops[static_cast<std::size_t>(m.op)].span : s.current_span();
+    m.device = device;
+    return m;
+  }
+
+  void on_alloc(void* ptr, std::int64_t bytes, c10::Device device) {
+    CaptureState& s = *state;
+    if (auto it = s.identities.find(ptr); it != s.identities.end()) {
+      // The address is reused, so the block we knew there is gone although no free was reported:
+      // it was allocated before the capture (the allocator only reports frees of blocks it saw).
+      if (!it->second.captured_alloc) count_pre_capture_free(s, it->second.bytes);
+      release_weak(it->second);
+      s.identities.erase(it);
+    }
+    Identity id;
+    id.serial = s.new_serial(s.paused);
+    id.captured_alloc = true;
+    id.bytes = static_cast<std::uint64_t>(bytes);
+    s.identities.emplace(ptr, id);
+    if (!s.paused) s.memory_samples.push_back(sample(bytes, id.serial, device_index(s, device)));
+  }
+
+  void on_free(void* ptr, std::int64_t bytes, c10::Device device) {
+    CaptureState& s = *state;
+    ++s.frees_seen;
+    auto it = s.identities.find(ptr);
+    if (it == s.identities.end() || !it->second.captured_alloc) {
+      count_pre_capture_free(s, static_cast<std::uint64_t>(bytes));
+    } else if (!s.serials[it->second.serial].internal) {
+      s.memory_samples.push_back(sample(-bytes, it->second.serial, device_index(s, device)));
+    }
+    if (it != s.identities.end()) {
+      release_weak(it->second);
+      s.identities.erase(it);
+    }
+  }
+
+  CaptureState* state;
+};
+
+}  // namespace
+
+// ---- public (internal) functions -------------------------------------------------------------
+
+std::optional<std::string> memory_slot_problem() {
+  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) != nullptr)
+    return std::string(
+        "skipped: the PROFILER_STATE slot is taken (LibTorch's profiler is active on this "
+        "thread)");
+  if (prof::ProfilerStateBase::get(/*global=*/true) != nullptr)
+    return std::string("skipped: LibTorch's global profiler is active");
+  return std::nullopt;
+}
+
+TensorKey identify(CaptureState& s, const at::Tensor& t) {
+  const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+  const c10::Storage& storage = impl->unsafe_storage();
+  const void* p = storage ? storage.data() : nullptr;
+  if (p == nullptr) return TensorKey{s.new_serial(false), 0, 0};  // empty or storage-less
+  auto it = s.identities.find(p);
+  if (it != s.identities.end() && storage_gone(it->second)) {
+    // Freed without a report (memory capture off, or a block from before the capture).
+    if (!it->second.captured_alloc) count_pre_capture_free(s, it->second.bytes);
+    release_weak(it->second);
+    s.identities.erase(it);
+    it = s.identities.end();
+  }
+  if (it == s.identities.end()) {
+    Identity id;
+    id.serial = s.new_serial(false);
+    id.bytes = storage.nbytes();
+    it = s.identities.emplace(p, id).first;
+  }
+  Identity& id = it->second;
+  if (id.storage == nullptr) {
+    c10::StorageImpl* si = storage.unsafeGetStorageImpl();
+    c10::raw::weak_intrusive_ptr::incref(si);
+    id.storage = si;
+  }
+  // Inference tensors have no version counter (reading it throws).
+  const std::int64_t version =
+      const_cast<c10::TensorImpl*>(impl)->is_inference() ? 0 : t._version();
+  if (id.first_version < 0) id.first_version = version;
+  TensorKey key;
+  key.serial = id.serial;
+  key.version =
+      version > id.first_version ? static_cast<std::uint32_t>(version - id.first_version) : 0;
+  return key;
+}
+
+void label_tensor(CaptureState& s, const at::Tensor& t, std::string_view label) {
+  if (!t.defined()) return;
+  const TensorKey key = identify(s, t);
+  if (key.serial >= s.serials.size()) return;
+  s.labels.emplace_back(label);
+  s.serials[key.serial].label = static_cast<std::uint32_t>(s.labels.size() - 1);
+}
+
+void end_auto_backward(CaptureState& s) noexcept {
+  if (!s.auto_backward) return;
+  try {
+    s.auto_backward->end();
+  } catch (...) {
+    // left unclosed: finish() reports it through the session
+  }
+  s.auto_backward.reset();
+  if (!s.spans.empty()) s.spans.pop_back();
+}
+
+struct Recorder::Hooks {
+  at::CallbackHandle handle = 0;
+  std::unique_ptr<c10::DebugInfoGuard> memory_guard;
+};
+
+Recorder::Recorder(CaptureState& state, bool memory) : state_(state) {
+  if (tl_state != nullptr)
+    throw InstrumentError(state.session ? state.session->path() : std::filesystem::path(),
+                          "another TorchCapture is already recording on this thread; finish it "
+                          "first");
+  state_.dtype_labels.clear();
+  for (int t = 0; t < static_cast<int>(c10::ScalarType::NumOptions); ++t)
+    state_.dtype_labels.push_back(dtype_label(static_cast<c10::ScalarType>(t)));
+  state_.device_labels = {"cpu"};
+  hooks_ = new Hooks();
+  tl_state = &state_;
+  if (memory) {
+    hooks_->memory_guard = std::make_unique<c10::DebugInfoGuard>(
+        c10::DebugInfoKind::PROFILER_STATE, std::make_shared<MemoryReporter>(&state_));
+    state_.memory = true;
+  }
+  hooks_->handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(&on_start, &on_end)
+          .needsInputs(true)
+          .needsOutputs(true)
+          .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+}
+
+Recorder::~Recorder() {
+  stop();
+}
+
+void Recorder::stop() {
+  if (hooks_ == nullptr) return;
+  at::removeCallback(hooks_->handle);
+  hooks_->memory_guard.reset();
+  delete hooks_;
+  hooks_ = nullptr;
+  tl_state = nullptr;
+  for (auto& [ptr, id] : state_.identities) {
+    if (!id.captured_alloc && storage_gone(id)) count_pre_capture_free(state_, id.bytes);
+    release_weak(id);
+  }
+  state_.identities.clear();
+}
+
+}  // namespace candle_graph::libtorch::detail

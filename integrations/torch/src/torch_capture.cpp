@@ -1,0 +1,261 @@
+// TorchCapture: the session, the measured region, parameter/input checkpoints, gradient facts
+// and the end of a capture (issue 5 items 3 and 4). The per-op work lives in recorder.cpp.
+#include <ATen/Parallel.h>
+#include <torch/nn/module.h>
+#include <torch/version.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "candle_graph/torch/capture.hpp"
+#include "event_writer.hpp"
+#include "process_memory.hpp"
+#include "recorder.hpp"
+
+namespace candle_graph::libtorch {
+namespace {
+
+std::string default_measurement_name(const ProfileRun::Fields& f) {
+  char step[32];
+  std::snprintf(step, sizeof step, "%012llu", static_cast<unsigned long long>(f.capture_step));
+  return f.entrypoint + (f.phase == ExecutionPhase::train ? "/update-" : "/inference-") + step;
+}
+
+std::vector<std::uint64_t> shape_of(const at::Tensor& t) {
+  std::vector<std::uint64_t> shape;
+  for (const std::int64_t d : t.sizes()) shape.push_back(static_cast<std::uint64_t>(d));
+  return shape;
+}
+
+// The capture's own tensor work (gradient norms) runs with the recorder paused: its ops are not
+// the user's step, and its temporary blocks are marked internal.
+class Pause {
+ public:
+  explicit Pause(detail::CaptureState& s) : s_(s), was_(s.paused) { s_.paused = true; }
+  ~Pause() { s_.paused = was_; }
+  Pause(const Pause&) = delete;
+  Pause& operator=(const Pause&) = delete;
+
+ private:
+  detail::CaptureState& s_;
+  bool was_;
+};
+
+}  // namespace
+
+// ---- CaptureSpan -------------------------------------------------------------------------------
+
+CaptureSpan::CaptureSpan(CaptureSpan&& other) noexcept
+    : state_(std::exchange(other.state_, nullptr)), guard_(std::move(other.guard_)) {}
+
+CaptureSpan& CaptureSpan::operator=(CaptureSpan&& other) noexcept {
+  if (this != &other) {
+    try {
+      end();
+    } catch (...) {
+    }
+    state_ = std::exchange(other.state_, nullptr);
+    guard_ = std::move(other.guard_);
+  }
+  return *this;
+}
+
+CaptureSpan::~CaptureSpan() {
+  try {
+    end();
+  } catch (...) {
+    // an out-of-order end leaves the span unclosed (health open_span); finish() reports it
+  }
+}
+
+void CaptureSpan::end() {
+  if (state_ == nullptr) return;
+  detail::CaptureState& s = *state_;
+  state_ = nullptr;
+  // An automatic backward span opened inside this span ends first (spans end in LIFO order).
+  detail::end_auto_backward(s);
+  const std::uint64_t number = guard_.id().number();
+  for (auto it = s.spans.rbegin(); it != s.spans.rend(); ++it)
+    if (it->number == number) {
+      s.spans.erase(std::next(it).base());
+      break;
+    }
+  guard_.end();
+}
+
+// ---- TorchCapture ------------------------------------------------------------------------------
+
+TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
+                           const ::torch::nn::Module& model, CaptureOptions options)
+    : state_(std::make_unique<detail::CaptureState>()),
+      model_(&model),
+      options_(std::move(options)),
+      phase_(run.fields().phase) {
+  std::optional<std::string> memory_problem =
+      options_.memory ? detail::memory_slot_problem()
+                      : std::optional<std::string>("off: CaptureOptions::memory is false");
+  summary_.memory_captured = !memory_problem;
+  summary_.memory_note = memory_problem.value_or("");
+  run.tag("torch.memory_capture", memory_problem.value_or("on"));
+  run.tag("torch.version", TORCH_VERSION);
+  run.tag("torch.intra_op_threads", std::to_string(at::get_num_threads()));
+  run.tag("torch.op_duration", "exclusive");  // nested recorded ops are separate events
+  const std::string device = run.fields().device;
+  if (options_.measurement_name.empty())
+    options_.measurement_name = default_measurement_name(run.fields());
+
+  session_ = std::make_unique<TraceSession>(trace, run);
+  detail::CaptureState& s = *state_;
+  s.session = session_.get();
+  s.measurement_name = options_.measurement_name;
+  s.run_device = device;
+  recorder_ = std::make_unique<detail::Recorder>(s, !memory_problem);
+  s.paused = true;  // nothing of the user's step runs before the measured region begins
+
+  // Parameter and buffer checkpoints, as the update begins (envelope span: formatting them is
+  // not part of the measured step).
+  auto checkpoint = [&](const std::string& name, const at::Tensor& t, bool requires_grad) {
+    if (!t.defined()) return;
+    detail::label_tensor(s, t, name);
+    s.parameter_serials.insert(detail::identify(s, t).serial);
+    const std::vector<std::uint64_t> shape = shape_of(t);
+    TensorRecord r;
+    r.tensor_id = name;
+    r.shape = shape;
+    r.dtype = s.dtype_labels[static_cast<std::size_t>(t.scalar_type())];
+    const std::string dev = t.device().str();
+    r.device = dev;
+    r.requires_grad = requires_grad;
+    r.storage_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
+    r.category = MemoryCategory::parameter;
+    session_->record_tensor(session_->envelope(), r);
+  };
+  for (const auto& p : model.named_parameters(/*recurse=*/true))
+    checkpoint(p.key(), p.value(), p.value().requires_grad());
+  for (const auto& b : model.named_buffers(/*recurse=*/true)) checkpoint(b.key(), b.value(), false);
+
+  measurement_ = session_->begin_measurement(options_.measurement_name);
+  s.spans.push_back(detail::SpanRef{measurement_.id().number(), detail::kNoStep});
+  if (const auto mem = detail::read_process_memory())
+    session_->record_device_memory(device, mem->used_bytes, mem->free_bytes);
+  s.origin_ns = session_->elapsed_ns();
+  s.origin_tick = std::chrono::steady_clock::now().time_since_epoch().count();
+  s.paused = false;
+}
+
+TorchCapture::~TorchCapture() {
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+CaptureSpan TorchCapture::begin_step_span(std::string_view name, ExecutionStep step) {
+  detail::CaptureState& s = *state_;
+  detail::end_auto_backward(s);
+  SpanGuard guard =
+      session_->begin_step_span(options_.measurement_name + "/" + std::string(name), step);
+  s.spans.push_back(detail::SpanRef{guard.id().number(), static_cast<std::int8_t>(step)});
+  return CaptureSpan(&s, std::move(guard));
+}
+
+CaptureSpan TorchCapture::begin_span(std::string_view name) {
+  detail::CaptureState& s = *state_;
+  detail::end_auto_backward(s);
+  const std::int8_t inherited = s.current_span().step;
+  SpanGuard guard = session_->begin_span(options_.measurement_name + "/" + std::string(name));
+  s.spans.push_back(detail::SpanRef{guard.id().number(), inherited});
+  return CaptureSpan(&s, std::move(guard));
+}
+
+void TorchCapture::record_input(std::string_view name, const at::Tensor& t) {
+  detail::CaptureState& s = *state_;
+  detail::label_tensor(s, t, name);
+  const std::vector<std::uint64_t> shape = shape_of(t);
+  TensorRecord r;
+  r.tensor_id = name;
+  r.shape = shape;
+  r.dtype = s.dtype_labels[static_cast<std::size_t>(t.scalar_type())];
+  const std::string dev = t.device().str();
+  r.device = dev;
+  r.requires_grad = t.requires_grad();
+  r.storage_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
+  r.category = MemoryCategory::activation;
+  session_->record_tensor(SpanId(s.current_span().number), r);
+}
+
+void TorchCapture::record_gradients() {
+  detail::CaptureState& s = *state_;
+  Pause pause(s);
+  ::torch::NoGradGuard no_grad;
+  gradients_recorded_ = true;
+  for (const auto& p : model_->named_parameters(/*recurse=*/true)) {
+    const at::Tensor& g = p.value().grad();
+    GradientState state = GradientState::missing;
+    std::optional<double> norm;
+    if (g.defined()) {
+      const bool finite = at::isfinite(g).all().item<bool>();
+      if (!finite) {
+        state = GradientState::non_finite;
+        ++summary_.non_finite_gradients;
+      } else {
+        norm = g.to(at::kDouble).norm().item<double>();  // double: no float overflow of Σx²
+        state = *norm == 0.0 ? GradientState::zero : GradientState::present;
+      }
+      s.gradient_serials.insert(detail::identify(s, g).serial);
+    } else {
+      ++summary_.missing_gradients;
+    }
+    session_->record_gradient(options_.parameter_root, p.key(), state, norm);
+    ++summary_.gradients;
+  }
+}
+
+CaptureSummary TorchCapture::finish() {
+  if (finished_) return summary_;
+  finished_ = true;
+  detail::CaptureState& s = *state_;
+  std::exception_ptr first_error;
+  auto attempt = [&](auto&& step) {
+    try {
+      step();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  };
+  attempt([&] { detail::end_auto_backward(s); });
+  if (phase_ == ExecutionPhase::train && !gradients_recorded_) attempt([&] { record_gradients(); });
+  attempt([&] {
+    Pause pause(s);
+    for (const auto& p : model_->named_parameters(/*recurse=*/true))
+      if (p.value().grad().defined())
+        s.gradient_serials.insert(detail::identify(s, p.value().grad()).serial);
+  });
+  attempt([&] { recorder_->stop(); });
+  attempt([&] {
+    if (const auto mem = detail::read_process_memory())
+      session_->record_device_memory(s.run_device, mem->used_bytes, mem->free_bytes);
+  });
+  summary_.measured_ns = measurement_.elapsed_ns();
+  attempt([&] { measurement_.end(); });
+  attempt([&] {
+    const detail::WrittenEvents w = detail::write_events(s, *session_);
+    summary_.ops = w.ops;
+    summary_.allocs = w.allocs;
+    summary_.frees = w.frees;
+    summary_.memory_events = w.allocs + w.frees;
+    summary_.live_at_end = w.live_at_end;
+    summary_.live_bytes_at_end = w.live_bytes_at_end;
+    summary_.peak_bytes = w.peak_bytes;
+  });
+  summary_.pre_capture_frees = s.pre_capture_frees;
+  summary_.pre_capture_free_bytes = s.pre_capture_free_bytes;
+  attempt([&] { summary_.trace = session_->finish(); });
+  if (first_error) std::rethrow_exception(first_error);
+  return summary_;
+}
+
+}  // namespace candle_graph::libtorch
