@@ -1,6 +1,7 @@
 #include "instrument/event_line.hpp"
 
-#include <charconv>
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -32,12 +33,81 @@ ThreadBuffers& buffers() {
   return b;
 }
 
+// Bytes that JSON string escaping touches: controls, '"', '\\' and everything non-ASCII (which
+// append_json_string validates as UTF-8). One table load per byte on the fast path.
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+  return t;
+}();
+
 bool is_plain(std::string_view s) noexcept {
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
+  bool escape = false;
+  for (char ch : s) escape |= kNeedsEscape[static_cast<unsigned char>(ch)];
+  return !escape;
+}
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+constexpr std::array<std::uint64_t, 20> kPow10 = [] {
+  std::array<std::uint64_t, 20> t{};
+  t[0] = 1;
+  for (std::size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+  return t;
+}();
+
+// Decimal digits of v, written at p; returns the end. Same text as std::to_chars; the digit
+// count comes from the bit length (log10 2 ≈ 1233/4096), so the pairs are written in place.
+char* write_u64(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
   }
-  return true;
+  const unsigned t = ((64 - static_cast<unsigned>(__builtin_clzll(v))) * 1233) >> 12;
+  const unsigned digits = t + 1 - (v < kPow10[t] ? 1 : 0);
+  char* end = p + digits;
+  char* q = end;
+  while (v >= 100) {
+    const std::uint64_t r = v % 100;
+    v /= 100;
+    q -= 2;
+    q[0] = kDigitPairs[r * 2];
+    q[1] = kDigitPairs[r * 2 + 1];
+  }
+  if (v >= 10) {
+    q[-2] = kDigitPairs[v * 2];
+    q[-1] = kDigitPairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return end;
+}
+
+// memcpy for the short strings of a trace line without a library call: two overlapping
+// fixed-size moves cover every length up to 16 bytes.
+inline void copy_bytes(char* dst, const char* src, std::size_t n) noexcept {
+  if (n >= 8 && n <= 16) {
+    std::uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    std::uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0 && n < 4) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  } else if (n > 16) {
+    std::memcpy(dst, src, n);
+  }
 }
 
 std::size_t string_bound(std::string_view s) noexcept {
@@ -57,7 +127,7 @@ class Writer {
   Writer& str(std::string_view s) {
     if (is_plain(s)) [[likely]] {
       *p_++ = '"';
-      std::memcpy(p_, s.data(), s.size());
+      copy_bytes(p_, s.data(), s.size());
       p_ += s.size();
       *p_++ = '"';
       return *this;
@@ -70,7 +140,7 @@ class Writer {
     return *this;
   }
   Writer& u64(std::uint64_t v) {
-    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+    p_ = write_u64(p_, v);
     return *this;
   }
   Writer& f64(double v) {

@@ -54,6 +54,14 @@ TEST(EventLine, SpansMatchTheTraceWriter) {
       }
 }
 
+TEST(EventLine, NumbersAroundEveryPowerOfTenMatchTheTraceWriter) {
+  std::uint64_t p = 1;
+  for (int k = 0; k < 20; ++k, p *= 10)
+    for (std::uint64_t v : {p - 1, p, p + 1, p * 2 - 1, p * 9})
+      expect_same_bytes(SpanEndEvent{"s1", v});
+  expect_same_bytes(SpanEndEvent{"s1", kMax - 1});
+}
+
 TEST(EventLine, OpsMatchTheTraceWriter) {
   const std::array<std::uint64_t, 4> shape{32, 0, kMax, 1};
   for (const std::string& s : strings()) {
