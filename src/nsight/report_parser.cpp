@@ -24,6 +24,14 @@ std::string shorten(std::string_view text) {
   return text.size() <= 120 ? std::string(text) : std::string(text.substr(0, 117)) + "...";
 }
 
+// A report ends at a blank line, or where nsys starts printing about the next one without a
+// blank line in between (`Processing [...]`, `NOTICE:`, ` ** … (report):` banners).
+bool ends_report(std::string_view line) {
+  const std::string_view t = trim(line);
+  return t.empty() || t.starts_with("Processing [") || t.starts_with("NOTICE:") ||
+         t.starts_with("** ") || t.starts_with("SKIPPED:") || t.starts_with("Running [");
+}
+
 struct SummaryLess {
   bool operator()(const NsightSummaryRow& a, const NsightSummaryRow& b) const {
     return a.total_ns > b.total_ns;  // §10.4: total_ns descending
@@ -317,8 +325,12 @@ std::vector<ParsedSection> scan(const std::filesystem::path& path, const ParseOp
       if (kind) section.emplace(shown, *kind, std::move(columns), number, expected);
       continue;
     }
-    if (!record.in_quotes && trim(line).empty()) {  // a blank line ends the report
+    if (!record.in_quotes && ends_report(line)) {  // blank line or the next report's banner
       close_section();
+      if (!trim(line).empty()) {
+        first_line = first_line == 0 ? number : first_line;
+        ++searched;
+      }
       continue;
     }
     if (!record.in_quotes) {

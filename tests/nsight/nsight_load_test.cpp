@@ -175,6 +175,27 @@ TEST(NsightLoad, MultiReportStdoutCapture) {
   EXPECT_EQ(e.source_csv.size(), 1u);
 }
 
+TEST(NsightLoad, BackToBackStdoutReportsWithoutBlankLine) {
+  // Two reports printed to stdout with no blank line between them: the second `Processing`
+  // line ends the first report instead of being read as a short row.
+  TempDir dir;
+  dir.write("capture.out",
+            "Processing [a.sqlite] with [cuda_api_sum.py]...\n"
+            "Time (%),Total Time (ns),Num Calls,Avg (ns),Min (ns),Max (ns),Name\n"
+            "100.0,40,2,20,10,30,cudaFree\n"
+            "Processing [a.sqlite] with [nvtx_pushpop_trace.py]...\n"
+            "Start (ns),End (ns),Name,Lvl,RangeId\n"
+            "100,350,:forward,0,1\n");
+  const NsightEvidence e = load_dir(dir.path(), {"forward"});
+  EXPECT_TRUE(e.diagnostics.empty()) << (e.diagnostics.empty() ? "" : e.diagnostics[0]);
+  ASSERT_EQ(e.runtime_calls.size(), 1u);
+  EXPECT_EQ(e.runtime_calls[0].total_ns, 40u);
+  // No Duration column: the push/pop range lasts End − Start = 250 ns.
+  ASSERT_EQ(e.nvtx_host_ranges.size(), 1u);
+  EXPECT_EQ(e.nvtx_host_ranges[0].duration_ns, 250u);
+  EXPECT_EQ(e.nvtx_host_ranges[0].matched, true);
+}
+
 TEST(NsightLoad, LargeTimelineKeepsOnlyTheCap) {
   // 200 000 rows in reverse start order: the 500 earliest are kept, in start order.
   std::string csv = "Start (ns),Duration (ns),CorrId,GrdX,Device,Ctx,Strm,Name\n";
