@@ -210,8 +210,8 @@ struct ThreadSpans;
 
 // Ends its span (writes `span_end` with the duration since the guard was created) when end() is
 // called or when it is destroyed. Movable (also across threads), not copyable. Spans end in
-// reverse order of creation on each thread. A guard must not be used after its session moved
-// away from it by finish(): end() then throws; the destructor stays silent.
+// reverse order of creation on each thread. A guard may outlive finish() and even its
+// TraceSession: its span then stays unclosed, end() throws and the destructor stays silent.
 class SpanGuard {
  public:
   SpanGuard() noexcept = default;
