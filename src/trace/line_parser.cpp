@@ -271,12 +271,17 @@ struct Impl {
   }
 
   // Visits every field; `handle(key, value)` returns false for fields it does not know.
+  // The fields still to visit. When `kind` was the first field it has already been read.
+  struct Fields {
+    od::object_iterator it;
+    od::object_iterator end;
+  };
+
   template <typename Handler>
-  void for_each_field(od::object& obj, Handler&& handle) {
-    kind_fields = 0;
-    for (auto f : obj) {
+  void for_each_field(Fields& fs, Handler&& handle) {
+    for (; fs.it != fs.end; ++fs.it) {
       od::field fl;
-      check(std::move(f).get(fl));
+      check((*fs.it).get(fl));
       const std::string_view key = key_of(fl);
       od::value v = fl.value();
       if (is(key, "kind")) {
@@ -306,25 +311,25 @@ struct Impl {
     }
   };
 
-  void parse_meta(od::object& obj);
-  void parse_span_start(od::object& obj);
-  void parse_span_end(od::object& obj);
-  void parse_op(od::object& obj);
-  void parse_tensor(od::object& obj);
-  void parse_memory(od::object& obj);
-  void parse_device_memory(od::object& obj);
-  void parse_gradient(od::object& obj);
-  void parse_edge(od::object& obj);
+  void parse_meta(Fields& fs);
+  void parse_span_start(Fields& fs);
+  void parse_span_end(Fields& fs);
+  void parse_op(Fields& fs);
+  void parse_tensor(Fields& fs);
+  void parse_memory(Fields& fs);
+  void parse_device_memory(Fields& fs);
+  void parse_gradient(Fields& fs);
+  void parse_edge(Fields& fs);
 };
 
 // Field tables: a macro would hide the control flow, so each kind spells its fields out.
 // Bits are positions in Seen; names are the wire names of §4.
 
-void Impl::parse_meta(od::object& obj) {
+void Impl::parse_meta(Fields& fs) {
   MetaEvent e;
   Seen seen{this};
   std::span<const Tag> tag_view;
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     auto& r = e.run;
     if (is(k, "schema")) seen.mark(0, k), e.schema = str(v, k);
     else if (is(k, "run_id")) seen.mark(1, k), r.run_id = str(v, k);
@@ -355,10 +360,10 @@ void Impl::parse_meta(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_span_start(od::object& obj) {
+void Impl::parse_span_start(Fields& fs) {
   SpanStartEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
     else if (is(k, "parent_id")) seen.mark(1, k), e.parent_id = opt_str(v, k);
     else if (is(k, "name")) seen.mark(2, k), e.name = str(v, k);
@@ -381,10 +386,10 @@ void Impl::parse_span_start(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_span_end(od::object& obj) {
+void Impl::parse_span_end(Fields& fs) {
   SpanEndEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
     else if (is(k, "duration_ns")) seen.mark(1, k), e.duration_ns = u64(v, k);
     else return false;
@@ -394,10 +399,10 @@ void Impl::parse_span_end(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_op(od::object& obj) {
+void Impl::parse_op(Fields& fs) {
   OpEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
     else if (is(k, "op_name")) seen.mark(1, k), e.op_name = str(v, k);
     else if (is(k, "inputs")) seen.mark(2, k), e.inputs = string_list(v, k);
@@ -420,10 +425,10 @@ void Impl::parse_op(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_tensor(od::object& obj) {
+void Impl::parse_tensor(Fields& fs) {
   TensorEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
     else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
     else if (is(k, "shape")) seen.mark(2, k), e.shape = shape(v, k);
@@ -445,10 +450,10 @@ void Impl::parse_tensor(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_memory(od::object& obj) {
+void Impl::parse_memory(Fields& fs) {
   MemoryEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
     else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
     else if (is(k, "span_id")) seen.mark(2, k), e.span_id = str(v, k);
@@ -473,10 +478,10 @@ void Impl::parse_memory(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_device_memory(od::object& obj) {
+void Impl::parse_device_memory(Fields& fs) {
   DeviceMemoryEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
     else if (is(k, "device")) seen.mark(1, k), e.device = str(v, k);
     else if (is(k, "used_bytes")) seen.mark(2, k), e.used_bytes = u64(v, k);
@@ -492,10 +497,10 @@ void Impl::parse_device_memory(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_gradient(od::object& obj) {
+void Impl::parse_gradient(Fields& fs) {
   GradientEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "event_id")) seen.mark(0, k), e.event_id = str(v, k);
     else if (is(k, "root")) seen.mark(1, k), e.root = str(v, k);
     else if (is(k, "key")) seen.mark(2, k), e.key = str(v, k);
@@ -513,10 +518,10 @@ void Impl::parse_gradient(od::object& obj) {
   event = e;
 }
 
-void Impl::parse_edge(od::object& obj) {
+void Impl::parse_edge(Fields& fs) {
   EdgeEvent e;
   Seen seen{this};
-  for_each_field(obj, [&](std::string_view k, od::value& v) {
+  for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "from_span")) seen.mark(0, k), e.from_span = str(v, k);
     else if (is(k, "to_span")) seen.mark(1, k), e.to_span = str(v, k);
     else if (is(k, "duration_ns")) seen.mark(2, k), e.duration_ns = u64(v, k);
@@ -551,33 +556,52 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
     if (err != simdjson::INCORRECT_TYPE) p.fail(describe_error(err));
     p.fail("expected a JSON object per line");
   }
-  bool rewound = false;
-
+  // Producers write `kind` first: read it and carry on from the second field. Otherwise look
+  // for it, then rewind and visit every field.
+  Impl::Fields fs;
+  p.check(obj.begin().get(fs.it));
+  p.check(obj.end().get(fs.end));
   std::string_view kind;
   bool has_kind = false;
-  for (auto f : obj) {
+  if (fs.it != fs.end) {
     od::field fl;
-    p.check(std::move(f).get(fl));
-    const std::string_view key = p.key_of(fl);
-    if (is(key, "kind")) {
+    p.check((*fs.it).get(fl));
+    if (is(p.key_of(fl), "kind")) {
       od::value v = fl.value();
       kind = p.str(v, "kind");
       has_kind = true;
-      break;
+      ++fs.it;
     }
   }
-  if (!has_kind) p.fail("missing field `kind`");
-  p.check(obj.reset().get(rewound));
+  p.kind_fields = has_kind ? 1 : 0;
+  if (!has_kind) {
+    bool rewound = false;
+    p.check(obj.reset().get(rewound));
+    for (auto f : obj) {
+      od::field fl;
+      p.check(std::move(f).get(fl));
+      if (is(p.key_of(fl), "kind")) {
+        od::value v = fl.value();
+        kind = p.str(v, "kind");
+        has_kind = true;
+        break;
+      }
+    }
+    if (!has_kind) p.fail("missing field `kind`");
+    p.check(obj.reset().get(rewound));
+    p.check(obj.begin().get(fs.it));
+    p.check(obj.end().get(fs.end));
+  }
 
-  if (is(kind, "op")) p.kind_name = "op", p.parse_op(obj);
-  else if (is(kind, "span_start")) p.kind_name = "span_start", p.parse_span_start(obj);
-  else if (is(kind, "span_end")) p.kind_name = "span_end", p.parse_span_end(obj);
-  else if (is(kind, "memory")) p.kind_name = "memory", p.parse_memory(obj);
-  else if (is(kind, "tensor")) p.kind_name = "tensor", p.parse_tensor(obj);
-  else if (is(kind, "device_memory")) p.kind_name = "device_memory", p.parse_device_memory(obj);
-  else if (is(kind, "gradient")) p.kind_name = "gradient", p.parse_gradient(obj);
-  else if (is(kind, "edge")) p.kind_name = "edge", p.parse_edge(obj);
-  else if (is(kind, "meta")) p.kind_name = "meta", p.parse_meta(obj);
+  if (is(kind, "op")) p.kind_name = "op", p.parse_op(fs);
+  else if (is(kind, "span_start")) p.kind_name = "span_start", p.parse_span_start(fs);
+  else if (is(kind, "span_end")) p.kind_name = "span_end", p.parse_span_end(fs);
+  else if (is(kind, "memory")) p.kind_name = "memory", p.parse_memory(fs);
+  else if (is(kind, "tensor")) p.kind_name = "tensor", p.parse_tensor(fs);
+  else if (is(kind, "device_memory")) p.kind_name = "device_memory", p.parse_device_memory(fs);
+  else if (is(kind, "gradient")) p.kind_name = "gradient", p.parse_gradient(fs);
+  else if (is(kind, "edge")) p.kind_name = "edge", p.parse_edge(fs);
+  else if (is(kind, "meta")) p.kind_name = "meta", p.parse_meta(fs);
   else p.fail("unknown event kind " + quote_for_message(kind));
   // Every field has been visited; anything still in bounds is a second value on the line.
   const char* rest = nullptr;
