@@ -51,11 +51,19 @@ struct Trainer::Impl {
     return {x, y};
   }
 
+  // Logging pattern: a running loss kept as a tensor (no host sync per step). Each update
+  // replaces it, so the capture sees a block from an earlier update being freed.
+  void track_loss(const torch::Tensor& loss) {
+    running_loss =
+        running_loss.defined() ? running_loss * 0.9 + loss.detach() * 0.1 : loss.detach();
+  }
+
   ModelOptions options;
   Cnn model;
   torch::optim::Adam optimizer;
   at::Generator generator;
   torch::Tensor projection;
+  torch::Tensor running_loss;
 };
 
 Trainer::Trainer(const ModelOptions& options) : impl_(std::make_unique<Impl>(options)) {}
@@ -67,6 +75,7 @@ double Trainer::train_step() {
   torch::Tensor loss = torch::nn::functional::cross_entropy(impl_->model->forward(x), y);
   loss.backward();
   impl_->optimizer.step();
+  impl_->track_loss(loss);
   return loss.item<double>();
 }
 
@@ -100,13 +109,14 @@ cgt::CaptureSummary Trainer::captured_train_step(const CaptureRequest& request, 
   {
     auto forward = capture.begin_step_span("forward", cg::ExecutionStep::forward);
     loss = torch::nn::functional::cross_entropy(impl_->model->forward(x), y);
+    impl_->track_loss(loss);
   }
   loss.backward();  // no span opened: the capture attributes it to an automatic backward span
   if (!request.poison_gradient.empty())
     for (auto& p : impl_->model->named_parameters())
       if (p.key() == request.poison_gradient)
         p.value().mutable_grad().fill_(std::numeric_limits<float>::quiet_NaN());
-  capture.record_gradients();
+  // Gradient facts: finish() takes them after the measured region (Adam only reads them).
   {
     auto step = capture.begin_step_span("optimizer", cg::ExecutionStep::optimizer);
     impl_->optimizer.step();

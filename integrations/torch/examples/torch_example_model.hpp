@@ -23,9 +23,9 @@ struct ModelOptions {
 };
 
 struct CaptureRequest {
-  std::filesystem::path trace;
-  std::uint64_t step = 1;       // one-based number of this update / call
-  std::string poison_gradient;  // parameter whose gradient is set to NaN after backward
+  std::filesystem::path trace{};
+  std::uint64_t step = 1;         // one-based number of this update / call
+  std::string poison_gradient{};  // parameter whose gradient is set to NaN after backward
   bool memory = true;
   bool under_torch_profiler = false;  // LibTorch's profiler holds the PROFILER_STATE slot
 };

@@ -133,8 +133,11 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
     r.category = MemoryCategory::parameter;
     session_->record_tensor(session_->envelope(), r);
   };
-  for (const auto& p : model.named_parameters(/*recurse=*/true))
+  for (const auto& p : model.named_parameters(/*recurse=*/true)) {
     checkpoint(p.key(), p.value(), p.value().requires_grad());
+    // Gradients kept from the previous update (zero_grad zeroes them in place) get names too.
+    if (p.value().grad().defined()) detail::label_tensor(s, p.value().grad(), p.key() + ".grad");
+  }
   for (const auto& b : model.named_buffers(/*recurse=*/true)) checkpoint(b.key(), b.value(), false);
 
   measurement_ = session_->begin_measurement(options_.measurement_name);
@@ -188,6 +191,15 @@ void TorchCapture::record_input(std::string_view name, const at::Tensor& t) {
 }
 
 void TorchCapture::record_gradients() {
+  if (gradients_recorded_) return;
+  // backward() has returned: its span must not hold this work, which gets a span of its own so
+  // that the measured region's breakdown shows what the checks cost.
+  detail::end_auto_backward(*state_);
+  CaptureSpan span = begin_span("gradient_facts");
+  write_gradient_facts();
+}
+
+void TorchCapture::write_gradient_facts() {
   detail::CaptureState& s = *state_;
   Pause pause(s);
   ::torch::NoGradGuard no_grad;
@@ -227,7 +239,6 @@ CaptureSummary TorchCapture::finish() {
     }
   };
   attempt([&] { detail::end_auto_backward(s); });
-  if (phase_ == ExecutionPhase::train && !gradients_recorded_) attempt([&] { record_gradients(); });
   attempt([&] {
     Pause pause(s);
     for (const auto& p : model_->named_parameters(/*recurse=*/true))
@@ -241,6 +252,10 @@ CaptureSummary TorchCapture::finish() {
   });
   summary_.measured_ns = measurement_.elapsed_ns();
   attempt([&] { measurement_.end(); });
+  // Gradient facts not recorded during the step are taken now, outside the measured region
+  // (optimizer steps read gradients, they do not change them).
+  if (phase_ == ExecutionPhase::train && !gradients_recorded_)
+    attempt([&] { write_gradient_facts(); });
   attempt([&] {
     const detail::WrittenEvents w = detail::write_events(s, *session_);
     summary_.ops = w.ops;

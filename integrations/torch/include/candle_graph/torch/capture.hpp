@@ -7,7 +7,7 @@
 //   { auto f = capture.begin_step_span("forward", candle_graph::ExecutionStep::forward);
 //     loss = loss_fn(model->forward(x), y); }
 //   loss.backward();                        // ops land in an automatic backward span
-//   capture.record_gradients();             // a gradient fact per named parameter
+//   capture.record_gradients();             // optional: else finish() records them
 //   { auto o = capture.begin_step_span("optimizer", candle_graph::ExecutionStep::optimizer);
 //     optimizer.step(); }
 //   candle_graph::libtorch::CaptureSummary s = capture.finish();
@@ -129,9 +129,11 @@ class TorchCapture {
   // `name` as the tensor's id.
   void record_input(std::string_view name, const at::Tensor& tensor);
   // One gradient fact per named parameter of the model: missing (no grad), non_finite (a NaN
-  // or infinity; norm omitted), zero (norm 0) or present, with its L2 norm. Call after
-  // backward; finish() calls it when a training capture did not. The tensor work it does is
-  // not recorded.
+  // or infinity; norm omitted), zero (norm 0) or present, with its L2 norm. Called after
+  // backward, it runs in a span `.../gradient_facts` inside the measured region (its tensor work
+  // is not recorded as ops). When a training capture did not call it, finish() takes the facts
+  // after the measured region ended, which is cheaper and equivalent as long as nothing between
+  // backward and finish() replaced or cleared the gradients (optimizer steps only read them).
   void record_gradients();
 
   TraceSession& session() noexcept { return *session_; }
@@ -143,6 +145,7 @@ class TorchCapture {
   CaptureSummary finish();
 
  private:
+  void write_gradient_facts();
   std::unique_ptr<detail::CaptureState> state_;
   std::unique_ptr<TraceSession> session_;
   std::unique_ptr<detail::Recorder> recorder_;
