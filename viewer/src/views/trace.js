@@ -213,6 +213,10 @@ export function createTraceView(payload, index, inspector) {
   });
 
   return {
+    /** Builds the span tree while the view is hidden (idle-time preparation in main.js). */
+    prepare() {
+      tree.ensure();
+    },
     show() {
       tree.ensure();
       const want = inspector.selected;
