@@ -42,24 +42,102 @@ export function section(title, ...children) {
 }
 
 /**
- * A simple table: columns = [{label, value: row => text|node, num: bool}].
- * Rendered rows are capped so a huge list never freezes the page; the cap is stated.
+ * A simple table: columns = [{label, value: row => text|node, num: bool}]. Up to VIRTUAL_FROM
+ * rows are rendered as a plain table; longer lists become a virtualised scrolling table with all
+ * rows reachable but only the visible ones in the DOM (docs/performance-viewer.md).
  */
-export function table(columns, rows, { caption, id, limit = 200, empty = 'None.' } = {}) {
+export const VIRTUAL_FROM = 60;
+export function table(columns, rows, { caption, id, empty = 'None.' } = {}) {
   if (!rows || rows.length === 0) return el('p', { class: 'empty' }, empty);
   const head = el('tr', null, columns.map((c) => el('th', { scope: 'col', class: c.num ? 'num' : null }, c.label)));
   const body = el('tbody');
-  const shown = Math.min(rows.length, limit);
-  for (let i = 0; i < shown; i++) {
-    body.append(el('tr', null, columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(rows[i])))));
-  }
   const t = el('table', { id }, caption ? el('caption', null, caption) : null, el('thead', null, head), body);
-  const wrap = el('div', { class: 'table-wrap' }, t);
-  if (rows.length > shown) wrap.append(el('p', { class: 'note' }, `Showing ${shown} of ${rows.length} rows.`));
+  const cells = (row) => columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(row)));
+  if (rows.length <= VIRTUAL_FROM) {
+    for (const row of rows) body.append(el('tr', null, cells(row)));
+    return el('div', { class: 'table-wrap' }, t);
+  }
+  t.className = 'vtable';
+  t.setAttribute('aria-rowcount', String(rows.length + 1));
+  const wrap = el('div', { class: 'table-wrap vscroll vscroll-short' }, t);
+  virtualRows(wrap, t, head, body, () => rows.length, (i) => {
+    const tr = el('tr', { 'aria-rowindex': i + 2 }, cells(rows[i]));
+    // Clipped cells keep their full text as a tooltip.
+    for (const td of tr.children) td.title = td.textContent;
+    return tr;
+  });
   return wrap;
+}
+
+export const ROW_H = 28; // keep equal to `.vtable tbody tr` height in style.css
+const OVERSCAN = 10; // rows rendered beyond each edge so fast scrolling shows no gaps
+const HIDDEN_WINDOW = 30; // rows rendered while the table is hidden (no viewport height yet)
+
+/**
+ * Virtual scrolling for a table inside `scroller`: only rows around the visible window exist;
+ * rows have the fixed height ROW_H, the tbody is moved onto the window with a transform (no
+ * layout change) and a sizer after the table gives the scroll area the height of all rows.
+ * Returns {draw(force), scrollToRow(i)}.
+ */
+export function virtualRows(scroller, tableEl, headRow, body, count, renderRow) {
+  const sizer = el('div', { class: 'vsizer', 'aria-hidden': 'true' });
+  tableEl.after(sizer);
+  let first = -1;
+  let last = -1;
+  const draw = (force) => {
+    const n = count();
+    const top = Math.max(0, scroller.scrollTop - tableEl.tHead.offsetTop - headRow.offsetHeight);
+    const viewport = scroller.clientHeight;
+    const wanted = viewport > 0 ? Math.ceil(viewport / ROW_H) : HIDDEN_WINDOW;
+    const from = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+    const to = Math.min(n, Math.floor(top / ROW_H) + wanted + OVERSCAN);
+    if (!force && from === first && to === last) return;
+    first = from;
+    last = to;
+    const frag = document.createDocumentFragment();
+    for (let i = from; i < to; i++) frag.append(renderRow(i));
+    clear(body).append(frag);
+    body.style.transform = `translateY(${from * ROW_H}px)`;
+    sizer.style.height = `${Math.max(0, n - (to - from)) * ROW_H}px`;
+  };
+  let frame = 0;
+  scroller.addEventListener('scroll', () => {
+    if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(false); });
+  });
+  // Becoming visible gives the scroller its real height: fill the window then.
+  new ResizeObserver(() => draw(false)).observe(scroller);
+  draw(true);
+  return {
+    draw,
+    /** Scrolls the least needed to show row i, and renders it. */
+    scrollToRow(i) {
+      const head = tableEl.tHead.offsetTop + headRow.offsetHeight;
+      const rowTop = head + i * ROW_H;
+      if (rowTop < scroller.scrollTop + head) scroller.scrollTop = rowTop - head;
+      else if (rowTop + ROW_H > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = rowTop + ROW_H - scroller.clientHeight;
+      draw(false);
+    },
+  };
 }
 
 /** Definition list from [label, value] pairs. */
 export function fields(pairs) {
   return el('dl', { class: 'fields' }, pairs.flatMap(([k, v]) => [el('dt', null, k), el('dd', null, v)]));
+}
+
+/**
+ * Calls fn(width) when the element's width changes while it is displayed. Hiding a view (width
+ * 0) and showing it again at the same width do not call it, so a canvas is not redrawn for
+ * nothing when the user switches tabs.
+ */
+export function onWidthChange(node, fn) {
+  let last = -1;
+  new ResizeObserver(() => {
+    const width = node.clientWidth;
+    if (width === 0 || width === last) return;
+    last = width;
+    fn(width);
+  }).observe(node);
+  // invalidate(): the next time the element is displayed, fn runs even at the same width.
+  return { invalidate: () => { last = -1; } };
 }

@@ -1,6 +1,6 @@
 // Memory view (§12.3 + issue 6): live bytes over time stacked by category on a canvas, peak
 // marker, device capacity line, peak breakdown table, one chart per device.
-import { el, section, table, fields } from '../dom.js';
+import { el, section, table, fields, onWidthChange } from '../dom.js';
 import { formatBytes, formatInt, formatNsAsMs, formatShape, shortBytes } from '../format.js';
 
 const CATEGORY_COLORS = {
@@ -79,6 +79,9 @@ function chart(points, device) {
   // A capacity far above the peak would flatten the curve: then the axis follows the peak and the
   // capacity is stated in the legend instead of drawn.
   const capacityOnScale = device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4;
+  // Derived once, as typed arrays: live bytes per point and, per category, bytes per point.
+  const live = Float64Array.from(points, (p) => p.live_bytes || 0);
+  const byCategory = categories.map((k) => Float64Array.from(points, (p) => (p.by_category || {})[k] || 0));
   const yMax = Math.max(capacityOnScale ? device.capacity_bytes : 0, device.peak_bytes, 1) * 1.08;
 
   const draw = () => {
@@ -109,23 +112,40 @@ function chart(points, device) {
     ctx.fillText(formatNsAsMs(t0), left, height - 6);
     const endLabel = formatNsAsMs(t1);
     ctx.fillText(endLabel, width - right - ctx.measureText(endLabel).width, height - 6);
+    // Level of detail: per pixel column only the first point and the point with the most live
+    // bytes are drawn, so the cost follows the chart width, not the number of points, and no
+    // peak is lost. The hover text below still reads every point.
+    const keep = [];
+    let column = -Infinity;
+    let best = -1;
+    for (let i = 0; i < points.length; i++) {
+      const c = Math.floor(x(points[i].timestamp_ns));
+      if (c !== column) {
+        if (best >= 0 && best !== keep[keep.length - 1]) keep.push(best);
+        keep.push(i);
+        column = c;
+        best = i;
+      } else if (live[i] > live[best]) best = i;
+    }
+    if (best >= 0 && best !== keep[keep.length - 1]) keep.push(best);
     // Stacked step areas: live bytes stay constant between two events.
-    const base = new Float64Array(points.length);
+    const base = new Float64Array(keep.length);
+    const tops = new Float64Array(keep.length);
     categories.forEach((k, ci) => {
+      const values = byCategory[ci];
       ctx.fillStyle = colorOf(k, ci);
       ctx.beginPath();
-      ctx.moveTo(x(points[0].timestamp_ns), y(base[0]));
-      const tops = new Float64Array(points.length);
-      for (let i = 0; i < points.length; i++) tops[i] = base[i] + ((points[i].by_category || {})[k] || 0);
-      for (let i = 0; i < points.length; i++) {
-        const nextT = i + 1 < points.length ? points[i + 1].timestamp_ns : t1;
-        ctx.lineTo(x(points[i].timestamp_ns), y(tops[i]));
-        ctx.lineTo(x(nextT), y(tops[i]));
+      ctx.moveTo(x(points[keep[0]].timestamp_ns), y(base[0]));
+      for (let j = 0; j < keep.length; j++) tops[j] = base[j] + values[keep[j]];
+      for (let j = 0; j < keep.length; j++) {
+        const nextT = j + 1 < keep.length ? points[keep[j + 1]].timestamp_ns : t1;
+        ctx.lineTo(x(points[keep[j]].timestamp_ns), y(tops[j]));
+        ctx.lineTo(x(nextT), y(tops[j]));
       }
-      for (let i = points.length - 1; i >= 0; i--) {
-        const nextT = i + 1 < points.length ? points[i + 1].timestamp_ns : t1;
-        ctx.lineTo(x(nextT), y(base[i]));
-        ctx.lineTo(x(points[i].timestamp_ns), y(base[i]));
+      for (let j = keep.length - 1; j >= 0; j--) {
+        const nextT = j + 1 < keep.length ? points[keep[j + 1]].timestamp_ns : t1;
+        ctx.lineTo(x(nextT), y(base[j]));
+        ctx.lineTo(x(points[keep[j]].timestamp_ns), y(base[j]));
       }
       ctx.closePath();
       ctx.fill();
@@ -172,8 +192,12 @@ function chart(points, device) {
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
   tip.hidden = true;
-  requestAnimationFrame(draw);
-  new ResizeObserver(() => draw()).observe(canvas);
-  document.addEventListener('cg-theme-change', draw);
+  // Drawn when displayed (a hidden, pre-rendered view has no width yet) and again only when the
+  // width or the theme changes; switching tabs back and forth does not redraw.
+  const resize = onWidthChange(canvas, draw);
+  document.addEventListener('cg-theme-change', () => {
+    if (canvas.clientWidth > 0) draw();
+    else resize.invalidate();
+  });
   return el('div', null, legend, wrap);
 }

@@ -1,9 +1,10 @@
-// Span costs view (§12.3): every node sorted by total time; any column sorts. Only the first
-// ROWS rows of the current order are put in the DOM so 10^5 nodes stay responsive.
-import { el, clear } from '../dom.js';
+// Span costs view (§12.3): every node sorted by total time; any column sorts. The table is
+// virtualised: it scrolls over all rows, but only the rows in (and just around) the visible
+// window are in the DOM, so showing the view or scrolling costs the same for 10^2 or 10^6 rows
+// (docs/performance-viewer.md); dom.js virtualRows does the windowing.
+import { el, virtualRows } from '../dom.js';
 import { formatBytes, formatMs } from '../format.js';
 
-const ROWS = 300;
 const COLUMNS = [
   { key: 'name', label: 'Name', text: (r) => r.name, cmp: (a, b) => a.name.localeCompare(b.name) },
   { key: 'kind', label: 'Kind', text: (r) => r.kind, cmp: (a, b) => a.kind.localeCompare(b.kind) },
@@ -20,12 +21,13 @@ export function renderSpanCosts(panel, payload, index, inspector) {
   let descending = true;
   let order = items; // the payload is already sorted by total time, descending
   panel.append(el('h1', null, 'Span costs'));
-  panel.append(el('p', { class: 'note' }, `${items.length.toLocaleString('en-US')} nodes. Select a header to sort; select a row to inspect it.`));
+  panel.append(el('p', { class: 'note' }, `${items.length.toLocaleString('en-US')} nodes. Select a header to sort; select a row to inspect it; the table scrolls over all rows.`));
   const headRow = el('tr');
   const body = el('tbody');
-  const note = el('p', { class: 'note' });
-  const tableEl = el('table', { id: 'span-costs-table', class: 'sortable' }, el('thead', null, headRow), body);
-  panel.append(el('div', { class: 'table-wrap' }, tableEl), note);
+  const tableEl = el('table', { id: 'span-costs-table', class: 'sortable vtable', 'aria-rowcount': String(items.length + 1) },
+    el('colgroup', null, COLUMNS.map((c) => el('col', { class: `col-${c.key}` }))), el('thead', null, headRow), body);
+  const scroller = el('div', { class: 'table-wrap vscroll' }, tableEl);
+  panel.append(scroller);
 
   const headers = COLUMNS.map((col) => {
     const button = el('button', { type: 'button', class: 'sort' }, col.label);
@@ -38,28 +40,30 @@ export function renderSpanCosts(panel, payload, index, inspector) {
       }
       const cmp = col.cmp || ((a, b) => (a[col.key] ?? -1) - (b[col.key] ?? -1));
       order = [...items].sort((a, b) => (descending ? cmp(b, a) : cmp(a, b)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      draw();
+      scroller.scrollTop = 0;
+      draw(true);
     });
     headRow.append(th);
     return th;
   });
 
-  function draw() {
+  const rows = virtualRows(scroller, tableEl, headRow, body, () => order.length, (i) => {
+    const row = order[i];
+    const tr = el('tr', { tabindex: '0', 'data-id': row.id, 'data-index': i, 'aria-rowindex': i + 2 },
+      COLUMNS.map((c) => {
+        const text = c.text(row);
+        return el('td', { class: c.num ? 'num' : null, title: text }, text); // full text when clipped
+      }));
+    if (inspector.selected === row.id) tr.classList.add('selected');
+    return tr;
+  });
+  const draw = (force) => {
     for (const th of headers) {
       th.setAttribute('aria-sort', th.dataset.key === sortKey ? (descending ? 'descending' : 'ascending') : 'none');
     }
-    clear(body);
-    const shown = Math.min(order.length, ROWS);
-    const frag = document.createDocumentFragment();
-    for (let i = 0; i < shown; i++) {
-      const row = order[i];
-      const tr = el('tr', { tabindex: '0', 'data-id': row.id }, COLUMNS.map((c) => el('td', { class: c.num ? 'num' : null }, c.text(row))));
-      if (inspector.selected === row.id) tr.classList.add('selected');
-      frag.append(tr);
-    }
-    body.append(frag);
-    note.textContent = order.length > shown ? `Showing the first ${shown} of ${order.length} rows in this order.` : '';
-  }
+    rows.draw(force);
+  };
+
   const pick = (event) => {
     const tr = event.target.closest('tr[data-id]');
     if (!tr) return;
@@ -74,10 +78,14 @@ export function renderSpanCosts(panel, payload, index, inspector) {
       pick(event);
     } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       event.preventDefault();
-      const tr = event.target.closest('tr');
-      const next = event.key === 'ArrowDown' ? tr?.nextElementSibling : tr?.previousElementSibling;
-      next?.focus();
+      const tr = event.target.closest('tr[data-index]');
+      if (!tr) return;
+      const target = Number(tr.dataset.index) + (event.key === 'ArrowDown' ? 1 : -1);
+      if (target < 0 || target >= order.length) return;
+      // Scroll the target row into the window (which renders it), then move the focus to it.
+      rows.scrollToRow(target);
+      body.querySelector(`tr[data-index="${target}"]`)?.focus({ preventScroll: true });
     }
   });
-  draw();
+  draw(true);
 }

@@ -2,7 +2,7 @@
 // trace viewer. Canvas drawing with level of detail: per row the items are sorted by start, the
 // visible window is found by binary search, and items narrower than a pixel are merged into one
 // bar per pixel, so 10^6 items draw in time proportional to the screen width × rows.
-import { el } from '../dom.js';
+import { el, onWidthChange } from '../dom.js';
 import { formatMs, formatNsAsMs } from '../format.js';
 import { heatColor } from '../model.js';
 
@@ -195,6 +195,6 @@ export function renderTimeline(panel, payload, index, inspector) {
   });
   inspector.onSelect(() => redraw());
   document.addEventListener('cg-theme-change', redraw);
-  new ResizeObserver(redraw).observe(canvas);
+  onWidthChange(canvas, redraw);
   draw();
 }
