@@ -34,16 +34,50 @@ ThreadBuffers& buffers() {
 }
 
 // Bytes that JSON string escaping touches: controls, '"', '\\' and everything non-ASCII (which
-// append_json_string validates as UTF-8). One table load per byte on the fast path.
+// append_json_string validates as UTF-8).
 constexpr std::array<bool, 256> kNeedsEscape = [] {
   std::array<bool, 256> t{};
   for (int c = 0; c < 256; ++c) t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
   return t;
 }();
 
+// Nonzero when a byte of `w` needs escaping: a control byte (< 0x20), '"', '\\' or a byte
+// >= 0x80 (non-ASCII, which append_json_string validates as UTF-8). Exact as a yes/no answer: the
+// classic "has a byte less than n" / "has a zero byte" word tricks never report a byte that does
+// not qualify, and bytes with the top bit set are flagged on their own anyway (bit-twiddling hacks,
+// "determine if a word has a byte less than n").
+constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+inline std::uint64_t escape_bytes(std::uint64_t w) noexcept {
+  const std::uint64_t quote = w ^ (kOnes * '"');
+  const std::uint64_t backslash = w ^ (kOnes * '\\');
+  return (((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
+          ((backslash - kOnes) & ~backslash) | w) &
+         kHighs;
+}
+
+inline std::uint64_t load8(const char* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// True when `s` is copied verbatim by JSON escaping. Strings of 8 bytes or more are checked a
+// word at a time (with an overlapping last word), so long op names cost a few words, not a loop
+// iteration per byte.
 bool is_plain(std::string_view s) noexcept {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  if (n >= 8) {
+    std::uint64_t bad = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) bad |= escape_bytes(load8(p + i));
+    if (i != n) bad |= escape_bytes(load8(p + n - 8));  // overlapping tail
+    return bad == 0;
+  }
+  // Shorter strings: a table load per byte is cheaper than assembling a word.
   bool escape = false;
-  for (char ch : s) escape |= kNeedsEscape[static_cast<unsigned char>(ch)];
+  for (std::size_t i = 0; i < n; ++i) escape |= kNeedsEscape[static_cast<unsigned char>(p[i])];
   return !escape;
 }
 

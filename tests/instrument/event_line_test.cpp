@@ -54,6 +54,19 @@ TEST(EventLine, SpansMatchTheTraceWriter) {
       }
 }
 
+// The formatter decides "copy verbatim or escape" a word at a time (event_line.cpp is_plain);
+// every byte value at every position of every length up to 24 (the one-, two-, three-word and
+// overlapping-tail cases) must take the same decision as the trace writer's escaping.
+TEST(EventLine, EveryByteAtEveryPositionMatchesTheTraceWriter) {
+  for (int c = 0; c < 256; ++c)
+    for (std::size_t n = 1; n <= 24; ++n)
+      for (std::size_t at = 0; at < n; ++at) {
+        std::string s(n, 'a');
+        s[at] = static_cast<char>(c);
+        expect_same_bytes(SpanEndEvent{s, 0});
+      }
+}
+
 TEST(EventLine, NumbersAroundEveryPowerOfTenMatchTheTraceWriter) {
   std::uint64_t p = 1;
   for (int k = 0; k < 20; ++k, p *= 10)
