@@ -93,13 +93,8 @@ constexpr std::array<std::uint64_t, 20> kPow10 = [] {
   return t;
 }();
 
-// Decimal digits of v, written at p; returns the end. Same text as std::to_chars; the digit
-// count comes from the bit length (log10 2 ≈ 1233/4096), so the pairs are written in place.
-char* write_u64(char* p, std::uint64_t v) noexcept {
-  if (v < 10) {
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
+// Numbers of three or more digits (timestamps, durations, byte counts).
+[[gnu::noinline]] char* write_u64_long(char* p, std::uint64_t v) noexcept {
   const unsigned t = ((64 - static_cast<unsigned>(__builtin_clzll(v))) * 1233) >> 12;
   const unsigned digits = t + 1 - (v < kPow10[t] ? 1 : 0);
   char* end = p + digits;
@@ -108,16 +103,29 @@ char* write_u64(char* p, std::uint64_t v) noexcept {
     const std::uint64_t r = v % 100;
     v /= 100;
     q -= 2;
-    q[0] = kDigitPairs[r * 2];
-    q[1] = kDigitPairs[r * 2 + 1];
+    std::memcpy(q, kDigitPairs + r * 2, 2);
   }
   if (v >= 10) {
-    q[-2] = kDigitPairs[v * 2];
-    q[-1] = kDigitPairs[v * 2 + 1];
+    std::memcpy(q - 2, kDigitPairs + v * 2, 2);
   } else {
     q[-1] = static_cast<char>('0' + v);
   }
   return end;
+}
+
+// Decimal digits of v, written at p; returns the end. Same text as std::to_chars; the digit
+// count comes from the bit length (log10 2 ≈ 1233/4096), so the pairs are written in place.
+// One and two digits (shape dims, small counts) stay inline without a call.
+inline char* write_u64(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  if (v < 100) {
+    std::memcpy(p, kDigitPairs + v * 2, 2);
+    return p + 2;
+  }
+  return write_u64_long(p, v);
 }
 
 // memcpy for the short strings of a trace line without a library call: two overlapping
