@@ -5,6 +5,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "output/json_text.hpp"
 
 namespace candle_graph::detail {
@@ -16,6 +20,9 @@ constexpr std::size_t kMaxStringGrowth = 6;
 // Upper bound of everything that is not a caller string: field names, punctuation, numbers.
 constexpr std::size_t kFixedBound = 1024;
 constexpr std::size_t kNumberBound = 24;  // 20 digits of a u64, a comma, headroom
+// The short-string path stores a whole 16-byte vector; this slack past the line bound keeps the
+// bytes it writes beyond the string (overwritten by what follows) inside the buffer.
+constexpr std::size_t kOvershoot = 64;
 
 struct ThreadBuffers {
   std::string line;     // fast path: written through a pointer, sized once
@@ -26,7 +33,7 @@ struct ThreadBuffers {
 ThreadBuffers& buffers() {
   thread_local ThreadBuffers b = [] {
     ThreadBuffers t;
-    t.line.resize(kLineCapacity);
+    t.line.resize(kLineCapacity + kOvershoot);
     t.scratch.reserve(1024);
     return t;
   }();
@@ -167,6 +174,30 @@ class Writer {
     return *this;
   }
   Writer& str(std::string_view s) {
+#if defined(__SSE2__)
+    // Strings of up to 16 bytes (ids, dtypes, devices, most names) in one vector: one load, one
+    // escape test, one store. The load may read past the string only within its own 4 KiB page
+    // (so it cannot fault); the bytes past it are masked out of the test, and the bytes stored
+    // past it land in kOvershoot and are overwritten by the rest of the line.
+    const std::uintptr_t page_offset = reinterpret_cast<std::uintptr_t>(s.data()) & 4095;
+    if (s.size() <= 16 && page_offset <= 4096 - 16) [[likely]] {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data()));
+      // Signed compare: bytes >= 0x80 are negative, so `< 0x20` also catches non-ASCII.
+      const __m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                       _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+      const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bad)) &
+                            ((1u << s.size()) - 1u);  // s.size() <= 16: no overflow
+      if (mask == 0) [[likely]] {
+        *p_ = '"';
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p_ + 1), v);
+        p_ += s.size() + 1;
+        *p_++ = '"';
+        return *this;
+      }
+      return escaped(s);
+    }
+#endif
     if (is_plain(s)) [[likely]] {
       *p_++ = '"';
       copy_bytes(p_, s.data(), s.size());
@@ -174,12 +205,7 @@ class Writer {
       *p_++ = '"';
       return *this;
     }
-    std::string& scratch = buffers().scratch;
-    scratch.clear();
-    output::append_json_string(scratch, s);
-    std::memcpy(p_, scratch.data(), scratch.size());
-    p_ += scratch.size();
-    return *this;
+    return escaped(s);
   }
   Writer& u64(std::uint64_t v) {
     p_ = write_u64(p_, v);
@@ -193,7 +219,9 @@ class Writer {
     p_ += scratch.size();
     return *this;
   }
-  Writer& boolean(bool v) { return v ? lit("true") : lit("false"); }
+  Writer& boolean(bool v) {
+    return v ? lit("true") : lit("false");
+  }
   Writer& dims(std::span<const std::uint64_t> v) {
     *p_++ = '[';
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -218,6 +246,15 @@ class Writer {
   }
 
  private:
+  Writer& escaped(std::string_view s) {
+    std::string& scratch = buffers().scratch;
+    scratch.clear();
+    output::append_json_string(scratch, s);
+    std::memcpy(p_, scratch.data(), scratch.size());
+    p_ += scratch.size();
+    return *this;
+  }
+
   char* begin_;
   char* p_;
 };
