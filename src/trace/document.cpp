@@ -8,7 +8,7 @@
 namespace candle_graph {
 
 struct TraceDocument::SpanIndex {
-  std::unordered_map<std::string_view, std::uint32_t> by_id;
+  std::unordered_map<std::string_view, std::uint32_t, ShortStringHash> by_id;
 };
 
 TraceDocument::TraceDocument()
@@ -63,9 +63,9 @@ bool TraceDocument::operator==(const TraceDocument& o) const {
 }
 
 std::string_view event_kind_name(const TraceEvent& event) noexcept {
-  static constexpr std::string_view kNames[] = {"meta",   "span_start", "span_end",
-                                                "op",     "tensor",     "memory",
-                                                "device_memory", "gradient", "edge"};
+  static constexpr std::string_view kNames[] = {"meta",   "span_start", "span_end",      "op",
+                                                "tensor", "memory",     "device_memory", "gradient",
+                                                "edge"};
   return kNames[event.index()];
 }
 
@@ -114,16 +114,39 @@ void DocumentAssembler::fail(std::uint64_t line, std::string message) const {
   throw Error(source_, line, std::move(message));
 }
 
-
 std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t& index) {
+  // Spans are never removed or renamed, so a cached hit stays valid.
+  if (last_span_index_ != kNoIndex && id == last_span_id_) {
+    index = last_span_index_;
+    return last_span_id_;
+  }
   auto& by_id = doc_.span_index_->by_id;
   auto it = by_id.find(id);
   if (it != by_id.end()) {
     index = it->second;
-    return doc_.spans[it->second].id;
+    last_span_index_ = it->second;
+    last_span_id_ = doc_.spans[it->second].id;
+    return last_span_id_;
   }
   index = kNoIndex;  // resolved in finish() if the span starts later
   return interner_.intern(id);
+}
+
+void DocumentAssembler::reserve_like_so_far(double scale) {
+  auto grow = [&](auto& v) {
+    v.reserve(static_cast<std::size_t>(static_cast<double>(v.size()) * scale * 1.05) + 16);
+  };
+  grow(doc_.spans);
+  grow(doc_.ops);
+  grow(doc_.tensors);
+  grow(doc_.memory);
+  grow(doc_.device_memory);
+  grow(doc_.gradients);
+  grow(doc_.edges);
+  grow(doc_.op_span_);
+  grow(doc_.tensor_span_);
+  grow(doc_.memory_span_);
+  doc_.span_index_->by_id.reserve(doc_.spans.capacity());
 }
 
 std::span<const std::string_view> DocumentAssembler::copy_ids(
@@ -137,15 +160,24 @@ void DocumentAssembler::add(const TraceEvent& event, std::uint64_t line) {
   std::visit(
       [&](const auto& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, MetaEvent>) add_meta(e, line);
-        else if constexpr (std::is_same_v<T, SpanStartEvent>) add_span_start(e, line);
-        else if constexpr (std::is_same_v<T, SpanEndEvent>) add_span_end(e, line);
-        else if constexpr (std::is_same_v<T, OpEvent>) add_op(e, line);
-        else if constexpr (std::is_same_v<T, TensorEvent>) add_tensor(e, line);
-        else if constexpr (std::is_same_v<T, MemoryEvent>) add_memory(e, line);
-        else if constexpr (std::is_same_v<T, DeviceMemoryEvent>) add_device_memory(e, line);
-        else if constexpr (std::is_same_v<T, GradientEvent>) add_gradient(e, line);
-        else add_edge(e, line);
+        if constexpr (std::is_same_v<T, MetaEvent>)
+          add_meta(e, line);
+        else if constexpr (std::is_same_v<T, SpanStartEvent>)
+          add_span_start(e, line);
+        else if constexpr (std::is_same_v<T, SpanEndEvent>)
+          add_span_end(e, line);
+        else if constexpr (std::is_same_v<T, OpEvent>)
+          add_op(e, line);
+        else if constexpr (std::is_same_v<T, TensorEvent>)
+          add_tensor(e, line);
+        else if constexpr (std::is_same_v<T, MemoryEvent>)
+          add_memory(e, line);
+        else if constexpr (std::is_same_v<T, DeviceMemoryEvent>)
+          add_device_memory(e, line);
+        else if constexpr (std::is_same_v<T, GradientEvent>)
+          add_gradient(e, line);
+        else
+          add_edge(e, line);
       },
       event);
 }
@@ -161,8 +193,8 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   if (e.schema != kTraceSchema) {
     std::string quoted;
     output::append_json_string(quoted, e.schema);
-    fail(line, "unsupported trace schema " + quoted + "; expected \"" + std::string(kTraceSchema) +
-                   "\"");
+    fail(line,
+         "unsupported trace schema " + quoted + "; expected \"" + std::string(kTraceSchema) + "\"");
   }
   meta_seen_ = true;
   doc_.schema = kTraceSchema;
@@ -177,8 +209,10 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   std::vector<Tag> tags;
   for (const Tag& t : e.run.tags) {
     auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& x) { return x.key == t.key; });
-    if (it != tags.end()) it->value = t.value;
-    else tags.push_back(t);
+    if (it != tags.end())
+      it->value = t.value;
+    else
+      tags.push_back(t);
   }
   std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
   for (Tag& t : tags) t = Tag{copy(t.key), copy(t.value)};
@@ -211,7 +245,8 @@ void DocumentAssembler::add_span_end(const SpanEndEvent& e, std::uint64_t line) 
   auto& by_id = doc_.span_index_->by_id;
   auto it = by_id.find(e.id);
   if (it == by_id.end())
-    fail(line, "span_end for unknown span `" + std::string(e.id) + "` at index " + std::to_string(i));
+    fail(line,
+         "span_end for unknown span `" + std::string(e.id) + "` at index " + std::to_string(i));
   SpanRecord& s = doc_.spans[it->second];
   if (s.closed)
     fail(line, "duplicate span_end for `" + std::string(e.id) + "` at index " + std::to_string(i));
@@ -302,9 +337,12 @@ TraceDocument DocumentAssembler::finish() {
     for (std::size_t i = 0; i < links.size(); ++i)
       if (links[i] == kNoIndex) links[i] = doc_.find_span(span_id_of(events[i]));
   };
-  resolve(doc_.op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.ops);
-  resolve(doc_.tensor_span_, [](const TensorEvent& t) { return t.span_id; }, doc_.tensors);
-  resolve(doc_.memory_span_, [](const MemoryEvent& m) { return m.span_id; }, doc_.memory);
+  resolve(
+      doc_.op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.ops);
+  resolve(
+      doc_.tensor_span_, [](const TensorEvent& t) { return t.span_id; }, doc_.tensors);
+  resolve(
+      doc_.memory_span_, [](const MemoryEvent& m) { return m.span_id; }, doc_.memory);
   doc_.span_parent_.resize(doc_.spans.size());
   for (std::size_t i = 0; i < doc_.spans.size(); ++i) {
     const auto& p = doc_.spans[i].parent_id;

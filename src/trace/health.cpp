@@ -7,6 +7,8 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "trace/short_string_hash.hpp"
+
 namespace candle_graph {
 namespace {
 
@@ -15,12 +17,14 @@ std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
   return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::uint64_t>::max() : r;
 }
 
-std::string tick(std::string_view s) { return "`" + std::string(s) + "`"; }
+std::string tick(std::string_view s) {
+  return "`" + std::string(s) + "`";
+}
 
 struct KeyHash {
   std::size_t operator()(const std::pair<std::string_view, std::string_view>& k) const noexcept {
-    const std::size_t a = std::hash<std::string_view>{}(k.first);
-    const std::size_t b = std::hash<std::string_view>{}(k.second);
+    const std::size_t a = ShortStringHash{}(k.first);
+    const std::size_t b = ShortStringHash{}(k.second);
     return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
   }
 };
@@ -102,7 +106,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
 
   // 1. duplicate_span_id
   {
-    std::unordered_set<std::string_view> ids;
+    std::unordered_set<std::string_view, ShortStringHash> ids;
     ids.reserve(n);
     for (const auto& s : spans) ids.insert(s.id);
     if (ids.size() != n)
@@ -113,7 +117,8 @@ TraceHealth analyze_health(const TraceDocument& doc) {
   // 2. root_count, 3. measurement_count
   const auto roots = static_cast<std::uint64_t>(
       std::count_if(spans.begin(), spans.end(), [](const SpanRecord& s) { return !s.parent_id; }));
-  if (roots != 1) b.error("root_count", "expected exactly one root span, found " + std::to_string(roots));
+  if (roots != 1)
+    b.error("root_count", "expected exactly one root span, found " + std::to_string(roots));
   const auto measured = static_cast<std::uint64_t>(
       std::count_if(spans.begin(), spans.end(), [](const SpanRecord& s) { return s.measured; }));
   if (measured != 1)
@@ -156,21 +161,23 @@ TraceHealth analyze_health(const TraceDocument& doc) {
     for (std::size_t i = 0; i < n; ++i)
       if (has_child[i] && child_sum[i] > spans[i].duration_ns)
         b.error("children_exceed_parent",
-                "children of span " + tick(spans[i].id) + " total " +
-                    std::to_string(child_sum[i]) + " ns, exceeding its " +
-                    std::to_string(spans[i].duration_ns) + " ns duration");
+                "children of span " + tick(spans[i].id) + " total " + std::to_string(child_sum[i]) +
+                    " ns, exceeding its " + std::to_string(spans[i].duration_ns) + " ns duration");
   }
 
   // 9. unknown_span (ops, then tensors, then memory), 10. unknown_edge_span
   for (std::size_t i = 0; i < doc.ops.size(); ++i)
     if (doc.op_span()[i] == kNoIndex)
-      b.error("unknown_span", "operation evidence refers to missing span " + tick(doc.ops[i].span_id));
+      b.error("unknown_span",
+              "operation evidence refers to missing span " + tick(doc.ops[i].span_id));
   for (std::size_t i = 0; i < doc.tensors.size(); ++i)
     if (doc.tensor_span()[i] == kNoIndex)
-      b.error("unknown_span", "tensor evidence refers to missing span " + tick(doc.tensors[i].span_id));
+      b.error("unknown_span",
+              "tensor evidence refers to missing span " + tick(doc.tensors[i].span_id));
   for (std::size_t i = 0; i < doc.memory.size(); ++i)
     if (doc.memory_span()[i] == kNoIndex)
-      b.error("unknown_span", "memory evidence refers to missing span " + tick(doc.memory[i].span_id));
+      b.error("unknown_span",
+              "memory evidence refers to missing span " + tick(doc.memory[i].span_id));
   for (const auto& e : doc.edges)
     if (doc.find_span(e.from_span) == kNoIndex || doc.find_span(e.to_span) == kNoIndex)
       b.error("unknown_edge_span",
@@ -193,12 +200,14 @@ TraceHealth analyze_health(const TraceDocument& doc) {
           b.error("duplicate_allocation",
                   "tensor " + tick(m.tensor_id) + " was allocated twice without a free");
       } else if (live.erase(key) == 0) {
-        b.error("unpaired_free", "tensor " + tick(m.tensor_id) + " was freed without a live allocation");
+        b.error("unpaired_free",
+                "tensor " + tick(m.tensor_id) + " was freed without a live allocation");
       }
     }
     if (!live.empty())
-      b.warning("retained_allocations", std::to_string(live.size()) +
-                                            " explicit allocations remained live at measurement end");
+      b.warning(
+          "retained_allocations",
+          std::to_string(live.size()) + " explicit allocations remained live at measurement end");
   }
 
   // 14–21. missing evidence (warnings)
@@ -229,7 +238,8 @@ TraceHealth analyze_health(const TraceDocument& doc) {
     b.warning("gradients_absent", "no gradient facts were captured for this training run");
   if (train && c.forward_spans == 0) b.warning("forward_absent", "no forward span was tagged");
   if (train && c.backward_spans == 0) b.warning("backward_absent", "no backward span was tagged");
-  if (train && c.optimizer_spans == 0) b.warning("optimizer_absent", "no optimizer span was tagged");
+  if (train && c.optimizer_spans == 0)
+    b.warning("optimizer_absent", "no optimizer span was tagged");
   return h;
 }
 
