@@ -71,7 +71,8 @@ export function table(columns, rows, { caption, id, empty = 'None.' } = {}) {
 
 export const ROW_H = 28; // keep equal to `.vtable tbody tr` height in style.css
 const OVERSCAN = 10; // rows rendered beyond each edge so fast scrolling shows no gaps
-const HIDDEN_WINDOW = 30; // rows rendered while the table is hidden (no viewport height yet)
+// Rows rendered while the table is hidden (no viewport height yet): enough for a full window.
+const HIDDEN_WINDOW = Math.ceil(window.innerHeight / ROW_H);
 
 /**
  * Virtual scrolling for a table inside `scroller`: only rows around the visible window exist;
@@ -89,9 +90,13 @@ export function virtualRows(scroller, tableEl, headRow, body, count, renderRow) 
     const top = Math.max(0, scroller.scrollTop - tableEl.tHead.offsetTop - headRow.offsetHeight);
     const viewport = scroller.clientHeight;
     const wanted = viewport > 0 ? Math.ceil(viewport / ROW_H) : HIDDEN_WINDOW;
-    const from = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
-    const to = Math.min(n, Math.floor(top / ROW_H) + wanted + OVERSCAN);
-    if (!force && from === first && to === last) return;
+    const visibleFrom = Math.floor(top / ROW_H);
+    const visibleTo = Math.min(n, visibleFrom + wanted);
+    // Rows already in the DOM cover the window (the overscan absorbs small scrolls, and a table
+    // prepared hidden usually covers the window it is first shown with): nothing to do.
+    if (!force && first >= 0 && first <= visibleFrom && last >= visibleTo) return;
+    const from = Math.max(0, visibleFrom - OVERSCAN);
+    const to = Math.min(n, visibleTo + OVERSCAN);
     first = from;
     last = to;
     const frag = document.createDocumentFragment();
