@@ -180,7 +180,8 @@ class Writer {
     // (so it cannot fault); the bytes past it are masked out of the test, and the bytes stored
     // past it land in kOvershoot and are overwritten by the rest of the line.
     const std::uintptr_t page_offset = reinterpret_cast<std::uintptr_t>(s.data()) & 4095;
-    if (s.size() <= 16 && page_offset <= 4096 - 16) [[likely]] {
+    // 1..16 bytes: an empty view may have a null data() that must not be read.
+    if (s.size() - 1 < 16 && page_offset <= 4096 - 16) [[likely]] {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data()));
       // Signed compare: bytes >= 0x80 are negative, so `< 0x20` also catches non-ASCII.
       const __m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),

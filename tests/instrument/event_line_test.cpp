@@ -67,6 +67,14 @@ TEST(EventLine, EveryByteAtEveryPositionMatchesTheTraceWriter) {
       }
 }
 
+// Records default their strings to std::string_view{}, whose data() is null: the short-string
+// fast path must not read through it.
+TEST(EventLine, DefaultEmptyViewsAreWrittenAsEmptyStrings) {
+  OpEvent e;
+  expect_same_bytes(e);
+  expect_same_bytes(SpanEndEvent{std::string_view{}, 0});
+}
+
 TEST(EventLine, NumbersAroundEveryPowerOfTenMatchTheTraceWriter) {
   std::uint64_t p = 1;
   for (int k = 0; k < 20; ++k, p *= 10)
