@@ -1,5 +1,6 @@
 // TraceDocument storage and §5.2 assembly/validation.
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "output/json_text.hpp"
@@ -95,14 +96,20 @@ void TraceDocument::check_indexed() const {
 // ---- StringInterner ---------------------------------------------------------------------------
 
 std::string_view StringInterner::intern(std::string_view s) {
-  if (s == last_) return last_;
+  if (s.empty()) return {};  // what Arena::copy gives for an empty string
+  const std::size_t slot = (s.size() * 7 + static_cast<unsigned char>(s.front()) * 3 +
+                            static_cast<unsigned char>(s.back())) %
+                           64;
+  std::string_view& cached = recent_[slot];
+  if (cached.size() == s.size() && std::memcmp(cached.data(), s.data(), s.size()) == 0)
+    return cached;
   auto it = map_.find(s);
   if (it == map_.end()) {
     const std::string_view owned = arena_->copy(s);
     it = map_.emplace(owned, owned).first;
   }
-  last_ = it->second;
-  return last_;
+  cached = it->second;
+  return cached;
 }
 
 // ---- DocumentAssembler ----------------------------------------------------------------------
@@ -133,8 +140,13 @@ std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t&
 }
 
 void DocumentAssembler::reserve_like_so_far(double scale) {
+  // The kind mix drifts along a trace (the first 4 MiB of a synth trace hold 13% fewer memory
+  // events than the whole, and no gradients): reserve 1.5× the extrapolation, and at least a
+  // quarter of all extrapolated events for every kind. Untouched capacity costs no memory.
+  const double all = static_cast<double>(index_) * scale;
   auto grow = [&](auto& v) {
-    v.reserve(static_cast<std::size_t>(static_cast<double>(v.size()) * scale * 1.05) + 16);
+    const double want = std::max(static_cast<double>(v.size()) * scale * 1.5, all / 4);
+    v.reserve(static_cast<std::size_t>(want) + 16);
   };
   grow(doc_.spans);
   grow(doc_.ops);

@@ -4,6 +4,7 @@
 // span_end matches one earlier span_start, no second span_end).
 #pragma once
 
+#include <array>
 #include <string>
 #include <unordered_map>
 
@@ -13,8 +14,7 @@
 namespace candle_graph {
 
 // Copies strings into an arena, sharing one copy per distinct value. Meant for the few fields
-// whose values repeat (dtype, device, op names); a one-entry cache makes runs of equal values
-// cost a memcmp.
+// whose values repeat (dtype, device, op names); a small cache makes a repeat cost a memcmp.
 class StringInterner {
  public:
   explicit StringInterner(Arena& arena) : arena_(&arena) {}
@@ -23,7 +23,9 @@ class StringInterner {
  private:
   Arena* arena_;
   std::unordered_map<std::string_view, std::string_view, ShortStringHash> map_;
-  std::string_view last_;
+  // The fields interned take turns (op_name, dtype, device, …), so a single "last value" missed
+  // nearly always: a small direct-mapped cache keyed by length and end bytes catches them.
+  std::array<std::string_view, 64> recent_{};
 };
 
 class DocumentAssembler {
@@ -43,10 +45,10 @@ class DocumentAssembler {
   void add_gradient(const GradientEvent& e, std::uint64_t line);
   void add_edge(const EdgeEvent& e, std::uint64_t line);
 
-  // Reserves room for `scale` times the events seen so far (of each kind), e.g. the file size
-  // over the bytes read so far. Growing a vector by doubling briefly holds the old and the new
-  // array, which put the reader's peak RSS at 1.2× the trace; reserved but unused capacity is
-  // never touched, so an overestimate costs address space, not memory.
+  // Reserves room for about `scale` times the events seen so far (of each kind), `scale` being
+  // the file size over the bytes read so far. Growing a vector by doubling briefly holds the old
+  // and the new array, which put the reader's peak RSS at 1.2× the trace; reserved but unused
+  // capacity is never touched, so an overestimate costs address space, not memory.
   void reserve_like_so_far(double scale);
 
   // Final checks (a meta was seen) and derived links. The assembler is spent afterwards.
