@@ -24,8 +24,7 @@ LineSink::LineSink(std::filesystem::path path) : path_(std::move(path)) {
   if (fd_ < 0)
     throw InstrumentError(path_, std::string("cannot create the trace file: ") +
                                      std::strerror(errno) + "; choose a writable trace path");
-  // Headroom so that appending one more line after reaching the threshold never reallocates.
-  buffer_.reserve(kFlushThreshold + 64 * 1024);
+  buffer_ = std::make_unique_for_overwrite<char[]>(kCapacity);
 }
 
 LineSink::~LineSink() {
@@ -33,8 +32,24 @@ LineSink::~LineSink() {
 }
 
 void LineSink::pad(std::size_t bytes) {
-  buffer_.append(bytes - 1, ' ');
-  buffer_.push_back('\n');
+  // bytes < kPage and size_ < kFlushThreshold here, so the padding fits in the slack.
+  std::memset(buffer_.get() + size_, ' ', bytes - 1);
+  buffer_[size_ + bytes - 1] = '\n';
+  size_ += bytes;
+}
+
+void LineSink::append_long(std::string_view line) {
+  // Rare (a multi-KiB name): written out at once, after the buffered lines, as one whole line.
+  flush();
+  write_out(line.data(), line.size());
+}
+
+void LineSink::flush() {
+  // Emptied before writing, so that after a failed write the fixed buffer cannot overflow; the
+  // sink is failed then and every later flush throws anyway.
+  const std::size_t size = size_;
+  size_ = 0;
+  write_out(buffer_.get(), size);
 }
 
 void LineSink::fail(std::string what, int err) {
@@ -44,18 +59,18 @@ void LineSink::fail(std::string what, int err) {
                                    "(check free disk space and the file system)");
 }
 
-void LineSink::flush() {
+void LineSink::write_out(const char* data, std::size_t size) {
   if (failed_)
     throw InstrumentError(path_,
                           "an earlier write to the trace failed; open a new TraceSession to "
                           "capture again");
   if (fd_ < 0) {
-    if (buffer_.empty()) return;
+    if (size == 0) return;
     throw InstrumentError(path_, "the trace file is closed; record events before finish()");
   }
   std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < size) {
+    const ssize_t n = ::write(fd_, data + done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
@@ -68,7 +83,6 @@ void LineSink::flush() {
     done += static_cast<std::size_t>(n);
   }
   file_bytes_ += done;
-  buffer_.clear();
 }
 
 void LineSink::close() {

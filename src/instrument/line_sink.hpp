@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,10 +34,17 @@ class LineSink {
   // every possible cut point is then a line boundary. Lines longer than 4 KiB cannot be
   // protected this way (they are written unpadded).
   void append(std::string_view line) {
-    const std::size_t used = static_cast<std::size_t>((file_bytes_ + buffer_.size()) % kPage);
+    const std::size_t used = static_cast<std::size_t>((file_bytes_ + size_) % kPage);
     if (used != 0 && line.size() > kPage - used && line.size() <= kPage) pad(kPage - used);
-    buffer_.append(line);
-    if (buffer_.size() >= kFlushThreshold) flush();
+    if (line.size() > kLineRoom) [[unlikely]] {
+      append_long(line);
+      return;
+    }
+    // A fixed buffer with room for one more line past the threshold: no capacity check and no
+    // std::string bookkeeping per line.
+    std::memcpy(buffer_.get() + size_, line.data(), line.size());
+    size_ += line.size();
+    if (size_ >= kFlushThreshold) flush();
   }
   void flush();
   // Flushes and closes; later appends throw.
@@ -46,10 +55,17 @@ class LineSink {
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:
+  // Lines up to this size (plus a page of padding) always fit after a buffer below the threshold.
+  static constexpr std::size_t kLineRoom = 60 * 1024;
+  static constexpr std::size_t kCapacity = kFlushThreshold + kPage + kLineRoom;
+
   void pad(std::size_t bytes);
+  void append_long(std::string_view line);  // lines > kLineRoom: written out directly
+  void write_out(const char* data, std::size_t size);
   [[noreturn]] void fail(std::string what, int err);
   std::filesystem::path path_;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t size_ = 0;          // bytes buffered, not yet written
   std::uint64_t file_bytes_ = 0;  // bytes already written to the file
   int fd_ = -1;
   bool failed_ = false;
