@@ -297,12 +297,17 @@ struct Impl {
   struct Seen {
     Impl* self;
     std::uint64_t bits = 0;
-    void mark(int bit, std::string_view field) {
+    // Inline on the hot path (one out-of-line call per field was 1.4% of the reader's
+    // instructions); the message is built out of line.
+    inline __attribute__((always_inline)) void mark(int bit, std::string_view field) {
       const std::uint64_t m = std::uint64_t{1} << bit;
-      if (bits & m)
-        self->fail("duplicate field `" + std::string(field) + "` in " +
-                   std::string(self->kind_name) + " event");
+      if (bits & m) [[unlikely]]
+        duplicate(field);
       bits |= m;
+    }
+    [[noreturn]] __attribute__((noinline, cold)) void duplicate(std::string_view field) const {
+      self->fail("duplicate field `" + std::string(field) + "` in " +
+                 std::string(self->kind_name) + " event");
     }
     void require(int bit, std::string_view field) const {
       if (!(bits & (std::uint64_t{1} << bit)))
