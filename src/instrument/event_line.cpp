@@ -106,16 +106,25 @@ constexpr std::array<std::uint64_t, 20> kPow10 = [] {
   const unsigned digits = t + 1 - (v < kPow10[t] ? 1 : 0);
   char* end = p + digits;
   char* q = end;
-  while (v >= 100) {
-    const std::uint64_t r = v % 100;
-    v /= 100;
-    q -= 2;
-    std::memcpy(q, kDigitPairs + r * 2, 2);
+  // Four digits per 64-bit division (half the divisions of a pair-at-a-time loop); the split of
+  // the four into two pairs is 32-bit arithmetic.
+  while (v >= 10000) {
+    const auto r = static_cast<std::uint32_t>(v % 10000);
+    v /= 10000;
+    q -= 4;
+    std::memcpy(q, kDigitPairs + (r / 100) * 2, 2);
+    std::memcpy(q + 2, kDigitPairs + (r % 100) * 2, 2);
   }
-  if (v >= 10) {
-    std::memcpy(q - 2, kDigitPairs + v * 2, 2);
+  auto w = static_cast<std::uint32_t>(v);  // 1..9999
+  if (w >= 100) {
+    q -= 2;
+    std::memcpy(q, kDigitPairs + (w % 100) * 2, 2);
+    w /= 100;
+  }
+  if (w >= 10) {
+    std::memcpy(q - 2, kDigitPairs + w * 2, 2);
   } else {
-    q[-1] = static_cast<char>('0' + v);
+    q[-1] = static_cast<char>('0' + w);
   }
   return end;
 }
