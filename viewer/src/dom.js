@@ -144,5 +144,6 @@ export function onWidthChange(node, fn) {
     fn(width);
   }).observe(node);
   // invalidate(): the next time the element is displayed, fn runs even at the same width.
-  return { invalidate: () => { last = -1; } };
+  // drewAt(w): fn's work was already done for width w (drawn while hidden at a predicted width).
+  return { invalidate: () => { last = -1; }, drewAt: (w) => { last = w; } };
 }

@@ -51,6 +51,15 @@ export function renderMemory(panel, payload) {
   ], mem.peak_breakdown, { id: 'peak-breakdown', caption: 'Allocations live at the memory peak, largest first', empty: 'No allocation was live at the peak.' })));
 }
 
+// Width of a chart canvas while its view is hidden: the content width of a card in the view on
+// screen (all views share the main column), minus the canvas border; 0 if there is none.
+function predictedWidth() {
+  const card = document.querySelector('[role="tabpanel"]:not([hidden]) .card');
+  if (!card || card.clientWidth === 0) return 0;
+  const style = getComputedStyle(card);
+  return Math.round(card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2);
+}
+
 function kpi(label, value, id) {
   return el('div', { class: 'kpi', id }, el('span', { class: 'kpi-label' }, label), el('span', { class: 'kpi-value' }, value));
 }
@@ -87,7 +96,7 @@ function chart(points, device) {
   const draw = () => {
     const css = getComputedStyle(document.documentElement);
     const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(canvas.clientWidth, 320);
+    const width = Math.max(canvas.clientWidth || predictedWidth(), 320);
     const height = 260;
     canvas.width = width * ratio;
     canvas.height = height * ratio;
@@ -195,6 +204,12 @@ function chart(points, device) {
   // Drawn when displayed (a hidden, pre-rendered view has no width yet) and again only when the
   // width or the theme changes; switching tabs back and forth does not redraw.
   const resize = onWidthChange(canvas, draw);
+  // Prepared while hidden (main.js idle preparation): draw now at the width the chart will have,
+  // so the first switch to Memory only reveals it. A wrong guess just means one redraw on show.
+  if (canvas.clientWidth === 0 && predictedWidth() > 0) {
+    draw();
+    resize.drewAt(predictedWidth());
+  }
   document.addEventListener('cg-theme-change', () => {
     if (canvas.clientWidth > 0) draw();
     else resize.invalidate();

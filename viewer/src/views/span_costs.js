@@ -3,16 +3,21 @@
 // window are in the DOM, so showing the view or scrolling costs the same for 10^2 or 10^6 rows
 // (docs/performance-viewer.md); dom.js virtualRows does the windowing.
 import { el, virtualRows } from '../dom.js';
-import { formatBytes, formatMs } from '../format.js';
+import { formatBytes, formatMs, shortBytes } from '../format.js';
 
+// Rows have a fixed height, so cells cannot wrap: bytes are shown short (the exact value is the
+// cell's tooltip) and long names keep their informative end (`…/backward/layer42`).
+const NAME_CHARS = 44;
+const clipStart = (s) => (s.length > NAME_CHARS ? `…${s.slice(s.length - NAME_CHARS + 1)}` : s);
+const bytes = (v) => (v == null ? '–' : shortBytes(v));
 const COLUMNS = [
-  { key: 'name', label: 'Name', text: (r) => r.name, cmp: (a, b) => a.name.localeCompare(b.name) },
+  { key: 'name', label: 'Name', text: (r) => clipStart(r.name), full: (r) => r.name, cmp: (a, b) => a.name.localeCompare(b.name) },
   { key: 'kind', label: 'Kind', text: (r) => r.kind, cmp: (a, b) => a.kind.localeCompare(b.kind) },
   { key: 'self_time_ns', label: 'Self', num: true, text: (r) => formatMs(r.self_ms) },
   { key: 'total_time_ns', label: 'Total', num: true, text: (r) => formatMs(r.total_ms) },
-  { key: 'bytes', label: 'Requested', num: true, text: (r) => formatBytes(r.bytes) },
-  { key: 'peak_bytes', label: 'Peak live', num: true, text: (r) => formatBytes(r.peak_bytes) },
-  { key: 'storage_bytes', label: 'Storage', num: true, text: (r) => (r.storage_bytes == null ? '–' : formatBytes(r.storage_bytes)) },
+  { key: 'bytes', label: 'Requested', num: true, text: (r) => bytes(r.bytes), full: (r) => formatBytes(r.bytes) },
+  { key: 'peak_bytes', label: 'Peak live', num: true, text: (r) => bytes(r.peak_bytes), full: (r) => formatBytes(r.peak_bytes) },
+  { key: 'storage_bytes', label: 'Storage', num: true, text: (r) => bytes(r.storage_bytes), full: (r) => (r.storage_bytes == null ? '–' : formatBytes(r.storage_bytes)) },
 ];
 
 export function renderSpanCosts(panel, payload, index, inspector) {
@@ -51,8 +56,7 @@ export function renderSpanCosts(panel, payload, index, inspector) {
     const row = order[i];
     const tr = el('tr', { tabindex: '0', 'data-id': row.id, 'data-index': i, 'aria-rowindex': i + 2 },
       COLUMNS.map((c) => {
-        const text = c.text(row);
-        return el('td', { class: c.num ? 'num' : null, title: text }, text); // full text when clipped
+        return el('td', { class: c.num ? 'num' : null, title: (c.full || c.text)(row) }, c.text(row));
       }));
     if (inspector.selected === row.id) tr.classList.add('selected');
     return tr;
