@@ -16,9 +16,10 @@
 namespace candle_graph {
 namespace {
 
-constexpr std::size_t kPadding = 64;                   // simdjson::SIMDJSON_PADDING
-constexpr std::size_t kChunk = std::size_t{4} << 20;   // 4 MiB reads
-constexpr std::uint64_t kProgressEvery = 64ull << 20;  // report every 64 MiB
+constexpr std::size_t kPadding = 64;                  // simdjson::SIMDJSON_PADDING
+constexpr std::size_t kChunk = std::size_t{1} << 20;  // 1 MiB reads: the buffer is in peak RSS
+constexpr std::size_t kReserveAfter = std::size_t{4} << 20;  // sample of the kind mix (below)
+constexpr std::uint64_t kProgressEvery = 64ull << 20;        // report every 64 MiB
 
 bool is_ascii_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
@@ -137,8 +138,8 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
     done += static_cast<std::uint64_t>(n);
     buf.pad_after(have);
     const std::size_t used = feeder.feed(buf.data(), have, eof);
-    // After the first chunk the mix of event kinds is known: size the document for the file.
-    if (!reserved && done >= kChunk / 2 && total > done) {
+    // After the first 4 MiB the mix of event kinds is known: size the document for the file.
+    if (!reserved && done >= kReserveAfter && total > done) {
       assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done));
       reserved = true;
     }
