@@ -31,31 +31,43 @@ best_of() {
 
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN{ if (s <= 0) s = 0.005; printf "%.0f", b/1e6/s }'; }
 
-echo "## Trace core: read + validate + health (\`bench/run_benchmarks.sh\`, best of $REPEAT)"
+echo "## Trace core and analysis commands, end to end (\`bench/run_benchmarks.sh\`, best of $REPEAT)"
+echo
+echo "Every row reads the same file; \"vs ceiling\" = simdjson parse_many time / row time (higher is better)."
 echo
 echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs ceiling | vs jq |"
 echo "|---|---|---|---|---|---|---|---|---|"
-layers_list="6000"; [ $QUICK = 1 ] || layers_list="6000 60000"
-for layers in $layers_list; do
-  f=$(trace_for "$layers"); bytes=$(stat -c %s "$f")
+# layers:ops-per-span:with_jq. 6000x4 ~ 29 MB; 60000x4 ~ 290 MB; 30303x16 ~ 1 M ops.
+inputs="6000:4:1"; [ $QUICK = 1 ] || inputs="6000:4:1 60000:4:1 30303:16:0"
+for spec in $inputs; do
+  IFS=: read -r layers k with_jq <<<"$spec"
+  f=$DATA/synth-L$layers-K$k.jsonl
+  [ -s "$f" ] || "$CG" synth --layers "$layers" --ops-per-span "$k" --seed 1 -o "$f" >/dev/null 2>&1
+  bytes=$(stat -c %s "$f")
   read -r t_ceil r_ceil < <(best_of "$BUILD/bench/trace_read_bench" parse_many "$f")
-  read -r t_read r_read < <(best_of "$BUILD/bench/trace_read_bench" read "$f")
-  read -r t_val r_val < <(best_of "$CG" validate "$f" -o "$DATA/validation.json")
-  # jq and python are 10-100x slower: one run each.
-  REPEAT=1 read -r t_jq r_jq < <(REPEAT=1 best_of jq -c . "$f")
-  read -r t_py r_py < <(REPEAT=1 best_of python3 -c '
+  rows=("simdjson parse_many (ceiling)|$t_ceil|$r_ceil")
+  read -r t r < <(best_of "$BUILD/bench/trace_read_bench" read "$f"); rows+=("read+validate+health (library)|$t|$r")
+  read -r t r < <(best_of "$CG" validate "$f" -o "$DATA/validation.json"); rows+=("\`validate\` (CLI)|$t|$r")
+  read -r t r < <(best_of "$CG" summary "$f" -o "$DATA/summary.json"); rows+=("\`summary\` (CLI, JSON written)|$t|$r")
+  read -r t r < <(best_of "$CG" import "$f" -o "$DATA/evidence.json"); rows+=("\`import\` (CLI, evidence JSON written)|$t|$r")
+  t_jq=""
+  if [ "$with_jq" = 1 ]; then
+    # jq and python are 10-100x slower: one run each.
+    read -r t_jq r < <(REPEAT=1 best_of jq -c . "$f"); rows+=("jq -c .|$t_jq|$r")
+    read -r t r < <(REPEAT=1 best_of python3 -c '
 import json, sys
 with open(sys.argv[1], "rb") as f:
     for line in f:
         if line.strip(): json.loads(line)
-' "$f")
-  name="synth --layers $layers"
-  for row in "simdjson parse_many (ceiling)|$t_ceil|$r_ceil" "candle-graph read+validate+health (library)|$t_read|$r_read" \
-             "candle-graph validate (CLI, JSON written)|$t_val|$r_val" "jq -c .|$t_jq|$r_jq" "python3 json.loads per line|$t_py|$r_py"; do
+' "$f"); rows+=("python3 json.loads per line|$t|$r")
+  fi
+  for row in "${rows[@]}"; do
     IFS='|' read -r tool t r <<<"$row"
-    printf '| %s | %s | %s | %s | %s | %.0f | %.2f | %.0f%% | %.1fx |\n' "$name" "$bytes" "$tool" "$t" "$(mbps "$bytes" "$t")" \
-      "$(awk -v r="$r" 'BEGIN{print r/1024}')" "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
-      "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{print 100*a/t}')" "$(awk -v j="$t_jq" -v t="$t" 'BEGIN{print j/t}')"
+    vs_jq="—"; [ -n "$t_jq" ] && vs_jq=$(awk -v j="$t_jq" -v t="$t" 'BEGIN{printf "%.1fx", j/t}')
+    printf '| synth --layers %s --ops-per-span %s | %s | %s | %s | %s | %.0f | %.2f | %.0f%% | %s |\n' "$layers" "$k" "$bytes" "$tool" "$t" \
+      "$(mbps "$bytes" "$t")" "$(awk -v r="$r" 'BEGIN{print r/1024}')" \
+      "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
+      "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{print 100*a/t}')" "$vs_jq"
   done
 done
 echo
