@@ -139,14 +139,27 @@ std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t&
   return interner_.intern(id);
 }
 
-void DocumentAssembler::reserve_like_so_far(double scale) {
+void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
   // The kind mix drifts along a trace (the first 4 MiB of a synth trace hold 13% fewer memory
-  // events than the whole, and no gradients): reserve 1.5× the extrapolation, and at least a
-  // quarter of all extrapolated events for every kind. Untouched capacity costs no memory.
+  // events than the whole, and no gradients): reserve 1.5× the extrapolation of every kind, then,
+  // as far as `byte_budget` of address space allows, at least a quarter of all extrapolated
+  // events for every kind. Untouched capacity costs no memory; the budget keeps a trace of tiny
+  // lines from asking for terabytes.
   const double all = static_cast<double>(index_) * scale;
+  auto base = [&](const auto& v) { return static_cast<double>(v.size()) * scale * 1.5; };
+  auto extra = [&](const auto& v) { return std::max(0.0, all / 4 - base(v)); };
+  double base_bytes = 0, extra_bytes = 0;
+  auto add_up = [&](const auto& v) {
+    base_bytes += base(v) * sizeof(v[0]);
+    extra_bytes += extra(v) * sizeof(v[0]);
+  };
+  add_up(doc_.spans), add_up(doc_.ops), add_up(doc_.tensors), add_up(doc_.memory);
+  add_up(doc_.device_memory), add_up(doc_.gradients), add_up(doc_.edges);
+  add_up(doc_.op_span_), add_up(doc_.tensor_span_), add_up(doc_.memory_span_);
+  const double room = byte_budget - base_bytes;
+  const double floor_share = extra_bytes <= room ? 1.0 : std::max(0.0, room / extra_bytes);
   auto grow = [&](auto& v) {
-    const double want = std::max(static_cast<double>(v.size()) * scale * 1.5, all / 4);
-    v.reserve(static_cast<std::size_t>(want) + 16);
+    v.reserve(static_cast<std::size_t>(base(v) + extra(v) * floor_share) + 16);
   };
   grow(doc_.spans);
   grow(doc_.ops);
@@ -158,7 +171,10 @@ void DocumentAssembler::reserve_like_so_far(double scale) {
   grow(doc_.op_span_);
   grow(doc_.tensor_span_);
   grow(doc_.memory_span_);
-  doc_.span_index_->by_id.reserve(doc_.spans.capacity());
+  // Buckets are touched when allocated: size them for the plain extrapolation only.
+  doc_.span_index_->by_id.reserve(
+      static_cast<std::size_t>(std::min(static_cast<double>(doc_.spans.size()) * scale * 1.05,
+                                        static_cast<double>(doc_.spans.capacity()))));
 }
 
 std::span<const std::string_view> DocumentAssembler::copy_ids(

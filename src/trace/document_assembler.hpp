@@ -49,7 +49,8 @@ class DocumentAssembler {
   // the file size over the bytes read so far. Growing a vector by doubling briefly holds the old
   // and the new array, which put the reader's peak RSS at 1.2× the trace; reserved but unused
   // capacity is never touched, so an overestimate costs address space, not memory.
-  void reserve_like_so_far(double scale);
+  // At most `byte_budget` bytes of address space are reserved in total.
+  void reserve_like_so_far(double scale, double byte_budget);
 
   // Final checks (a meta was seen) and derived links. The assembler is spent afterwards.
   TraceDocument finish();

@@ -140,7 +140,8 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
     const std::size_t used = feeder.feed(buf.data(), have, eof);
     // After the first 4 MiB the mix of event kinds is known: size the document for the file.
     if (!reserved && done >= kReserveAfter && total > done) {
-      assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done));
+      assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done),
+                                    2.0 * static_cast<double>(total));
       reserved = true;
     }
     std::memmove(buf.data(), buf.data() + used, have - used);
