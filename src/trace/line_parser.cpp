@@ -108,6 +108,13 @@ struct Impl {
     if (err != simdjson::INCORRECT_TYPE && err != simdjson::NUMBER_OUT_OF_RANGE &&
         err != simdjson::NUMBER_ERROR)
       fail(describe_error(err));
+    if (err == simdjson::NUMBER_ERROR) {
+      // Not a type mismatch: the text is no valid JSON number (`00`) or no double holds it (`1e400`).
+      std::string_view tok = v.raw_json_token();
+      while (!tok.empty() && is_json_space(tok.back())) tok.remove_suffix(1);
+      fail("invalid value for field `" + std::string(field) + "` in " + std::string(kind_name) +
+           " event: malformed or out-of-range number " + std::string(tok.substr(0, 40)));
+    }
     fail("invalid type for field `" + std::string(field) + "` in " + std::string(kind_name) +
          " event: expected " + std::string(expected) + ", found " + found(v));
   }
