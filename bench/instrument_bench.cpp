@@ -1,4 +1,4 @@
-// Cost of the instrumentation API (issue 4, results in docs/performance-instrument.md):
+// Cost of the instrumentation API (issue 4, results in docs/performance.md (Instrumentation)):
 //   (a) the disabled CaptureSelector check, ns per invocation           target ≤ 2 ns
 //   (b) an active record_op of a 32×32 f32 op, ns per event              target ≤ 100 ns, ≥ 8×
 //   naive (c) a span begin + end, ns                                            target ≤ 150 ns

@@ -1,5 +1,5 @@
 // Header normalisation, column aliases across nsys 2021 → 2026 and report signatures
-// (spec §10.4 aliases, extended per external-formats §6.3 and docs/compatibility-nsight.md).
+// (spec §10.4 aliases, extended per external-formats §6.3 and docs/compatibility.md).
 #include "nsight/report_header.hpp"
 
 #include <cctype>

@@ -44,7 +44,7 @@ export function section(title, ...children) {
 /**
  * A simple table: columns = [{label, value: row => text|node, num: bool}]. Up to VIRTUAL_FROM
  * rows are rendered as a plain table; longer lists become a virtualised scrolling table with all
- * rows reachable but only the visible ones in the DOM (docs/performance-viewer.md).
+ * rows reachable but only the visible ones in the DOM (docs/performance.md (Viewer)).
  */
 export const VIRTUAL_FROM = 60;
 export function table(columns, rows, { caption, id, empty = 'None.' } = {}) {

@@ -1,7 +1,7 @@
 // Entry point: reads the embedded candle-graph/viewer/4 payload, wires tabs, theme and the
 // inspector, and renders the first view at once (§12.2, §12.3). The other views are prepared one
 // by one in idle time after the first paint, so a later tab switch only reveals DOM that already
-// exists (docs/performance-viewer.md: switching views ≤ 200 ms on a 1 M-op trace). A view that is
+// exists (docs/performance.md (Viewer): switching views ≤ 200 ms on a 1 M-op trace). A view that is
 // asked for before its turn is rendered on demand, as before.
 import { el, clear } from './dom.js';
 import { formatInt } from './format.js';

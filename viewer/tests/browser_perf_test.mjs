@@ -1,7 +1,7 @@
 // The 1 M-op target of issue 6, measured in a real browser: `candle-graph synth` writes a trace
 // with ≥ 1,000,000 ops, `view` turns it into HTML; the HTML must be ≤ 50 MB, the first meaningful
 // paint (Evidence view with its trust status) ≤ 3 s and every view switch ≤ 200 ms (medians).
-// Prints the figures recorded in docs/performance-viewer.md.
+// Prints the figures recorded in docs/performance.md (Viewer).
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, candleGraph, createRunner, openViewer, parseArgs, withBrowser } from './harness.mjs';
@@ -27,7 +27,7 @@ await run.check('HTML of a 1 M-op trace is at most 50 MB', async () => {
 
 // The machine is shared and noisy (load 8-11 on 2 cores while others build): one page load
 // can be 2-3x slower than the next. So the page is loaded LOADS times, each figure is the median
-// over the loads (the same method as docs/performance-viewer.md), and the targets are checked on
+// over the loads (the same method as docs/performance.md (Viewer)), and the targets are checked on
 // the medians. Each load starts from a fresh page, so every "first switch" is a real first one.
 const LOADS = 3;
 const SEQUENCE = ['trace', 'timeline', 'span_costs', 'memory', 'gpu', 'evidence', 'trace', 'timeline'];
