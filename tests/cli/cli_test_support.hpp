@@ -2,6 +2,7 @@
 // code, stdout and stderr (through temp files, so big outputs cannot dead-lock a pipe).
 #pragma once
 
+#include "support/temp_dir.hpp"
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -33,34 +34,7 @@ inline fs::path fixture(std::string_view name) {
   return fs::path(CG_FIXTURE_DIR) / name;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("cg-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  fs::path operator/(std::string_view name) const { return path_ / name; }
-
-  // Names of the entries in the directory (to spot leftover temporary files).
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  fs::path path_;
-};
+using TempDir = candle_graph::testing::TempDir;
 
 struct RunResult {
   int exit_code = -1;  // -1 when the process did not exit normally (killed by a signal)

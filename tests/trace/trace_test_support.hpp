@@ -2,6 +2,7 @@
 // the "this input must be rejected at FILE:LINE with this message" assertion.
 #pragma once
 
+#include "support/temp_dir.hpp"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -57,27 +58,7 @@ inline std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("cg-trace-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  fs::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using TempDir = candle_graph::testing::TempDir;
 
 // The §4.11 meta line, and a meta line for the given phase.
 inline std::string meta_line(std::string_view phase = "train") {
