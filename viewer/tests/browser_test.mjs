@@ -218,6 +218,10 @@ await withBrowser(async (context) => {
     const flag = await xss.evaluate(() => window.__cg_xss);
     assert(flag === undefined, `script ran: ${flag}`);
     assert((await xss.locator('img').count()) === 0, 'no injected <img>');
+    // Views are prepared in idle time; on a loaded machine the panel may still be filling in.
+    await xss.waitForFunction(
+      (needle) => (document.querySelector('#view-panel-evidence')?.innerText || '').includes(needle),
+      EVIL[0], { timeout: 10000 }).catch(() => {});
     const evidence = await xss.locator('#view-panel-evidence').innerText();
     assert(evidence.includes('</script><script>window.__cg_xss=1</script>'), 'closing tag shown as text');
     assert(evidence.includes('<img src=x onerror="window.__cg_xss=2">'), 'img shown as text');
