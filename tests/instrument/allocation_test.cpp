@@ -23,6 +23,20 @@ void* operator new(std::size_t n) {
 void* operator new[](std::size_t n) {
   return ::operator new(n);
 }
+// The nothrow forms too: otherwise they come from the sanitizer/runtime allocator and are then
+// released through the free()-based deletes below (ASan: alloc-dealloc-mismatch).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return ::operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  return ::operator new(n, std::nothrow);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept {
   std::free(p);
 }

@@ -20,7 +20,8 @@ const std::vector<std::string>& strings() {
       "",
       "plain",
       "quote\" backslash\\ slash/",
-      std::string("controls \x01\x1f\b\f\n\r\t and \0 nul", 30),
+      std::string("controls \x01\x1f\b\f\n\r\t and \0 nul",
+                  sizeof("controls \x01\x1f\b\f\n\r\t and \0 nul") - 1),
       "unicode \xC3\xBC \xE2\x82\xAC \xF0\x9F\x98\x80",  // ü € 😀 stay as UTF-8
       "invalid \xFF utf8 \xC3 \xED\xA0\x80",             // replaced by U+FFFD
       std::string(20000, 'L'),                           // beyond the 16 KiB fast buffer
