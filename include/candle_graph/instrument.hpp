@@ -291,6 +291,15 @@ class TraceSession {
   void record_edge(SpanId from, SpanId to, std::uint64_t duration_ns);
 
   SpanId envelope() const noexcept { return SpanId(1); }
+  // Where work recorded now on the calling thread belongs, for integrations that attribute
+  // events automatically (LibTorch ops): `id` is the innermost span this thread has open, else
+  // the measured region while it is open, else the envelope (the parent rule of begin_span);
+  // `step` is the step of the innermost open span of this thread that has one.
+  struct CurrentSpan {
+    SpanId id;
+    std::optional<ExecutionStep> step;
+  };
+  CurrentSpan current_span() const;
   // Nanoseconds since the session opened (the clock of every timestamp in the trace).
   std::uint64_t elapsed_ns() const;
   const std::filesystem::path& path() const;

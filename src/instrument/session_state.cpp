@@ -134,6 +134,7 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
       format_line(SpanStartEvent{format_span_id(number, id_buf), format_span_id(parent, parent_buf),
                                  name, elapsed_at(tick), kind, measured, step}));
   ++next_span_;
+  span_steps_.push_back(step);
   if (measured) {
     measured_ = number;
     measured_open_ = true;
@@ -215,6 +216,16 @@ std::uint64_t SessionState::next_gradient_number() {
   std::lock_guard lock(mu_);
   check_open();
   return ++gradients_;
+}
+
+TraceSession::CurrentSpan SessionState::current_span() {
+  std::lock_guard lock(mu_);
+  const std::vector<std::uint64_t>& stack = this_thread_spans().stack;
+  TraceSession::CurrentSpan out{
+      SpanId(!stack.empty() ? stack.back() : (measured_open_ ? measured_ : 1)), std::nullopt};
+  for (auto it = stack.rbegin(); it != stack.rend() && !out.step; ++it)
+    if (*it < span_steps_.size()) out.step = span_steps_[*it];
+  return out;
 }
 
 bool SessionState::finished() {

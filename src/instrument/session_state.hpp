@@ -50,6 +50,7 @@ class SessionState {
   // to exist in this session.
   void append_record(std::string_view line, std::uint64_t span, std::uint64_t other_span = 1);
   std::uint64_t next_gradient_number();
+  TraceSession::CurrentSpan current_span();
 
   std::uint64_t elapsed_ns() const noexcept {
     return static_cast<std::uint64_t>(now_tick() - origin_tick_);
@@ -84,6 +85,7 @@ class SessionState {
   bool owner_gone_ = false;
   std::string deferred_error_;  // misuse seen where throwing was impossible (destructors)
   std::unordered_map<std::uint64_t, std::unique_ptr<ThreadSpans>> threads_;  // by thread serial
+  std::vector<std::optional<ExecutionStep>> span_steps_{2};  // by span number (current_span)
 };
 
 }  // namespace candle_graph::detail

@@ -187,6 +187,11 @@ void TraceSession::record_edge(SpanId from, SpanId to, std::uint64_t duration_ns
 std::uint64_t TraceSession::elapsed_ns() const {
   return state().elapsed_ns();
 }
+
+TraceSession::CurrentSpan TraceSession::current_span() const {
+  return state().current_span();
+}
+
 const std::filesystem::path& TraceSession::path() const {
   return state().path();
 }
