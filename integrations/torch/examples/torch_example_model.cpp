@@ -4,7 +4,10 @@
 #include <torch/csrc/autograd/profiler.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace torch_example {
 
@@ -64,30 +67,110 @@ struct Trainer::Impl {
   at::Generator generator;
   torch::Tensor projection;
   torch::Tensor running_loss;
+
+  torch::Tensor update(const torch::Tensor& x, const torch::Tensor& y, cgt::TorchCapture* capture,
+                       const CaptureRequest* request);
+  cgt::CaptureSummary captured_update(const CaptureRequest& request, double* loss_out,
+                                      StepTiming& timing);
 };
 
 Trainer::Trainer(const ModelOptions& options) : impl_(std::make_unique<Impl>(options)) {}
 Trainer::~Trainer() = default;
 
+namespace {
+
+std::uint64_t ns_between(std::chrono::steady_clock::time_point a,
+                         std::chrono::steady_clock::time_point b) {
+  return static_cast<std::uint64_t>(std::chrono::nanoseconds(b - a).count());
+}
+
+}  // namespace
+
+// The update every variant runs: zero_grad, forward + loss (+ running loss), backward, Adam
+// step. Under a capture it opens the spans the examples show (zero_grad, forward, optimizer;
+// backward() gets the automatic span) or, with session_spans, forward/backward/optimizer spans
+// through the session's own API.
+torch::Tensor Trainer::Impl::update(const torch::Tensor& x, const torch::Tensor& y,
+                                    cgt::TorchCapture* capture, const CaptureRequest* request) {
+  const bool session_spans = request != nullptr && request->session_spans;
+  auto span = [&](const char* name, std::optional<cg::ExecutionStep> step) {
+    std::optional<cgt::CaptureSpan> by_capture;
+    std::optional<cg::SpanGuard> by_session;
+    if (capture != nullptr && session_spans && step)
+      by_session.emplace(capture->session().begin_step_span(name, *step));
+    else if (capture != nullptr && !session_spans)
+      by_capture.emplace(step ? capture->begin_step_span(name, *step) : capture->begin_span(name));
+    return std::make_pair(std::move(by_capture), std::move(by_session));
+  };
+  {
+    auto zero = span("zero_grad", std::nullopt);
+    optimizer.zero_grad();
+  }
+  torch::Tensor loss;
+  {
+    auto forward = span("forward", cg::ExecutionStep::forward);
+    loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+    track_loss(loss);
+  }
+  {
+    // Without session spans no span is opened: the capture attributes backward() to an
+    // automatic backward span.
+    auto backward =
+        span("backward", session_spans ? std::optional(cg::ExecutionStep::backward) : std::nullopt);
+    loss.backward();
+  }
+  {
+    std::optional<cg::SpanGuard> after;
+    if (capture != nullptr && request != nullptr && !request->span_after_backward.empty())
+      after.emplace(capture->session().begin_span(request->span_after_backward));
+    if (request != nullptr && !request->poison_gradient.empty())
+      for (auto& p : model->named_parameters())
+        if (p.key() == request->poison_gradient)
+          p.value().mutable_grad().fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  // Gradient facts: finish() takes them after the measured region (Adam only reads them).
+  {
+    auto step = span("optimizer", cg::ExecutionStep::optimizer);
+    optimizer.step();
+  }
+  return loss;
+}
+
 double Trainer::train_step() {
   auto [x, y] = impl_->next_batch();
-  impl_->optimizer.zero_grad();
-  torch::Tensor loss = torch::nn::functional::cross_entropy(impl_->model->forward(x), y);
-  loss.backward();
-  impl_->optimizer.step();
-  impl_->track_loss(loss);
-  return loss.item<double>();
+  return impl_->update(x, y, nullptr, nullptr).item<double>();
+}
+
+StepTiming Trainer::timed_train_step() {
+  auto [x, y] = impl_->next_batch();
+  StepTiming timing;
+  const auto t1 = std::chrono::steady_clock::now();
+  (void)impl_->update(x, y, nullptr, nullptr);
+  timing.step_ns = ns_between(t1, std::chrono::steady_clock::now());
+  return timing;
 }
 
 cgt::CaptureSummary Trainer::captured_train_step(const CaptureRequest& request, double* loss_out) {
-  auto [x, y] = impl_->next_batch();  // data loading is not part of the captured update
+  StepTiming timing;
+  return impl_->captured_update(request, loss_out, timing);
+}
+
+cgt::CaptureSummary Trainer::timed_captured_train_step(const CaptureRequest& request,
+                                                       StepTiming& timing) {
+  return impl_->captured_update(request, nullptr, timing);
+}
+
+cgt::CaptureSummary Trainer::Impl::captured_update(const CaptureRequest& request, double* loss_out,
+                                                   StepTiming& timing) {
+  auto [x, y] = next_batch();  // data loading is not part of the captured update
+  const auto t0 = std::chrono::steady_clock::now();
   cg::ProfileRun run = cg::ProfileRun::training("torch_train::update", request.step, "cpu")
                            .tag("model", "cnn-conv4-fc32-fc10")
                            .tag("optimizer", "adam")
-                           .tag("physical_batch", std::to_string(impl_->options.batch))
+                           .tag("physical_batch", std::to_string(options.batch))
                            .tag("precision", "f32");
-  cgt::CaptureOptions options;
-  options.memory = request.memory;
+  cgt::CaptureOptions capture_options;
+  capture_options.memory = request.memory;
   namespace prof = torch::autograd::profiler;
   if (request.under_torch_profiler)
     prof::enableProfiler(prof::ProfilerConfig(prof::ProfilerState::KINETO, true, true),
@@ -98,30 +181,15 @@ cgt::CaptureSummary Trainer::captured_train_step(const CaptureRequest& request, 
       if (on) (void)prof::disableProfiler();
     }
   } stop_profiler{request.under_torch_profiler};
-  cgt::TorchCapture capture(request.trace, std::move(run), *impl_->model, options);
+  cgt::TorchCapture capture(request.trace, std::move(run), *model, capture_options);
   capture.record_input("input", x);
   capture.record_input("target", y);
-  {
-    auto zero = capture.begin_span("zero_grad");
-    impl_->optimizer.zero_grad();
-  }
-  torch::Tensor loss;
-  {
-    auto forward = capture.begin_step_span("forward", cg::ExecutionStep::forward);
-    loss = torch::nn::functional::cross_entropy(impl_->model->forward(x), y);
-    impl_->track_loss(loss);
-  }
-  loss.backward();  // no span opened: the capture attributes it to an automatic backward span
-  if (!request.poison_gradient.empty())
-    for (auto& p : impl_->model->named_parameters())
-      if (p.key() == request.poison_gradient)
-        p.value().mutable_grad().fill_(std::numeric_limits<float>::quiet_NaN());
-  // Gradient facts: finish() takes them after the measured region (Adam only reads them).
-  {
-    auto step = capture.begin_step_span("optimizer", cg::ExecutionStep::optimizer);
-    impl_->optimizer.step();
-  }
+  const auto t1 = std::chrono::steady_clock::now();
+  torch::Tensor loss = update(x, y, &capture, &request);
+  const auto t2 = std::chrono::steady_clock::now();
   cgt::CaptureSummary summary = capture.finish();
+  const auto t3 = std::chrono::steady_clock::now();
+  timing = StepTiming{ns_between(t0, t1), ns_between(t1, t2), ns_between(t2, t3)};
   if (loss_out != nullptr) *loss_out = loss.item<double>();
   return summary;
 }
@@ -151,15 +219,33 @@ cgt::CaptureSummary Trainer::captured_inference(const CaptureRequest& request) {
   return capture.finish();
 }
 
-std::size_t Trainer::profiled_train_step() {
+std::size_t Trainer::profiled_train_step(TorchProfiler profiler, StepTiming* timing) {
   namespace prof = torch::autograd::profiler;
-  prof::enableProfiler(
-      prof::ProfilerConfig(prof::ProfilerState::KINETO, /*report_input_shapes=*/true,
-                           /*profile_memory=*/true),
-      {torch::autograd::profiler::ActivityType::CPU});
-  train_step();
-  auto result = prof::disableProfiler();
-  return result ? result->events().size() : 0;
+  auto [x, y] = impl_->next_batch();
+  const auto t0 = std::chrono::steady_clock::now();
+  // Shapes and memory on, as our capture records them (libtorch-notes §3d).
+  if (profiler == TorchProfiler::kineto_api)
+    prof::enableProfiler(
+        prof::ProfilerConfig(prof::ProfilerState::KINETO, /*report_input_shapes=*/true,
+                             /*profile_memory=*/true),
+        {torch::autograd::profiler::ActivityType::CPU});
+  else
+    prof::enableProfilerLegacy(prof::ProfilerConfig(
+        prof::ProfilerState::CPU, /*report_input_shapes=*/true, /*profile_memory=*/true));
+  const auto t1 = std::chrono::steady_clock::now();
+  (void)impl_->update(x, y, nullptr, nullptr);
+  const auto t2 = std::chrono::steady_clock::now();
+  std::size_t events = 0;
+  if (profiler == TorchProfiler::kineto_api) {
+    auto result = prof::disableProfiler();
+    events = result ? result->events().size() : 0;
+  } else {
+    for (const auto& list : prof::disableProfilerLegacy()) events += list.size();
+  }
+  const auto t3 = std::chrono::steady_clock::now();
+  if (timing != nullptr)
+    *timing = StepTiming{ns_between(t0, t1), ns_between(t1, t2), ns_between(t2, t3)};
+  return events;
 }
 
 std::vector<std::string> Trainer::parameter_names() const {

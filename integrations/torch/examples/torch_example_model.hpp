@@ -28,7 +28,25 @@ struct CaptureRequest {
   std::string poison_gradient{};  // parameter whose gradient is set to NaN after backward
   bool memory = true;
   bool under_torch_profiler = false;  // LibTorch's profiler holds the PROFILER_STATE slot
+  // Open forward, backward and optimizer spans with capture.session().begin_step_span (the
+  // normal instrumentation API) instead of the capture's own span functions.
+  bool session_spans = false;
+  // When set, a plain span of this name is opened with capture.session().begin_span right after
+  // backward() returns (around the gradient poisoning, if any).
+  std::string span_after_backward{};
 };
+
+// Where the time of one instrumented update went (the overhead bench): `setup_ns` before the
+// update (opening the trace / enabling the profiler), `step_ns` the update itself (collection),
+// `finish_ns` after it (gradient facts + formatting + writing the trace / disabling the profiler
+// and building its event list). Clock: std::chrono::steady_clock.
+struct StepTiming {
+  std::uint64_t setup_ns = 0;
+  std::uint64_t step_ns = 0;
+  std::uint64_t finish_ns = 0;
+};
+
+enum class TorchProfiler { kineto_api, legacy };
 
 class Trainer {
  public:
@@ -48,7 +66,13 @@ class Trainer {
   candle_graph::libtorch::CaptureSummary captured_inference(const CaptureRequest& request);
   // One update under LibTorch's own profiler (shapes + memory on), for the overhead bench;
   // returns the number of events it reported.
-  std::size_t profiled_train_step();
+  std::size_t profiled_train_step(TorchProfiler profiler = TorchProfiler::kineto_api,
+                                  StepTiming* timing = nullptr);
+  // The bench's uncaptured update: the same work as the captured one (data made beforehand).
+  StepTiming timed_train_step();
+  // captured_train_step with the time split of StepTiming.
+  candle_graph::libtorch::CaptureSummary timed_captured_train_step(const CaptureRequest& request,
+                                                                   StepTiming& timing);
 
   std::vector<std::string> parameter_names() const;
   std::int64_t batch() const;

@@ -28,8 +28,9 @@ struct TensorKey {
   bool operator==(const TensorKey&) const = default;
 };
 
-// A span of the capture's stack: its number and its step tag (inherited from the enclosing
-// capture span when it has none, so a plain span inside backward still counts as backward).
+// The span an op or memory event belongs to: the innermost span open on the training thread
+// (opened through the capture or directly on its TraceSession) and the step of the innermost
+// open span that has one, so a plain span inside backward still counts as backward.
 struct SpanRef {
   std::uint64_t number = 0;
   std::int8_t step = kNoStep;  // ExecutionStep value or kNoStep
@@ -93,8 +94,8 @@ struct CaptureState {
   std::vector<std::uint64_t> shapes;
   std::vector<MemorySample> memory_samples;
   std::vector<std::int32_t> open_ops;  // stack of recorded ops in progress
-  std::vector<SpanRef> spans;          // capture span stack; [0] is the measured region
   std::optional<SpanGuard> auto_backward;
+  std::uint64_t serial = 0;  // distinguishes captures for the engine's final callback
 
   // Interned op names (std::deque keeps the strings in place), by content and by pointer.
   std::deque<std::string> names;
@@ -123,7 +124,13 @@ struct CaptureState {
     return tick <= origin_tick ? origin_ns
                                : origin_ns + static_cast<std::uint64_t>(tick - origin_tick);
   }
-  SpanRef current_span() const { return spans.empty() ? SpanRef{1, kNoStep} : spans.back(); }
+  // Asks the session (one uncontended lock): only top-level ops and memory events outside any
+  // op need it, nested ops inherit their parent's span.
+  SpanRef current_span() const {
+    if (session == nullptr) return SpanRef{1, kNoStep};
+    const TraceSession::CurrentSpan c = session->current_span();
+    return SpanRef{c.id.number(), c.step ? static_cast<std::int8_t>(*c.step) : kNoStep};
+  }
 };
 
 // Formats a tensor id into `out` (cleared first).

@@ -12,8 +12,10 @@
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <c10/util/intrusive_ptr.h>
+#include <torch/csrc/autograd/engine.h>
 #include <torch/csrc/profiler/orchestration/observer.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -130,12 +132,26 @@ bool is_backward_record(const at::RecordFunction& fn, const char* name) {
          starts_with(name, "autograd::engine::evaluate_function");
 }
 
+// Runs when the autograd engine finishes the backward pass that opened the automatic span (the
+// engine's final callbacks, on the thread that called backward() on CPU): the span ends when
+// backward() does, not at the next op or span of the user's code (issue 5 item 4).
+void end_auto_backward_of(std::uint64_t serial) noexcept {
+  CaptureState* s = tl_state;
+  if (s != nullptr && s->serial == serial) end_auto_backward(*s);
+}
+
 void begin_auto_backward(CaptureState& s) {
   if (s.auto_backward || s.session == nullptr) return;
   s.auto_backward.emplace(
       s.session->begin_step_span(s.measurement_name + "/backward", ExecutionStep::backward));
-  s.spans.push_back(
-      SpanRef{s.auto_backward->id().number(), static_cast<std::int8_t>(ExecutionStep::backward)});
+  try {
+    // Called from the start callback of an engine record, so a graph task is running here.
+    const std::uint64_t serial = s.serial;
+    ::torch::autograd::Engine::get_default_engine().queue_callback(
+        [serial] { end_auto_backward_of(serial); });
+  } catch (...) {
+    // no graph task (a backward node run by hand): the next top-level op or span ends it
+  }
 }
 
 // ---- callbacks ---------------------------------------------------------------------------------
@@ -151,17 +167,22 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   try {
     const std::int32_t parent = s.open_ops.empty() ? -1 : s.open_ops.back();
     const char* name = fn.name();
+    OpSample op;
     if (parent < 0) {
       // Only top-level records can change the span: nothing runs user code inside an op.
+      constexpr auto kBackward = static_cast<std::int8_t>(ExecutionStep::backward);
       const bool backward = is_backward_record(fn, name ? name : "");
       if (!backward && s.auto_backward) end_auto_backward(s);
-      if (backward && s.current_span().step != static_cast<std::int8_t>(ExecutionStep::backward))
+      op.span = s.current_span();
+      if (backward && op.span.step != kBackward) {
         begin_auto_backward(s);
+        if (s.auto_backward) op.span = SpanRef{s.auto_backward->id().number(), kBackward};
+      }
+    } else {
+      op.span = s.ops[static_cast<std::size_t>(parent)].span;
     }
-    OpSample op;
     op.name = intern(s, name);
     op.parent = parent;
-    op.span = parent >= 0 ? s.ops[static_cast<std::size_t>(parent)].span : s.current_span();
     op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
     for (const c10::IValue& v : fn.inputs()) {
       if (!v.isTensor()) continue;
@@ -358,7 +379,6 @@ void end_auto_backward(CaptureState& s) noexcept {
     // left unclosed: finish() reports it through the session
   }
   s.auto_backward.reset();
-  if (!s.spans.empty()) s.spans.pop_back();
 }
 
 struct Recorder::Hooks {
@@ -375,6 +395,8 @@ Recorder::Recorder(CaptureState& state, bool memory) : state_(state) {
   for (int t = 0; t < static_cast<int>(c10::ScalarType::NumOptions); ++t)
     state_.dtype_labels.push_back(dtype_label(static_cast<c10::ScalarType>(t)));
   state_.device_labels = {"cpu"};
+  static std::atomic<std::uint64_t> next_serial{1};
+  state_.serial = next_serial.fetch_add(1);
   hooks_ = new Hooks();
   tl_state = &state_;
   if (memory) {

@@ -77,12 +77,6 @@ void CaptureSpan::end() {
   state_ = nullptr;
   // An automatic backward span opened inside this span ends first (spans end in LIFO order).
   detail::end_auto_backward(s);
-  const std::uint64_t number = guard_.id().number();
-  for (auto it = s.spans.rbegin(); it != s.spans.rend(); ++it)
-    if (it->number == number) {
-      s.spans.erase(std::next(it).base());
-      break;
-    }
   guard_.end();
 }
 
@@ -141,7 +135,6 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
   for (const auto& b : model.named_buffers(/*recurse=*/true)) checkpoint(b.key(), b.value(), false);
 
   measurement_ = session_->begin_measurement(options_.measurement_name);
-  s.spans.push_back(detail::SpanRef{measurement_.id().number(), detail::kNoStep});
   if (const auto mem = detail::read_process_memory())
     session_->record_device_memory(device, mem->used_bytes, mem->free_bytes);
   s.origin_ns = session_->elapsed_ns();
@@ -161,16 +154,13 @@ CaptureSpan TorchCapture::begin_step_span(std::string_view name, ExecutionStep s
   detail::end_auto_backward(s);
   SpanGuard guard =
       session_->begin_step_span(options_.measurement_name + "/" + std::string(name), step);
-  s.spans.push_back(detail::SpanRef{guard.id().number(), static_cast<std::int8_t>(step)});
   return CaptureSpan(&s, std::move(guard));
 }
 
 CaptureSpan TorchCapture::begin_span(std::string_view name) {
   detail::CaptureState& s = *state_;
   detail::end_auto_backward(s);
-  const std::int8_t inherited = s.current_span().step;
   SpanGuard guard = session_->begin_span(options_.measurement_name + "/" + std::string(name));
-  s.spans.push_back(detail::SpanRef{guard.id().number(), inherited});
   return CaptureSpan(&s, std::move(guard));
 }
 

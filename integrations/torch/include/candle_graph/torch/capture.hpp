@@ -13,7 +13,7 @@
 //   candle_graph::libtorch::CaptureSummary s = capture.finish();
 //
 // What is captured, on the constructing thread only (thread-local RecordFunction callbacks):
-//  - every ATen op and autograd node as an `op` event in the innermost capture span, with input
+//  - every ATen op and autograd node as an `op` event in the innermost open span, with input
 //    tensor ids, output id, shape, dtype, device, timestamp, storage and input storage bytes.
 //    duration_ns is the op's *exclusive* time (time in nested recorded ops is removed), so the
 //    op durations of a span add up without counting nested ops twice (§8.2 self times).
@@ -84,7 +84,7 @@ struct CaptureSummary {
   std::uint64_t measured_ns = 0;  // duration of the measured region
 };
 
-// RAII end of a capture span (ends the SpanGuard and leaves the capture's span stack).
+// RAII end of a capture span (ends an automatic backward span opened inside it, then its own).
 class CaptureSpan {
  public:
   CaptureSpan() noexcept = default;
@@ -119,9 +119,10 @@ class TorchCapture {
   // Runs finish() if it was not called; errors are swallowed (call finish() to see them).
   ~TorchCapture();
 
-  // Spans inside the measured region. Ops are attributed to the innermost span opened here (or
-  // to the automatic backward span); spans begun directly on session() are not seen by the
-  // capture. Names are prefixed with the measurement name: "forward" → ".../forward".
+  // Spans inside the measured region, named with the measurement name as prefix: "forward" →
+  // ".../forward". Spans begun directly on session() (begin_span, begin_step_span) work the
+  // same way: every op lands in the innermost span open on the capturing thread, however it was
+  // opened, else in the automatic backward span or the measured region.
   CaptureSpan begin_step_span(std::string_view name, ExecutionStep step);
   CaptureSpan begin_span(std::string_view name);
 

@@ -1,0 +1,177 @@
+// Overhead of the LibTorch capture (issue 5 item 7): one process, one model, batch 8 and 64,
+// interleaved rounds of four ways to run the same training update:
+//   none     no instrumentation;
+//   capture  TorchCapture around the update (op callbacks + allocator reporter + spans);
+//   kineto   LibTorch's profiler, kineto API on CPU (shapes + memory on);
+//   legacy   LibTorch's legacy profiler (shapes + memory on).
+// "step" is the update itself (zero_grad, forward + loss, backward, Adam step) with the
+// instrumentation active: the collection cost. "setup" (open the trace, checkpoint parameters /
+// enable the profiler) and "finish" (gradient facts, formatting and writing every buffered event,
+// closing the file / disabling the profiler and building its event list) are timed separately.
+// Figures are medians over all steps; ratios divide by the median of `none` in the same run.
+//
+// Usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR]
+//   runs R rounds × K updates per way and batch (defaults 12 × 25).
+#include <unistd.h>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "torch_example_model.hpp"
+
+namespace {
+
+using torch_example::StepTiming;
+using torch_example::Trainer;
+
+struct Samples {
+  std::vector<double> setup, step, finish, total;
+  void add(const StepTiming& t) {
+    setup.push_back(static_cast<double>(t.setup_ns) / 1e6);
+    step.push_back(static_cast<double>(t.step_ns) / 1e6);
+    finish.push_back(static_cast<double>(t.finish_ns) / 1e6);
+    total.push_back(static_cast<double>(t.setup_ns + t.step_ns + t.finish_ns) / 1e6);
+  }
+};
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+double median(const std::vector<double>& v) {
+  return quantile(v, 0.5);
+}
+
+struct Options {
+  int rounds = 12;
+  int steps = 25;
+  std::filesystem::path trace_dir;
+  bool own_trace_dir = true;  // made by the bench: removed at exit
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  o.trace_dir =
+      std::filesystem::temp_directory_path() / ("cg_torch_overhead_" + std::to_string(::getpid()));
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc) {
+      o.rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--steps" && i + 1 < argc) {
+      o.steps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--trace-dir" && i + 1 < argc) {
+      o.trace_dir = argv[++i];
+      o.own_trace_dir = false;
+    } else {
+      std::fprintf(stderr,
+                   "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR]\n");
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+enum Way { none, capture, kineto, legacy, ways };
+const char* const kWayName[ways] = {"no capture", "candle-graph capture",
+                                    "LibTorch profiler, kineto API (CPU)",
+                                    "LibTorch profiler, legacy"};
+
+struct BatchResult {
+  std::int64_t batch = 0;
+  Samples samples[ways];
+  std::uint64_t ops = 0, memory_events = 0;
+  std::size_t kineto_events = 0, legacy_events = 0;
+  std::uintmax_t trace_bytes = 0;
+};
+
+BatchResult run_batch(std::int64_t batch, const Options& o) {
+  BatchResult r;
+  r.batch = batch;
+  Trainer trainer({.batch = batch});
+  const std::filesystem::path trace = o.trace_dir / ("update-b" + std::to_string(batch) + ".jsonl");
+  std::uint64_t step_number = 1;
+  auto run = [&](Way w, bool keep) {
+    StepTiming t;
+    switch (w) {
+      case none:
+        t = trainer.timed_train_step();
+        break;
+      case capture: {
+        const auto s = trainer.timed_captured_train_step({.trace = trace, .step = step_number}, t);
+        r.ops = s.ops;
+        r.memory_events = s.memory_events;
+        break;
+      }
+      case kineto:
+        r.kineto_events = trainer.profiled_train_step(torch_example::TorchProfiler::kineto_api, &t);
+        break;
+      case legacy:
+        r.legacy_events = trainer.profiled_train_step(torch_example::TorchProfiler::legacy, &t);
+        break;
+      case ways:
+        break;
+    }
+    ++step_number;
+    if (keep) r.samples[w].add(t);
+  };
+  // Warm-up: allocator caches, oneDNN primitives, Adam state, first-call costs of each way.
+  for (int i = 0; i < 20; ++i) run(none, false);
+  for (int w = 0; w < ways; ++w)
+    for (int i = 0; i < 5; ++i) run(static_cast<Way>(w), false);
+  // Interleaved rounds, order rotated per round, so drift (other load on the machine, thermal)
+  // hits every way alike.
+  for (int round = 0; round < o.rounds; ++round)
+    for (int k = 0; k < ways; ++k) {
+      const auto w = static_cast<Way>((k + round) % ways);
+      for (int i = 0; i < o.steps; ++i) run(w, true);
+    }
+  std::error_code ec;
+  r.trace_bytes = std::filesystem::file_size(trace, ec);
+  return r;
+}
+
+void print(const BatchResult& r) {
+  const double base = median(r.samples[none].step);
+  std::printf("\n### batch %lld (%zu updates per row)\n\n", static_cast<long long>(r.batch),
+              r.samples[none].step.size());
+  std::printf(
+      "| way | step ms (median) | step p90 | **step / no-capture step** | setup ms | finish ms | "
+      "setup+step+finish / no-capture step |\n|---|---|---|---|---|---|---|\n");
+  for (int w = 0; w < ways; ++w) {
+    const Samples& s = r.samples[w];
+    const double step = median(s.step);
+    std::printf("| %s | %.3f | %.3f | **%.2f×** | %.3f | %.3f | %.2f× |\n", kWayName[w], step,
+                quantile(s.step, 0.9), step / base, median(s.setup), median(s.finish),
+                median(s.total) / base);
+  }
+  std::printf(
+      "\nper update: capture %llu op events + %llu memory events (trace file %ju bytes); kineto "
+      "%zu events; legacy %zu events\n",
+      static_cast<unsigned long long>(r.ops), static_cast<unsigned long long>(r.memory_events),
+      r.trace_bytes, r.kineto_events, r.legacy_events);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::filesystem::create_directories(o.trace_dir);
+  std::printf(
+      "torch_overhead_bench: %d rounds x %d updates per way and batch; ratios vs the "
+      "no-capture median of the same run\n",
+      o.rounds, o.steps);
+  for (const std::int64_t batch : {8, 64}) print(run_batch(batch, o));
+  if (o.own_trace_dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(o.trace_dir, ec);
+  }
+  return 0;
+}
