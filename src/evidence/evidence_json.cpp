@@ -17,10 +17,10 @@ void write_provenance(JsonStream& w, const TraceRunMeta& run, KeyOrder order) {
       "timing_mode",  "tags",           "candle_version"};
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     if (f == 11) {  // omitted when absent
-      if (run.candle_version) w.key(k).string(*run.candle_version);
+      if (run.candle_version) w.schema_key(k).string(*run.candle_version);
       return;
     }
-    w.key(k);
+    w.schema_key(k);
     switch (f) {
       case 0:
         w.string(run.run_id);
@@ -99,7 +99,7 @@ void write_comparison(JsonStream& w, const Comparison& c, KeyOrder order) {
     s ? w.string(to_string(*s)) : w.null();
   };
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
-    w.key(k);
+    w.schema_key(k);
     switch (f) {
       case 0:
         w.string(kComparisonSchema);
@@ -137,7 +137,7 @@ void write_comparison(JsonStream& w, const Comparison& c, KeyOrder order) {
         w.begin_array();
         for (const SpanComparison& s : c.spans) {
           write_object(w, order, kSpan, [&](std::size_t g, std::string_view sk) {
-            w.key(sk);
+            w.schema_key(sk);
             switch (g) {
               case 0:
                 w.string(s.name);
@@ -175,7 +175,7 @@ void write_comparison(JsonStream& w, const Comparison& c, KeyOrder order) {
         w.begin_array();
         for (const GradientComparison& g : c.gradients) {
           write_object(w, order, kGrad, [&](std::size_t h, std::string_view gk) {
-            w.key(gk);
+            w.schema_key(gk);
             switch (h) {
               case 0:
                 w.string(g.parameter);
@@ -222,10 +222,10 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
                                                          "source"};
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     if (f == 8) {  // omitted when there is no baseline
-      if (p.comparison) write_comparison(w.key(k), *p.comparison, order);
+      if (p.comparison) write_comparison(w.schema_key(k), *p.comparison, order);
       return;
     }
-    w.key(k);
+    w.schema_key(k);
     switch (f) {
       case 0:
         w.string(kEvidenceSchema);
@@ -243,7 +243,7 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
         w.begin_array();
         for (const EvidenceFact& fact : p.facts) {
           write_object(w, order, kFact, [&](std::size_t g, std::string_view fk) {
-            w.key(fk);
+            w.schema_key(fk);
             if (g == 0) w.string(fact.code);
             if (g == 1) w.string(fact.label);
             if (g == 2) w.f64(fact.value);

@@ -1,8 +1,63 @@
 #include "graph/graph_edges.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 
 namespace candle_graph::graph {
+namespace {
+
+// The (from, to, kind) order of edges, read straight from the document: the sort compares the
+// `from` ids first (always plain ids) and builds the `to` id only on a tie, where a full
+// GraphEdgeView per comparison made the sort 13% of `import` (callgrind).
+struct EdgeOrder {
+  const ExecutionGraph& graph;
+  const TraceDocument& doc;
+
+  std::string_view from(const GraphEdge& e) const {
+    switch (e.origin) {
+      case EdgeOrigin::explicit_edge:
+        return doc.edges[e.index].from_span;
+      case EdgeOrigin::parent_call:
+        return *doc.spans[graph.nodes[e.index].span].parent_id;
+      case EdgeOrigin::data:
+        return doc.ops[e.index].inputs[e.input];
+      case EdgeOrigin::op_call:
+        return doc.ops[e.index].span_id;
+    }
+    return {};
+  }
+
+  static int compare_bytes(std::string_view a, std::string_view b) noexcept {
+    const std::size_t n = std::min(a.size(), b.size());
+    if (n != 0)
+      if (int c = std::memcmp(a.data(), b.data(), n)) return c < 0 ? -1 : 1;
+    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+  }
+
+  int compare_key(const GraphEdge& x, const GraphEdge& y) const {
+    if (int c = compare_bytes(from(x), from(y))) return c;
+    const GraphEdgeView a = graph.edge_of(x), b = graph.edge_of(y);
+    if (int c = compare(a.to, b.to)) return c;
+    return a.kind == b.kind ? 0 : (a.kind < b.kind ? -1 : 1);
+  }
+
+  // Position in the candidate list built above: explicit edges, parent calls, then per op its
+  // data edges followed by its call edge.
+  bool inserted_before(const GraphEdge& x, const GraphEdge& y) const {
+    auto rank = [&](const GraphEdge& e) {
+      const std::uint64_t group = e.origin == EdgeOrigin::explicit_edge ? 0
+                                  : e.origin == EdgeOrigin::parent_call ? 1
+                                                                        : 2;
+      const std::uint64_t sub =
+          e.origin == EdgeOrigin::op_call ? doc.ops[e.index].inputs.size() : e.input;
+      return std::tuple(group, e.index, sub);
+    };
+    return rank(x) < rank(y);
+  }
+};
+
+}  // namespace
 
 void build_edges(ExecutionGraph& graph) {
   const TraceDocument& doc = *graph.doc;
@@ -25,20 +80,19 @@ void build_edges(ExecutionGraph& graph) {
   }
 
   // The original skips a derived edge when an equal (from, to, kind) edge already exists and
-  // keeps every explicit edge. A stable sort puts equal keys together in insertion order, so
-  // "already exists" becomes "is not the first of its run" — linear after the sort instead of
-  // the original's scan per insertion.
-  auto cmp = [&](const GraphEdge& x, const GraphEdge& y) {
-    const GraphEdgeView a = graph.edge_of(x), b = graph.edge_of(y);
-    if (int c = compare(a.from, b.from)) return c < 0;
-    if (int c = compare(a.to, b.to)) return c < 0;
-    return a.kind < b.kind;
-  };
-  std::stable_sort(edges.begin(), edges.end(), cmp);
+  // keeps every explicit edge. Sorting by the key and then by insertion order puts equal keys
+  // together in insertion order, so "already exists" becomes "is not the first of its run" —
+  // linear after the sort instead of the original's scan per insertion. std::sort with the
+  // insertion order as the last key gives the stable order without stable_sort's buffer.
+  const EdgeOrder order{graph, doc};
+  std::sort(edges.begin(), edges.end(), [&](const GraphEdge& x, const GraphEdge& y) {
+    if (int c = order.compare_key(x, y)) return c < 0;
+    return order.inserted_before(x, y);
+  });
   std::size_t out = 0;
   for (std::size_t i = 0; i < edges.size();) {
     std::size_t j = i + 1;
-    while (j < edges.size() && !cmp(edges[i], edges[j])) ++j;  // run of equal keys [i, j)
+    while (j < edges.size() && order.compare_key(edges[i], edges[j]) == 0) ++j;  // run [i, j)
     bool has_explicit = false;
     for (std::size_t k = i; k < j; ++k) {
       if (edges[k].origin == EdgeOrigin::explicit_edge) {

@@ -28,48 +28,49 @@ void write_graph_node(JsonStream& w, const ExecutionGraph& g, std::uint32_t i, K
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     switch (f) {
       case 0:
-        write_node_id(w.key(k), g.node_id(i));
+        write_node_id(w.schema_key(k), g.node_id(i));
         break;
       case 1: {
         const auto p = g.parent_id(i);
-        p ? w.key(k).string(*p) : w.key(k).null();  // always present, null for the root
+        p ? w.schema_key(k).string(*p)
+          : w.schema_key(k).null();  // always present, null for the root
         break;
       }
       case 2:
-        w.key(k).string(g.name(i));
+        w.schema_key(k).string(g.name(i));
         break;
       case 3:
-        w.key(k).string(to_string(n.kind));
+        w.schema_key(k).string(to_string(n.kind));
         break;
       case 4:
-        w.key(k).u64(n.start_ns);
+        w.schema_key(k).u64(n.start_ns);
         break;
       case 5:
-        w.key(k).u64(n.self_time_ns);
+        w.schema_key(k).u64(n.self_time_ns);
         break;
       case 6:
-        w.key(k).u64(n.total_time_ns);
+        w.schema_key(k).u64(n.total_time_ns);
         break;
       case 7:  // omitted for spans and for ops with an empty shape
-        if (op && !op->shape.empty()) memory::write_shape(w.key(k), op->shape);
+        if (op && !op->shape.empty()) memory::write_shape(w.schema_key(k), op->shape);
         break;
       case 8:
-        if (op) w.key(k).string(op->dtype);
+        if (op) w.schema_key(k).string(op->dtype);
         break;
       case 9:
-        if (op) w.key(k).string(op->device);
+        if (op) w.schema_key(k).string(op->device);
         break;
       case 10:
-        w.key(k).u64(n.bytes);
+        w.schema_key(k).u64(n.bytes);
         break;
       case 11:
-        w.key(k).u64(n.peak_bytes);
+        w.schema_key(k).u64(n.peak_bytes);
         break;
       case 12:
-        w.key(k).u64(0);
+        w.schema_key(k).u64(0);
         break;  // residual_bytes is never computed in graph/3
       default:
-        if (op) w.key(k).u64(op->storage_bytes.value_or(0));
+        if (op) w.schema_key(k).u64(op->storage_bytes.value_or(0));
         break;
     }
   });
@@ -81,19 +82,19 @@ void write_graph_edge(JsonStream& w, const GraphEdgeView& e, KeyOrder order) {
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     switch (f) {
       case 0:
-        write_node_id(w.key(k), e.from);
+        write_node_id(w.schema_key(k), e.from);
         break;
       case 1:
-        write_node_id(w.key(k), e.to);
+        write_node_id(w.schema_key(k), e.to);
         break;
       case 2:
-        w.key(k).string(to_string(e.kind));
+        w.schema_key(k).string(to_string(e.kind));
         break;
       case 3:
-        w.key(k).u64(e.duration_ns);
+        w.schema_key(k).u64(e.duration_ns);
         break;
       default:
-        if (e.label) w.key(k).string(*e.label);
+        if (e.label) w.schema_key(k).string(*e.label);
         break;
     }
   });
@@ -104,7 +105,7 @@ void write_tensor_record(JsonStream& w, const TensorEvent& t, KeyOrder order) {
       "span_id", "tensor_id",     "shape",         "dtype",
       "device",  "requires_grad", "storage_bytes", "category"};
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
-    w.key(k);
+    w.schema_key(k);
     switch (f) {
       case 0:
         w.string(t.span_id);
@@ -139,16 +140,16 @@ void write_gradient_record(JsonStream& w, const GradientEvent& g, KeyOrder order
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     switch (f) {
       case 0:
-        w.key(k).string(g.root);
+        w.schema_key(k).string(g.root);
         break;
       case 1:
-        w.key(k).string(g.key);
+        w.schema_key(k).string(g.key);
         break;
       case 2:
-        w.key(k).string(to_string(g.state));
+        w.schema_key(k).string(to_string(g.state));
         break;
       default:
-        if (g.norm) w.key(k).f64(*g.norm);
+        if (g.norm) w.schema_key(k).f64(*g.norm);
         break;
     }
   });
@@ -187,7 +188,7 @@ void write_span_costs(JsonStream& w, const ExecutionGraph& g,
     const GraphNode& n = g.nodes[i];
     if (heaviest) {
       write_object(w, order, kHeavy, [&](std::size_t f, std::string_view k) {
-        w.key(k);
+        w.schema_key(k);
         if (f == 0) write_node_id(w, g.node_id(i));
         if (f == 1) w.string(g.name(i));
         if (f == 2) w.u64(n.bytes);
@@ -195,7 +196,7 @@ void write_span_costs(JsonStream& w, const ExecutionGraph& g,
       });
     } else {
       write_object(w, order, kSlow, [&](std::size_t f, std::string_view k) {
-        w.key(k);
+        w.schema_key(k);
         if (f == 0) write_node_id(w, g.node_id(i));
         if (f == 1) w.string(g.name(i));
         if (f == 2) w.u64(n.self_time_ns);
@@ -209,7 +210,7 @@ void write_graph_summary(JsonStream& w, const ExecutionGraph& g, KeyOrder order)
   static constexpr std::array<std::string_view, 5> kKeys{"entrypoint", "total_ms", "slowest_spans",
                                                          "heaviest_spans", "memory"};
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
-    w.key(k);
+    w.schema_key(k);
     switch (f) {
       case 0:
         w.string(g.summary.entrypoint);
@@ -234,7 +235,7 @@ void write_graph(JsonStream& w, const ExecutionGraph& g, KeyOrder order) {
   static constexpr std::array<std::string_view, 7> kKeys{"schema",    "spans",   "edges", "tensors",
                                                          "gradients", "summary", "memory"};
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
-    w.key(k);
+    w.schema_key(k);
     switch (f) {
       case 0:
         w.string(kGraphSchema);

@@ -13,8 +13,14 @@ void write_shape(JsonStream& w, std::span<const std::uint64_t> shape) {
 }
 
 void write_category_bytes(JsonStream& w, const CategoryBytes& c) {
+  // Alphabetical order of the wire names (serde's BTreeMap order); no vector of keys per point.
+  static constexpr MemoryCategory kSorted[] = {MemoryCategory::activation, MemoryCategory::gradient,
+                                               MemoryCategory::optimizer, MemoryCategory::other,
+                                               MemoryCategory::parameter};
   w.begin_object();
-  for (MemoryCategory k : c.keys()) w.key(to_string(k)).u64(c.get(k));
+  if (!c.empty())
+    for (MemoryCategory k : kSorted)
+      if (c.has(k)) w.schema_key(to_string(k)).u64(c.get(k));
   w.end_object();
 }
 
@@ -23,7 +29,7 @@ void write_memory_summary(JsonStream& w, const MemorySummary& s, KeyOrder order)
       "alloc_count",       "free_count",  "total_alloc_bytes", "peak_bytes",
       "peak_timestamp_ns", "peak_device", "peak_by_category",  "autograd_retained_bytes"};
   write_object(w, order, kKeys, [&](std::size_t i, std::string_view k) {
-    w.key(k);
+    w.schema_key(k);
     switch (i) {
       case 0:
         w.u64(s.alloc_count);
@@ -60,7 +66,7 @@ void write_timeline(JsonStream& w, const std::vector<MemoryTimelinePoint>& timel
   w.begin_array();
   for (const MemoryTimelinePoint& p : timeline) {
     write_object(w, order, kKeys, [&](std::size_t i, std::string_view k) {
-      w.key(k);
+      w.schema_key(k);
       switch (i) {
         case 0:
           w.u64(p.timestamp_ns);
@@ -92,7 +98,7 @@ void write_peak_breakdown(JsonStream& w, const std::vector<LiveAllocation>& live
   w.begin_array();
   for (const LiveAllocation& a : live) {
     write_object(w, order, kKeys, [&](std::size_t i, std::string_view k) {
-      w.key(k);
+      w.schema_key(k);
       switch (i) {
         case 0:
           w.string(a.tensor_id);
@@ -130,7 +136,7 @@ void write_by_device(JsonStream& w, const std::vector<DeviceMemoryStats>& device
   w.begin_array();
   for (const DeviceMemoryStats& d : devices) {
     write_object(w, order, kKeys, [&](std::size_t i, std::string_view k) {
-      w.key(k);
+      w.schema_key(k);
       switch (i) {
         case 0:
           w.string(d.device);
@@ -160,7 +166,7 @@ void write_memory_profile(JsonStream& w, const MemoryProfile& p, KeyOrder order)
   static constexpr std::array<std::string_view, 4> kKeys{"summary", "timeline", "peak_breakdown",
                                                          "by_device"};
   write_object(w, order, kKeys, [&](std::size_t i, std::string_view k) {
-    w.key(k);
+    w.schema_key(k);
     switch (i) {
       case 0:
         write_memory_summary(w, p.summary, order);

@@ -1,12 +1,53 @@
 #include "output/json_stream.hpp"
 
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cstring>
+
 #include "output/json_text.hpp"
 
 namespace candle_graph::output {
 
-JsonStream::JsonStream(Sink sink, std::size_t flush_at)
-    : sink_(std::move(sink)), flush_at_(flush_at) {
-  if (sink_) buf_.reserve(flush_at_ + 4096);
+namespace {
+
+// A newline and 63 spaces: one copy writes the line break and the indentation of any level up
+// to 31 (deeper levels take the slow path).
+constexpr auto kNewlineIndent = [] {
+  std::array<char, 64> a{};
+  a.fill(' ');
+  a[0] = '\n';
+  return a;
+}();
+
+}  // namespace
+
+JsonStream::JsonStream(Sink sink, std::size_t flush_at) : sink_(std::move(sink)) {
+  // With a sink the buffer is flushed whenever it is full; without, it grows (take()).
+  buf_.resize(sink_ ? std::max<std::size_t>(flush_at, 16) : 4096);
+}
+
+void JsonStream::make_room(std::size_t n) {
+  if (sink_ && len_ > 0) {
+    sink_(std::string_view(buf_.data(), len_));
+    len_ = 0;
+  }
+  if (len_ + n > buf_.size()) buf_.resize(std::max(len_ + n, 2 * buf_.size()));
+}
+
+void JsonStream::newline_indent() {
+  const std::size_t width = 2 * stack_.size();
+  if (width + 1 <= kNewlineIndent.size()) {
+    reserve(kNewlineIndent.size());
+    // A fixed-size copy (a few vector stores) instead of a memcpy call; only width + 1 count.
+    std::memcpy(cursor(), kNewlineIndent.data(), kNewlineIndent.size());
+    len_ += width + 1;
+    return;
+  }
+  reserve(width + 1);
+  put('\n');
+  std::memset(cursor(), ' ', width);
+  len_ += width;
 }
 
 void JsonStream::before_value() {
@@ -16,34 +57,65 @@ void JsonStream::before_value() {
   }
   if (stack_.empty()) return;  // the top-level value
   Level& l = stack_.back();
-  if (!l.empty) buf_.push_back(',');
+  if (!l.empty) {
+    reserve(1);
+    put(',');
+  }
   l.empty = false;
-  buf_.push_back('\n');
-  buf_.append(2 * stack_.size(), ' ');
+  newline_indent();
 }
 
 JsonStream& JsonStream::key(std::string_view k) {
   Level& l = stack_.back();
-  if (!l.empty) buf_.push_back(',');
+  if (!l.empty) {
+    reserve(1);
+    put(',');
+  }
   l.empty = false;
-  buf_.push_back('\n');
-  buf_.append(2 * stack_.size(), ' ');
-  append_json_string(buf_, k);
-  buf_.append(": ");
+  newline_indent();
+  reserve(6 * k.size() + 4);
+  char* out = write_json_string(cursor(), k);
+  out[0] = ':';
+  out[1] = ' ';
+  len_ = static_cast<std::size_t>(out + 2 - buf_.data());
+  after_key_ = true;
+  return *this;
+}
+
+JsonStream& JsonStream::schema_key(std::string_view k) {
+  assert(std::all_of(k.begin(), k.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }));
+  Level& l = stack_.back();
+  if (!l.empty) {
+    reserve(1);
+    put(',');
+  }
+  l.empty = false;
+  newline_indent();
+  reserve(k.size() + 4);
+  put('"');
+  std::memcpy(cursor(), k.data(), k.size());
+  len_ += k.size();
+  put('"');
+  put(':');
+  put(' ');
   after_key_ = true;
   return *this;
 }
 
 JsonStream& JsonStream::begin_object() {
   before_value();
-  buf_.push_back('{');
+  reserve(1);
+  put('{');
   stack_.push_back({false, true});
   return *this;
 }
 
 JsonStream& JsonStream::begin_array() {
   before_value();
-  buf_.push_back('[');
+  reserve(1);
+  put('[');
   stack_.push_back({true, true});
   return *this;
 }
@@ -51,12 +123,9 @@ JsonStream& JsonStream::begin_array() {
 void JsonStream::close(char bracket) {
   const bool empty = stack_.back().empty;
   stack_.pop_back();
-  if (!empty) {
-    buf_.push_back('\n');
-    buf_.append(2 * stack_.size(), ' ');
-  }
-  buf_.push_back(bracket);
-  maybe_flush();
+  if (!empty) newline_indent();
+  reserve(1);
+  put(bracket);
 }
 
 JsonStream& JsonStream::end_object() {
@@ -71,38 +140,49 @@ JsonStream& JsonStream::end_array() {
 
 JsonStream& JsonStream::string(std::string_view s) {
   before_value();
-  append_json_string(buf_, s);
+  reserve(6 * s.size() + 2);
+  len_ = static_cast<std::size_t>(write_json_string(cursor(), s) - buf_.data());
   return *this;
 }
 
 JsonStream& JsonStream::u64(std::uint64_t v) {
   before_value();
-  append_u64(buf_, v);
+  reserve(24);
+  len_ = static_cast<std::size_t>(std::to_chars(cursor(), cursor() + 24, v).ptr - buf_.data());
   return *this;
 }
 
 JsonStream& JsonStream::i64(std::int64_t v) {
   before_value();
-  append_i64(buf_, v);
+  reserve(24);
+  len_ = static_cast<std::size_t>(std::to_chars(cursor(), cursor() + 24, v).ptr - buf_.data());
   return *this;
 }
 
 JsonStream& JsonStream::f64(double v) {
   before_value();
-  append_f64(buf_, v);
+  std::string text;
+  append_f64(text, v);
+  raw(text);
   return *this;
 }
 
 JsonStream& JsonStream::boolean(bool v) {
   before_value();
-  buf_.append(v ? "true" : "false");
+  raw(v ? "true" : "false");
   return *this;
 }
 
 JsonStream& JsonStream::null() {
   before_value();
-  buf_.append("null");
+  raw("null");
   return *this;
+}
+
+void JsonStream::raw(std::string_view text) {
+  reserve(text.size());
+  std::memcpy(cursor(), text.data(), text.size());
+  len_ += text.size();
 }
 
 template <typename J>
@@ -152,22 +232,18 @@ JsonStream& JsonStream::json(const SortedJson& v) {
   return *this;
 }
 
-void JsonStream::maybe_flush() {
-  if (sink_ && buf_.size() >= flush_at_) {
-    sink_(buf_);
-    buf_.clear();
-  }
-}
-
 void JsonStream::finish() {
-  buf_.push_back('\n');
+  reserve(1);
+  put('\n');
   if (sink_) {
-    sink_(buf_);
-    buf_.clear();
+    sink_(std::string_view(buf_.data(), len_));
+    len_ = 0;
   }
 }
 
 std::string JsonStream::take() {
+  buf_.resize(len_);
+  len_ = 0;
   return std::move(buf_);
 }
 

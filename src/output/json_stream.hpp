@@ -30,6 +30,10 @@ class JsonStream {
   JsonStream& begin_array();
   JsonStream& end_array();
   JsonStream& key(std::string_view k);  // the next value belongs to this key
+  // The same for a key of the schema itself (the static key tables of write_object): ASCII
+  // letters, digits and `_` only, so it is copied without the escaping scan (asserted in debug
+  // builds). Keys that come from the trace (tags) must use key().
+  JsonStream& schema_key(std::string_view k);
 
   JsonStream& string(std::string_view s);
   JsonStream& u64(std::uint64_t v);
@@ -47,14 +51,25 @@ class JsonStream {
 
  private:
   void before_value();
+  void newline_indent();
   void close(char bracket);
-  void maybe_flush();
+  void raw(std::string_view text);  // bytes that need no escaping
+  // Makes room for `n` more bytes at buf_[len_]: flushes to the sink when the buffer is full,
+  // grows it when one piece is larger than the buffer (or when there is no sink).
+  void reserve(std::size_t n) {
+    if (len_ + n > buf_.size()) make_room(n);
+  }
+  void make_room(std::size_t n);
+  char* cursor() noexcept { return buf_.data() + len_; }
+  void put(char c) noexcept { buf_[len_++] = c; }  // after reserve()
   template <typename J>
   void write_dom(const J& v);
 
   Sink sink_;
-  std::size_t flush_at_;
+  // The text is written through a raw cursor into a pre-sized buffer (buf_[0, len_) is used):
+  // std::string::push_back/append per byte was half of the writer's instructions (callgrind).
   std::string buf_;
+  std::size_t len_ = 0;
   struct Level {
     bool array;
     bool empty;

@@ -19,14 +19,14 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
   if (b0 >= 0xE0 && b0 <= 0xEF) {
     if (left < 3 || !cont(1) || !cont(2)) return 0;
     const auto b1 = static_cast<unsigned char>(s[i + 1]);
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
+    if (b0 == 0xE0 && b1 < 0xA0) return 0;   // overlong
     if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
     return 3;
   }
   if (b0 >= 0xF0 && b0 <= 0xF4) {
     if (left < 4 || !cont(1) || !cont(2) || !cont(3)) return 0;
     const auto b1 = static_cast<unsigned char>(s[i + 1]);
-    if (b0 == 0xF0 && b1 < 0x90) return 0;  // overlong
+    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
     if (b0 == 0xF4 && b1 >= 0x90) return 0;  // beyond U+10FFFF
     return 4;
   }
@@ -44,45 +44,111 @@ bool is_valid_utf8(std::string_view s) noexcept {
   return true;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  std::size_t run_start = 0;
-  auto flush = [&](std::size_t end) { out.append(s.data() + run_start, end - run_start); };
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+namespace {
+
+// True when one of the 8 bytes of `w` needs escaping or UTF-8 checking: a control character
+// (< 0x20), `"`, `\\` or a byte ≥ 0x80. The classic exact "has byte less than / equal to" tests.
+bool word_needs_care(std::uint64_t w) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  const std::uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+  const std::uint64_t control = (w - ones * 0x20) & ~w;
+  const std::uint64_t is_quote = (quote - ones) & ~quote;
+  const std::uint64_t is_backslash = (backslash - ones) & ~backslash;
+  return ((control | is_quote | is_backslash | w) & highs) != 0;
+}
+
+bool plain_byte(unsigned char c) noexcept {
+  return c >= 0x20 && c != '"' && c != '\\' && c < 0x80;
+}
+
+}  // namespace
+
+char* write_json_string(char* out, std::string_view s) noexcept {
+  *out++ = '"';
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  // Plain ASCII runs (nearly every id and name) are checked and copied 8 bytes at a time.
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    if (word_needs_care(w)) break;
+    std::memcpy(out, &w, 8);
+    out += 8;
+  }
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (plain_byte(c)) {
+      *out++ = static_cast<char>(c);
       ++i;
       continue;
     }
     if (c >= 0x80) {
-      const std::size_t n = utf8_sequence_length(s, i);
-      if (n != 0) {
-        i += n;
-        continue;
+      const std::size_t len = utf8_sequence_length(s, i);
+      if (len != 0) {
+        std::memcpy(out, p + i, len);
+        out += len;
+        i += len;
+      } else {
+        std::memcpy(out, "\xEF\xBF\xBD", 3);  // U+FFFD for one malformed byte
+        out += 3;
+        ++i;
       }
-      flush(i);
-      out.append("\xEF\xBF\xBD");  // U+FFFD for one malformed byte
-      run_start = ++i;
       continue;
     }
-    flush(i);
+    *out++ = '\\';
     switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
+      case '"':
+        *out++ = '"';
+        break;
+      case '\\':
+        *out++ = '\\';
+        break;
+      case '\b':
+        *out++ = 'b';
+        break;
+      case '\f':
+        *out++ = 'f';
+        break;
+      case '\n':
+        *out++ = 'n';
+        break;
+      case '\r':
+        *out++ = 'r';
+        break;
+      case '\t':
+        *out++ = 't';
+        break;
       default: {
-        const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-        out.append(esc, 6);
+        const char esc[5] = {'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+        std::memcpy(out, esc, 5);
+        out += 5;
       }
     }
-    run_start = ++i;
+    ++i;
   }
-  flush(s.size());
-  out.push_back('"');
+  *out++ = '"';
+  return out;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (word_needs_care(w)) break;
+  }
+  while (i < s.size() && plain_byte(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == s.size()) {  // nothing to escape: one copy, no worst-case sizing
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
+    return;
+  }
+  const std::size_t old = out.size();
+  out.resize(old + 6 * s.size() + 2);
+  char* end = write_json_string(out.data() + old, s);
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 void append_u64(std::string& out, std::uint64_t v) {

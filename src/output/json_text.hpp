@@ -13,6 +13,10 @@ namespace candle_graph::output {
 // output is always valid JSON text.
 void append_json_string(std::string& out, std::string_view s);
 
+// The same escaping into a raw buffer with room for at least 6 × s.size() + 2 bytes (the worst
+// case: every byte a control character); returns the end of what was written.
+char* write_json_string(char* out, std::string_view s) noexcept;
+
 void append_u64(std::string& out, std::uint64_t v);
 void append_i64(std::string& out, std::int64_t v);
 

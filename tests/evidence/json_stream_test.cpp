@@ -33,3 +33,65 @@ TEST(JsonStream, SortedKeyOrderAndSinkFlushing) {
   w.finish();
   EXPECT_EQ(sunk, "{\n  \"alpha\": 1,\n  \"zeta\": 0\n}\n");
 }
+
+// The word-at-a-time escaping scan must agree with an independent escaper (nlohmann's dump,
+// which uses the same short forms and lowercase \u00XX) for a special byte at every position
+// of strings of 1–24 bytes: the 8-byte path, the byte tail, and the switch between them.
+TEST(JsonStream, EscapingMatchesNlohmannAtEveryPosition) {
+  const std::string specials =
+      std::string("\"\\\b\f\n\r\t\x01\x1f", 9) + "\xc3\xa9" + "\xe2\x82\xac";
+  for (std::size_t len = 1; len <= 24; ++len)
+    for (std::size_t pos = 0; pos < len; ++pos)
+      for (char special : specials) {
+        std::string s(len, 'a');
+        s[pos] = special;
+        if (static_cast<unsigned char>(special) >= 0x80) s = s.substr(0, pos) + "\xc3\xa9";
+        JsonStream w;
+        w.string(s);
+        w.finish();
+        EXPECT_EQ(w.take(), OrderedJson(s).dump() + "\n") << "len " << len << " pos " << pos;
+      }
+}
+
+TEST(JsonStream, MalformedUtf8BecomesReplacementCharacter) {
+  JsonStream w;
+  w.string(
+      "abcdefgh\xff"
+      "x");
+  w.finish();
+  EXPECT_EQ(w.take(), "\"abcdefgh\xEF\xBF\xBDx\"\n");
+}
+
+// A value larger than the sink buffer grows the buffer; every byte still arrives in order.
+TEST(JsonStream, ValueLargerThanTheBufferReachesTheSinkWhole) {
+  std::string sunk;
+  std::size_t pieces = 0;
+  JsonStream w(
+      [&](std::string_view s) {
+        sunk += s;
+        ++pieces;
+      },
+      16);
+  const std::string big(1000, 'z');
+  w.begin_array().string(big).u64(7).end_array();
+  w.finish();
+  EXPECT_EQ(sunk, "[\n  \"" + big + "\",\n  7\n]\n");
+  EXPECT_GE(pieces, 2u);
+}
+
+TEST(JsonStream, SchemaKeysAndDeepIndentation) {
+  JsonStream w;
+  for (int i = 0; i < 40; ++i) w.begin_array();  // deeper than the 31 cached levels
+  for (int i = 0; i < 40; ++i) w.end_array();
+  w.finish();
+  // 40 nested arrays, the innermost empty: `[` lines indented 0..38 levels, then closers.
+  std::string expected;
+  for (int i = 0; i < 40; ++i) expected += (i ? "\n" + std::string(2 * i, ' ') : "") + "[";
+  expected += "]";
+  for (int i = 38; i >= 0; --i) expected += "\n" + std::string(2 * i, ' ') + "]";
+  EXPECT_EQ(w.take(), expected + "\n");
+  JsonStream k;
+  k.begin_object().schema_key("peak_bytes").u64(3).key("tag \"x\"").u64(4).end_object();
+  k.finish();
+  EXPECT_EQ(k.take(), "{\n  \"peak_bytes\": 3,\n  \"tag \\\"x\\\"\": 4\n}\n");
+}
