@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <tuple>
 
 namespace candle_graph::graph {
 namespace {
@@ -41,21 +40,48 @@ struct EdgeOrder {
     if (int c = compare(a.to, b.to)) return c;
     return a.kind == b.kind ? 0 : (a.kind < b.kind ? -1 : 1);
   }
-
-  // Position in the candidate list built above: explicit edges, parent calls, then per op its
-  // data edges followed by its call edge.
-  bool inserted_before(const GraphEdge& x, const GraphEdge& y) const {
-    auto rank = [&](const GraphEdge& e) {
-      const std::uint64_t group = e.origin == EdgeOrigin::explicit_edge ? 0
-                                  : e.origin == EdgeOrigin::parent_call ? 1
-                                                                        : 2;
-      const std::uint64_t sub =
-          e.origin == EdgeOrigin::op_call ? doc.ops[e.index].inputs.size() : e.input;
-      return std::tuple(group, e.index, sub);
-    };
-    return rank(x) < rank(y);
-  }
 };
+
+// Sorts by (from, to, kind), then insertion order. The sort runs over small records holding a
+// pointer to the `from` id and the edge's insertion position, so most comparisons read two
+// records side by side instead of chasing op -> inputs -> id for both edges (cache misses:
+// edges took 0.11 s -> 0.09 s CPU on a 29 MB trace). 16 bytes per edge while sorting (about
+// 22 MB for the 1.4 M edges of a 300 MB trace), then the order is applied to `edges` in place.
+void sort_edges(std::vector<GraphEdge>& edges, const EdgeOrder& order) {
+  struct Item {
+    const char* from;
+    std::uint32_t from_size;
+    std::uint32_t pos;  // index in `edges` = insertion order
+  };
+  std::vector<Item> items(edges.size());
+  for (std::uint32_t i = 0; i < edges.size(); ++i) {
+    const std::string_view f = order.from(edges[i]);
+    items[i] = {f.data(), static_cast<std::uint32_t>(f.size()), i};
+  }
+  std::sort(items.begin(), items.end(), [&](const Item& x, const Item& y) {
+    const std::string_view fx(x.from, x.from_size), fy(y.from, y.from_size);
+    if (int c = EdgeOrder::compare_bytes(fx, fy)) return c < 0;
+    if (int c = order.compare_key(edges[x.pos], edges[y.pos])) return c < 0;
+    return x.pos < y.pos;
+  });
+  std::vector<std::uint32_t> source(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) source[i] = items[i].pos;
+  std::vector<Item>().swap(items);
+  // edges[i] := old edges[source[i]], following the permutation's cycles.
+  for (std::uint32_t i = 0; i < source.size(); ++i) {
+    if (source[i] == i) continue;
+    const GraphEdge first = edges[i];
+    std::uint32_t j = i;
+    while (source[j] != i) {
+      const std::uint32_t k = source[j];
+      edges[j] = edges[k];
+      source[j] = j;
+      j = k;
+    }
+    edges[j] = first;
+    source[j] = j;
+  }
+}
 
 }  // namespace
 
@@ -82,13 +108,9 @@ void build_edges(ExecutionGraph& graph) {
   // The original skips a derived edge when an equal (from, to, kind) edge already exists and
   // keeps every explicit edge. Sorting by the key and then by insertion order puts equal keys
   // together in insertion order, so "already exists" becomes "is not the first of its run" —
-  // linear after the sort instead of the original's scan per insertion. std::sort with the
-  // insertion order as the last key gives the stable order without stable_sort's buffer.
+  // linear after the sort instead of the original's scan per insertion.
   const EdgeOrder order{graph, doc};
-  std::sort(edges.begin(), edges.end(), [&](const GraphEdge& x, const GraphEdge& y) {
-    if (int c = order.compare_key(x, y)) return c < 0;
-    return order.inserted_before(x, y);
-  });
+  sort_edges(edges, order);
   std::size_t out = 0;
   for (std::size_t i = 0; i < edges.size();) {
     std::size_t j = i + 1;
