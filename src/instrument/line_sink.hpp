@@ -1,15 +1,24 @@
 // The trace file of a session: a buffer of whole JSONL lines written to the file descriptor only
 // at line boundaries (§13.2 buffered writer; crash safety: a killed process leaves whole lines).
-// Not synchronised: the session calls it under its mutex.
+//
+// A full buffer is handed to a writer thread and the recording thread goes on filling a spare
+// one: the write() syscall (copying into the page cache, about a third of a record's cost) stays
+// off the thread being profiled. flush() and close() are synchronous. A write error seen by the
+// writer thread is thrown by the next append that hands over a buffer, or by flush()/close().
+// Not synchronised: the session calls it under its mutex. A sink belongs to the process that
+// opened it: after fork() the child writes synchronously (it has no writer thread).
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace candle_graph::detail {
 
@@ -24,7 +33,7 @@ class LineSink {
   explicit LineSink(std::filesystem::path path);
   LineSink(const LineSink&) = delete;
   LineSink& operator=(const LineSink&) = delete;
-  ~LineSink();  // closes the descriptor without writing (the session flushes explicitly)
+  ~LineSink();  // waits for the writer thread, closes without writing the buffer (flush first)
 
   // Appends one whole line (ending in '\n') and writes out when over the threshold.
   //
@@ -34,7 +43,7 @@ class LineSink {
   // every possible cut point is then a line boundary. Lines longer than 4 KiB cannot be
   // protected this way (they are written unpadded).
   void append(std::string_view line) {
-    const std::size_t used = static_cast<std::size_t>((file_bytes_ + size_) % kPage);
+    const std::size_t used = static_cast<std::size_t>((offset_ + size_) % kPage);
     if (used != 0 && line.size() > kPage - used && line.size() <= kPage) pad(kPage - used);
     if (line.size() > kLineRoom) [[unlikely]] {
       append_long(line);
@@ -44,8 +53,9 @@ class LineSink {
     // std::string bookkeeping per line.
     std::memcpy(buffer_.get() + size_, line.data(), line.size());
     size_ += line.size();
-    if (size_ >= kFlushThreshold) flush();
+    if (size_ >= kFlushThreshold) hand_off();
   }
+  // Writes everything appended so far to the file before returning.
   void flush();
   // Flushes and closes; later appends throw.
   void close();
@@ -61,14 +71,34 @@ class LineSink {
 
   void pad(std::size_t bytes);
   void append_long(std::string_view line);  // lines > kLineRoom: written out directly
-  void write_out(const char* data, std::size_t size);
-  [[noreturn]] void fail(std::string what, int err);
+  void hand_off();                          // the full buffer to the writer thread
+  void wait_for_writer();                   // until no buffer is in flight; throws its error
+  bool has_writer() const noexcept;         // a writer thread of this process exists
+  void stop_writer() noexcept;
+  void writer_main();
+  void write_out(const char* data, std::size_t size);  // on the calling thread; throws
+  // Writes the whole range or returns what failed (and truncates back to whole lines).
+  std::string write_all(const char* data, std::size_t size);
+  [[noreturn]] void fail(std::string message);
   std::filesystem::path path_;
-  std::unique_ptr<char[]> buffer_;
-  std::size_t size_ = 0;          // bytes buffered, not yet written
-  std::uint64_t file_bytes_ = 0;  // bytes already written to the file
+  std::unique_ptr<char[]> buffer_;  // being filled
+  std::unique_ptr<char[]> spare_;   // in flight at the writer thread, or free
+  std::size_t size_ = 0;            // bytes buffered, not yet handed over or written
+  std::uint64_t offset_ = 0;        // file offset of buffer_[0] (bytes handed over or written)
+  std::uint64_t file_bytes_ = 0;    // bytes written; only the thread writing touches it
   int fd_ = -1;
   bool failed_ = false;
+  int owner_pid_ = 0;
+
+  std::mutex writer_mu_;  // guards the fields below
+  std::condition_variable wake_writer_;
+  std::condition_variable writer_idle_;
+  const char* job_ = nullptr;
+  std::size_t job_size_ = 0;
+  bool busy_ = false;  // job_ is being written
+  bool stop_ = false;
+  std::string writer_error_;  // the writer thread's failure, not yet thrown
+  std::thread writer_;
 };
 
 }  // namespace candle_graph::detail

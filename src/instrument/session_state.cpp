@@ -99,6 +99,7 @@ ThreadSpans& SessionState::this_thread_spans() {
   if (!slot) {
     slot = std::make_unique<ThreadSpans>();
     slot->stack.reserve(64);  // pushes stay allocation-free for realistic nesting depths
+    slot->steps.reserve(64);
   }
   tl_cache = ThreadCache{serial_, slot.get()};
   return *slot;
@@ -134,7 +135,6 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
       format_line(SpanStartEvent{format_span_id(number, id_buf), format_span_id(parent, parent_buf),
                                  name, elapsed_at(tick), kind, measured, step}));
   ++next_span_;
-  span_steps_.push_back(step);
   if (measured) {
     measured_ = number;
     measured_open_ = true;
@@ -142,6 +142,7 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
   }
   // Only after the writes succeeded: a failed write leaves no guard behind.
   spans.stack.push_back(number);
+  spans.steps.push_back(step);
   ++live_guards_;
   return SpanGuard(this, &spans, number, tick);
 }
@@ -186,12 +187,17 @@ bool SessionState::end(SpanGuard& guard, bool from_destructor) {
     if (!from_destructor) throw InstrumentError(sink_.path(), std::move(message));
     // A destructor cannot throw: leave the span unclosed (health open_span), drop it from the
     // stack so later spans do not nest under it, and let finish() report the misuse.
-    if (it != stack.end()) stack.erase(it);
+    if (it != stack.end()) {
+      std::vector<std::optional<ExecutionStep>>& steps = guard.origin_->steps;
+      steps.erase(steps.begin() + (it - stack.begin()));
+      stack.erase(it);
+    }
     defer_error(std::move(message) + " (it stays unclosed in the trace)");
     return deactivate();
   }
   write_span_end(number, static_cast<std::uint64_t>(tick - guard.start_tick_));
   stack.pop_back();
+  guard.origin_->steps.pop_back();
   const bool last = deactivate();  // bookkeeping first: a write error below leaves it sound
   if (number == measured_) {
     measured_open_ = false;
@@ -220,11 +226,11 @@ std::uint64_t SessionState::next_gradient_number() {
 
 TraceSession::CurrentSpan SessionState::current_span() {
   std::lock_guard lock(mu_);
-  const std::vector<std::uint64_t>& stack = this_thread_spans().stack;
+  const ThreadSpans& spans = this_thread_spans();
   TraceSession::CurrentSpan out{
-      SpanId(!stack.empty() ? stack.back() : (measured_open_ ? measured_ : 1)), std::nullopt};
-  for (auto it = stack.rbegin(); it != stack.rend() && !out.step; ++it)
-    if (*it < span_steps_.size()) out.step = span_steps_[*it];
+      SpanId(!spans.stack.empty() ? spans.stack.back() : (measured_open_ ? measured_ : 1)),
+      std::nullopt};
+  for (auto it = spans.steps.rbegin(); it != spans.steps.rend() && !out.step; ++it) out.step = *it;
   return out;
 }
 

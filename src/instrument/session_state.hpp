@@ -13,14 +13,11 @@
 #include <vector>
 
 #include "candle_graph/instrument.hpp"
+#include "instrument/clock.hpp"
 #include "instrument/line_sink.hpp"
+#include "instrument/spin_lock.hpp"
 
 namespace candle_graph::detail {
-
-// Monotonic clock in nanoseconds (steady_clock; one vDSO call).
-inline std::int64_t now_tick() noexcept {
-  return std::chrono::steady_clock::now().time_since_epoch().count();
-}
 
 // §4.12 resolve_storage_bytes with a fast path for exact dtype labels (trace_session.cpp).
 std::uint64_t resolve_record_bytes(std::optional<std::uint64_t> explicit_bytes,
@@ -33,6 +30,7 @@ std::string_view format_span_id(std::uint64_t n, char* buf) noexcept;
 // One thread's open spans in this session, innermost last.
 struct ThreadSpans {
   std::vector<std::uint64_t> stack;
+  std::vector<std::optional<ExecutionStep>> steps;  // parallel to stack (current_span)
 };
 
 class SessionState {
@@ -72,7 +70,7 @@ class SessionState {
   void write_span_end(std::uint64_t number, std::uint64_t duration_ns);  // needs mu
   void defer_error(std::string message);                                 // needs mu
 
-  mutable std::mutex mu_;
+  mutable SpinLock mu_;
   LineSink sink_;
   std::int64_t origin_tick_;
   const std::uint64_t serial_;   // distinguishes sessions in the per-thread cache
@@ -85,7 +83,6 @@ class SessionState {
   bool owner_gone_ = false;
   std::string deferred_error_;  // misuse seen where throwing was impossible (destructors)
   std::unordered_map<std::uint64_t, std::unique_ptr<ThreadSpans>> threads_;  // by thread serial
-  std::vector<std::optional<ExecutionStep>> span_steps_{2};  // by span number (current_span)
 };
 
 }  // namespace candle_graph::detail
