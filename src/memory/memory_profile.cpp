@@ -6,6 +6,7 @@
 
 #include "candle_graph/analysis.hpp"
 #include "memory/backward_spans.hpp"
+#include "memory/live_table.hpp"
 
 namespace candle_graph {
 namespace {
@@ -54,13 +55,16 @@ MemoryProfile analyze_memory(const TraceDocument& doc) {
 
   std::vector<DeviceState> devices;
   std::unordered_map<std::string_view, std::uint32_t> device_index;
+  std::uint32_t last = kNoIndex;  // consecutive events nearly always name the same device
   auto device_of = [&](std::string_view name) -> DeviceState& {
+    if (last != kNoIndex && devices[last].device == name) return devices[last];
     auto [it, inserted] = device_index.emplace(name, static_cast<std::uint32_t>(devices.size()));
     if (inserted) {
       devices.emplace_back();
       devices.back().device = name;
     }
-    return devices[it->second];
+    last = it->second;
+    return devices[last];
   };
   // §7.1 step 4, applied before the replay (fix: the original filled it after, so free_bytes
   // was always 0). Capacity = max(used + free) over the device's samples.
@@ -74,8 +78,9 @@ MemoryProfile analyze_memory(const TraceDocument& doc) {
   const auto& memory_span = doc.memory_span();
   const std::vector<std::uint32_t> order = sorted_order(events);
   // Live allocations keyed by tensor_id only (§7.1 step 2): the value is the alloc event index.
-  std::unordered_map<std::string_view, std::uint32_t> live;
-  live.reserve(events.size() / 2 + 1);
+  std::size_t allocs = 0;
+  for (const MemoryEvent& e : events) allocs += e.action == MemoryAction::alloc;
+  memory::LiveTable live(events, allocs);
 
   MemorySummary& sum = profile.summary;
   std::size_t peak_position = 0;  // position in `order` of the event that set the global peak
@@ -92,18 +97,17 @@ MemoryProfile analyze_memory(const TraceDocument& doc) {
       sum.total_alloc_bytes = saturating_add(sum.total_alloc_bytes, e.bytes);
       d.live = saturating_add(d.live, e.bytes);
       d.by_category.add(e.category, e.bytes);
-      live[e.tensor_id] = k;
+      live.put(k);
     } else {
       ++sum.free_count;
       ++d.frees;
-      auto it = live.find(e.tensor_id);
-      if (it != live.end()) {
+      const std::uint32_t alloc = live.take(e.tensor_id);
+      if (alloc != kNoIndex) {
         // §17.10: the bytes and category of the live allocation are released, whatever the
         // free event says.
-        const MemoryEvent& a = events[it->second];
+        const MemoryEvent& a = events[alloc];
         d.live = d.live > a.bytes ? d.live - a.bytes : 0;
         d.by_category.subtract(a.category, a.bytes);
-        live.erase(it);
       } else {
         d.live = d.live > e.bytes ? d.live - e.bytes : 0;
       }
@@ -135,16 +139,18 @@ MemoryProfile analyze_memory(const TraceDocument& doc) {
 
   if (have_peak) {
     // Replay up to the peak to recover the live set there: linear, unlike a snapshot per peak.
-    std::unordered_map<std::string_view, std::uint32_t> at_peak;
+    memory::LiveTable& at_peak = live;  // reused: one table at a time
+    at_peak.clear();
     for (std::size_t pos = 0; pos <= peak_position; ++pos) {
       const MemoryEvent& e = events[order[pos]];
       if (e.action == MemoryAction::alloc)
-        at_peak[e.tensor_id] = order[pos];
+        at_peak.put(order[pos]);
       else
-        at_peak.erase(e.tensor_id);
+        at_peak.take(e.tensor_id);
     }
     profile.peak_breakdown.reserve(at_peak.size());
-    for (const auto& [id, k] : at_peak) profile.peak_breakdown.push_back(to_allocation(events[k]));
+    at_peak.for_each(
+        [&](std::uint32_t k) { profile.peak_breakdown.push_back(to_allocation(events[k])); });
     std::sort(profile.peak_breakdown.begin(), profile.peak_breakdown.end(),
               [](const LiveAllocation& a, const LiveAllocation& b) {
                 if (a.bytes != b.bytes) return a.bytes > b.bytes;
