@@ -20,8 +20,10 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
                                         const GraphOptions& options) {
   std::optional<Comparison> comparison;
   if (baseline) comparison = compare_documents(*baseline, doc);
-  nsight::NsightEvidence gpu =
-      nsight::load_optional(nsight_dir, evidence::expected_semantic_keys(doc));
+  // The semantic keys (one string per measured span) are only needed to match NVTX ranges, so
+  // they are not built when no Nsight directory was given.
+  nsight::NsightEvidence gpu = nsight::load_optional(
+      nsight_dir, nsight_dir ? evidence::expected_semantic_keys(doc) : std::vector<std::string>{});
   return evidence::make_evidence_packet(doc, std::move(gpu), std::move(comparison), options);
 }
 

@@ -50,29 +50,40 @@ void JsonStream::newline_indent() {
   len_ += width;
 }
 
+void JsonStream::next_line(std::size_t extra) {
+  Level& l = stack_.back();
+  const std::size_t width = 2 * stack_.size();
+  if (width + 1 > kNewlineIndent.size()) {  // deeper than the cached indentation
+    if (!l.empty) {
+      reserve(1);
+      put(',');
+    }
+    l.empty = false;
+    newline_indent();
+    reserve(extra);
+    return;
+  }
+  // One capacity check for the comma, the line break, the indentation and `extra` bytes.
+  reserve(1 + kNewlineIndent.size() + extra);
+  char* out = cursor();
+  *out = ',';
+  out += l.empty ? 0 : 1;
+  l.empty = false;
+  std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
+  len_ = static_cast<std::size_t>(out - buf_.data()) + width + 1;
+}
+
 void JsonStream::before_value() {
   if (after_key_) {
     after_key_ = false;
     return;
   }
   if (stack_.empty()) return;  // the top-level value
-  Level& l = stack_.back();
-  if (!l.empty) {
-    reserve(1);
-    put(',');
-  }
-  l.empty = false;
-  newline_indent();
+  next_line(0);
 }
 
 JsonStream& JsonStream::key(std::string_view k) {
-  Level& l = stack_.back();
-  if (!l.empty) {
-    reserve(1);
-    put(',');
-  }
-  l.empty = false;
-  newline_indent();
+  next_line(0);
   reserve(6 * k.size() + 4);
   char* out = write_json_string(cursor(), k);
   out[0] = ':';
@@ -86,14 +97,7 @@ JsonStream& JsonStream::schema_key(std::string_view k) {
   assert(std::all_of(k.begin(), k.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   }));
-  Level& l = stack_.back();
-  if (!l.empty) {
-    reserve(1);
-    put(',');
-  }
-  l.empty = false;
-  newline_indent();
-  reserve(k.size() + 4);
+  next_line(k.size() + 4);
   put('"');
   std::memcpy(cursor(), k.data(), k.size());
   len_ += k.size();

@@ -52,6 +52,9 @@ class JsonStream {
  private:
   void before_value();
   void newline_indent();
+  // The comma before a member and the line break with indentation, leaving room for `extra`
+  // more bytes.
+  void next_line(std::size_t extra);
   void close(char bracket);
   void raw(std::string_view text);  // bytes that need no escaping
   // Makes room for `n` more bytes at buf_[len_]: flushes to the sink when the buffer is full,
