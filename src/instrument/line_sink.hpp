@@ -51,7 +51,7 @@ class LineSink {
     }
     // A fixed buffer with room for one more line past the threshold: no capacity check and no
     // std::string bookkeeping per line.
-    std::memcpy(buffer_.get() + size_, line.data(), line.size());
+    copy_line(buffer_.get() + size_, line.data(), line.size());
     size_ += line.size();
     if (size_ >= kFlushThreshold) hand_off();
   }
@@ -69,6 +69,22 @@ class LineSink {
   static constexpr std::size_t kLineRoom = 60 * 1024;
   static constexpr std::size_t kCapacity = kFlushThreshold + kPage + kLineRoom;
 
+  // Most lines are 50-300 bytes: 16-byte moves inline beat a call into the library memcpy,
+  // whose size dispatch is a measurable part of a ~100 ns record. The last move is the line's
+  // final 16 bytes (overlapping the previous one), so nothing past either end is touched.
+  static void copy_line(char* dst, const char* src, std::size_t n) noexcept {
+    if (n < 16 || n > 512) [[unlikely]] {
+      std::memcpy(dst, src, n);
+      return;
+    }
+    auto move16 = [](char* d, const char* s) {
+      char chunk[16];
+      std::memcpy(chunk, s, 16);
+      std::memcpy(d, chunk, 16);
+    };
+    for (std::size_t i = 0; i + 16 < n; i += 16) move16(dst + i, src + i);
+    move16(dst + n - 16, src + n - 16);
+  }
   void pad(std::size_t bytes);
   void append_long(std::string_view line);  // lines > kLineRoom: written out directly
   void hand_off();                          // the full buffer to the writer thread
