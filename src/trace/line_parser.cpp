@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "output/json_text.hpp"
+#include "trace/document_assembler.hpp"
 
 #ifndef CG_PARSER_VARIANT
 #define CG_PARSER_VARIANT fallback
@@ -550,24 +551,18 @@ class Backend final : public LineParserBackend {
  public:
   const TraceEvent& parse(std::string_view line, std::size_t capacity, std::string_view source,
                           std::uint64_t line_number) override;
+  BatchResult parse_batch(const char* data, std::size_t size, std::uint64_t lines_before,
+                          std::string_view source, DocumentAssembler& out) override;
 
  private:
+  void parse_object(od::object obj);
+  std::size_t batch_bytes() const noexcept;
   Impl impl_;
 };
 
-const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
-                                 std::string_view source, std::uint64_t line_number) {
+// Everything after the root object was found: the kind, then that kind's fields.
+void Backend::parse_object(od::object obj) {
   Impl& p = impl_;
-  p.source = source;
-  p.line_number = line_number;
-  p.kind_name = "trace";
-  od::document doc;
-  p.check(p.parser.iterate(line.data(), line.size(), capacity).get(doc));
-  od::object obj;
-  if (auto err = doc.get_object().get(obj)) {
-    if (err != simdjson::INCORRECT_TYPE) p.fail(describe_error(err));
-    p.fail("expected a JSON object per line");
-  }
   // Producers write `kind` first: read it and carry on from the second field. Otherwise look
   // for it, then rewind and visit every field.
   Impl::Fields fs;
@@ -615,11 +610,112 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
   else if (is(kind, "edge")) p.kind_name = "edge", p.parse_edge(fs);
   else if (is(kind, "meta")) p.kind_name = "meta", p.parse_meta(fs);
   else p.fail("unknown event kind " + quote_for_message(kind));
+}
+
+const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
+                                 std::string_view source, std::uint64_t line_number) {
+  Impl& p = impl_;
+  p.source = source;
+  p.line_number = line_number;
+  p.kind_name = "trace";
+  od::document doc;
+  p.check(p.parser.iterate(line.data(), line.size(), capacity).get(doc));
+  od::object obj;
+  if (auto err = doc.get_object().get(obj)) {
+    if (err != simdjson::INCORRECT_TYPE) p.fail(describe_error(err));
+    p.fail("expected a JSON object per line");
+  }
+  parse_object(obj);
   // Every field has been visited; anything still in bounds is a second value on the line.
   const char* rest = nullptr;
   if (!doc.current_location().get(rest))
     p.fail("invalid JSON: trailing characters after the event object");
   return p.event;
+}
+
+namespace {
+bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Counts the '\n' in [from, to) and remembers where the line after the last one starts.
+void count_lines(const char* data, std::size_t from, std::size_t to, std::uint64_t& lines,
+                 std::size_t& line_start) noexcept {
+  const char* q = data + from;
+  const char* const end = data + to;
+  while (q < end) {
+    q = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+    if (q == nullptr) break;
+    ++lines;
+    line_start = static_cast<std::size_t>(++q - data);
+  }
+}
+}  // namespace
+
+// Never below what the parser already holds: iterate_many re-allocates whenever the batch size
+// differs from the parser's capacity, and a long line may have grown it.
+std::size_t Backend::batch_bytes() const noexcept {
+  return std::max(LineParser::kBatchBytes, impl_.parser.capacity());
+}
+
+// One stage 1 over many lines (iterate_many) instead of one per line. A document is only handed
+// to the assembler once its line is known to hold exactly that document (§5.1: one event per
+// line); at the first thing that is not a clean line with a valid event (a JSON or field error, a
+// document spanning lines, two on one line, whatever stage 1 rejected) the batch stops at the
+// start of that line and the caller re-reads from there with the exact per-line path, which
+// produces the error message (or accepts the line, e.g. one with a form feed that it trims).
+LineParserBackend::BatchResult Backend::parse_batch(const char* data, std::size_t size,
+                                                    std::uint64_t lines_before,
+                                                    std::string_view source,
+                                                    DocumentAssembler& out) {
+  Impl& p = impl_;
+  p.source = source;
+  BatchResult done{0, 0};  // everything before done.consumed is fully handled
+  if (size == 0 || size > batch_bytes()) return done;
+  p.parser.threaded = false;  // one batch per call: a stage 1 thread would only add overhead
+  od::document_stream stream;
+  if (p.parser.iterate_many(data, size, batch_bytes()).get(stream)) return done;
+  std::size_t next = 0;  // where the next document must start (after the first one)
+  bool first = true;
+  for (auto it = stream.begin(); it != stream.end(); ++it) {
+    od::document_reference doc;
+    if ((*it).get(doc)) return done;
+    const std::size_t start = it.current_index();
+    if (first) {
+      if (start >= size) return done;
+      // Only blank lines precede the first document (stage 1 makes a token of anything else).
+      count_lines(data, 0, start, done.lines, done.consumed);
+      first = false;
+    } else if (start != next) {
+      return done;
+    }
+    p.line_number = lines_before + done.lines + 1;
+    p.kind_name = "trace";
+    od::object obj;
+    if (doc.get_object().get(obj)) return done;
+    try {
+      parse_object(obj);
+    } catch (const Error&) {
+      return done;  // the per-line path reports it, byte for byte
+    }
+    // The next token (the next document, or the end of the batch) bounds this one.
+    const char* loc = nullptr;
+    const std::size_t bound =
+        doc.current_location().get(loc) ? size : static_cast<std::size_t>(loc - data);
+    if (bound <= start || bound > size) return done;
+    std::size_t end = bound;  // one past the closing brace
+    while (end > start && is_json_space(data[end - 1])) --end;
+    if (end == start || data[end - 1] != '}') return done;
+    // The document's line ends after its closing brace and before the next document.
+    const void* nl = std::memchr(data + start, '\n', bound - start);
+    if (nl == nullptr) return done;  // the next document shares the line
+    const std::size_t line_end = static_cast<std::size_t>(static_cast<const char*>(nl) - data);
+    if (line_end < end) return done;  // the document spans lines
+    out.add(p.event, p.line_number);
+    ++done.lines;
+    done.consumed = line_end + 1;
+    count_lines(data, line_end + 1, bound, done.lines, done.consumed);  // blank lines
+    next = bound;
+  }
+  return done;  // short of `size` when stage 1 left a tail unread (an unterminated document)
 }
 
 }  // namespace CG_CAT(parser_, CG_PARSER_VARIANT)

@@ -13,11 +13,19 @@
 
 namespace candle_graph {
 
+class DocumentAssembler;
+
 class LineParserBackend {
  public:
+  struct BatchResult {
+    std::size_t consumed;  // bytes fully handled; always the start of a line
+    std::uint64_t lines;   // '\n' in those bytes
+  };
   virtual ~LineParserBackend() = default;
   virtual const TraceEvent& parse(std::string_view line, std::size_t capacity,
                                   std::string_view source, std::uint64_t line_number) = 0;
+  virtual BatchResult parse_batch(const char* data, std::size_t size, std::uint64_t lines_before,
+                                  std::string_view source, DocumentAssembler& out) = 0;
 };
 
 // simdjson On-Demand is compiled for one instruction set at a time, so line_parser.cpp is built
@@ -41,6 +49,18 @@ class LineParser {
   const TraceEvent& parse(std::string_view line, std::size_t capacity, std::string_view source,
                           std::uint64_t line_number) {
     return backend_->parse(line, capacity, source, line_number);
+  }
+
+  // Parses whole lines `data[0, size)` (`size` ends just after a '\n', at most kBatchBytes,
+  // 64 readable bytes after it) with one simdjson stage 1 and adds their events to `out`
+  // (`lines_before` = lines of the file before `data`). Stops at the start of the first line it
+  // cannot accept as exactly one valid event: the caller re-reads from there with parse(), which
+  // reports the exact error. Assembler errors (duplicate span…) propagate as usual.
+  static constexpr std::size_t kBatchBytes = std::size_t{256} << 10;
+  LineParserBackend::BatchResult parse_batch(const char* data, std::size_t size,
+                                             std::uint64_t lines_before, std::string_view source,
+                                             DocumentAssembler& out) {
+    return backend_->parse_batch(data, size, lines_before, source, out);
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -46,6 +47,32 @@ class LineFeeder {
       if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) pos = 3;  // UTF-8 BOM
     }
     while (pos < size) {
+      // Whole lines, up to kBatchBytes, go through one batched stage 1; a line longer than
+      // that, and whatever the batch stopped at, go line by line.
+      const std::size_t window = std::min(LineParser::kBatchBytes, size - pos);
+      const void* last_nl = ::memrchr(data + pos, '\n', window);
+      if (last_nl == nullptr) {
+        const std::size_t next = feed_lines(data, pos, pos + 1, size, final);
+        if (next == pos) break;  // an incomplete line: wait for more data
+        pos = next;
+        continue;
+      }
+      const std::size_t region_end =
+          static_cast<std::size_t>(static_cast<const char*>(last_nl) - data) + 1;
+      const auto r = parser_.parse_batch(data + pos, region_end - pos, line_, source_, assembler_);
+      pos += r.consumed;
+      line_ += r.lines;
+      if (pos < region_end) pos = feed_lines(data, pos, region_end, size, final);
+    }
+    return pos;
+  }
+
+ private:
+  // Parses the lines that start in [pos, limit) one by one; returns where it stopped (a line
+  // start: `limit` or later, or `pos` of an incomplete last line when not `final`).
+  std::size_t feed_lines(const char* data, std::size_t pos, std::size_t limit, std::size_t size,
+                         bool final) {
+    while (pos < limit) {
       const void* nl = std::memchr(data + pos, '\n', size - pos);
       if (nl == nullptr && !final) break;
       const std::size_t end =
@@ -62,7 +89,6 @@ class LineFeeder {
     return pos;
   }
 
- private:
   std::string source_;
   DocumentAssembler& assembler_;
   LineParser parser_;
