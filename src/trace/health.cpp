@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_set>
 
 #include "trace/short_string_hash.hpp"
 
@@ -32,28 +31,24 @@ class LiveAllocations {
   // False when an equal key is already live.
   bool insert(std::uint32_t event) {
     if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
-    std::size_t i = home(event);
-    for (; slots_[i] != kEmpty; i = (i + 1) & mask_)
-      if (same(slots_[i], event)) return false;
-    slots_[i] = event;
-    ++size_;
-    return true;
+    return insert_slot({event, hash(event)});
   }
   // False when no equal key is live.
   bool erase(std::uint32_t event) {
-    std::size_t i = home(event);
-    for (; slots_[i] != kEmpty; i = (i + 1) & mask_) {
-      if (!same(slots_[i], event)) continue;
+    const std::uint32_t h = hash(event);
+    std::size_t i = h & mask_;
+    for (; slots_[i].event != kEmpty; i = (i + 1) & mask_) {
+      if (!same(slots_[i], event, h)) continue;
       // Backward shift: pull later entries of the probe run into the hole when their home
       // slot allows it, so lookups never need tombstones.
-      for (std::size_t j = (i + 1) & mask_; slots_[j] != kEmpty; j = (j + 1) & mask_) {
-        const std::size_t k = home(slots_[j]);
+      for (std::size_t j = (i + 1) & mask_; slots_[j].event != kEmpty; j = (j + 1) & mask_) {
+        const std::size_t k = slots_[j].hash & mask_;
         const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
         if (stays) continue;
         slots_[i] = slots_[j];
         i = j;
       }
-      slots_[i] = kEmpty;
+      slots_[i].event = kEmpty;
       --size_;
       return true;
     }
@@ -64,29 +59,62 @@ class LiveAllocations {
 
  private:
   static constexpr std::uint32_t kEmpty = kNoIndex;
-  std::size_t home(std::uint32_t e) const noexcept {
+  // The hash is kept in the slot: probing and rehashing then compare hashes first and only
+  // read the (far, cache-missing) memory event on a hash match.
+  struct Slot {
+    std::uint32_t event;
+    std::uint32_t hash;
+  };
+  std::uint32_t hash(std::uint32_t e) const noexcept {
     const MemoryEvent& m = memory_[e];
-    return (ShortStringHash{}(m.tensor_id) ^
-            (ShortStringHash{}(m.device) * 0x9e3779b97f4a7c15ULL)) &
-           mask_;
+    const std::uint64_t h =
+        ShortStringHash{}(m.tensor_id) ^ (ShortStringHash{}(m.device) * 0x9e3779b97f4a7c15ULL);
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
   }
-  bool same(std::uint32_t a, std::uint32_t b) const noexcept {
-    return memory_[a].tensor_id == memory_[b].tensor_id && memory_[a].device == memory_[b].device;
+  bool same(const Slot& s, std::uint32_t b, std::uint32_t hb) const noexcept {
+    return s.hash == hb && memory_[s.event].tensor_id == memory_[b].tensor_id &&
+           memory_[s.event].device == memory_[b].device;
+  }
+  bool insert_slot(Slot slot) {
+    std::size_t i = slot.hash & mask_;
+    for (; slots_[i].event != kEmpty; i = (i + 1) & mask_)
+      if (same(slots_[i], slot.event, slot.hash)) return false;
+    slots_[i] = slot;
+    ++size_;
+    return true;
   }
   void rehash(std::size_t capacity) {
-    std::vector<std::uint32_t> old(capacity, kEmpty);
+    std::vector<Slot> old(capacity, Slot{kEmpty, 0});
     old.swap(slots_);
     mask_ = capacity - 1;
     size_ = 0;
-    for (std::uint32_t e : old)
-      if (e != kEmpty) insert(e);
+    for (const Slot& s : old)
+      if (s.event != kEmpty) insert_slot(s);
   }
 
   const std::vector<MemoryEvent>& memory_;
-  std::vector<std::uint32_t> slots_;
+  std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };
+
+// The memory events' indices in (stable) timestamp order. Producers write them in time order,
+// so that is checked first; otherwise (timestamp, index) pairs are sorted, which is the stable
+// order and reads the timestamps once, sequentially, instead of from the events in every
+// comparison (a cache miss each on a large trace).
+std::vector<std::uint32_t> memory_in_time_order(const std::vector<MemoryEvent>& memory) {
+  std::vector<std::uint32_t> order(memory.size());
+  std::iota(order.begin(), order.end(), 0u);
+  bool sorted = true;
+  for (std::size_t i = 1; i < memory.size() && sorted; ++i)
+    sorted = memory[i - 1].timestamp_ns <= memory[i].timestamp_ns;
+  if (sorted) return order;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(memory.size());
+  for (std::uint32_t i = 0; i < memory.size(); ++i) keyed[i] = {memory[i].timestamp_ns, i};
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
+  return order;
+}
 
 // For every span: does walking its parent links ever revisit a span? Memoized, so linear.
 std::vector<bool> spans_in_cycles(const TraceDocument& doc) {
@@ -165,13 +193,14 @@ TraceHealth analyze_health(const TraceDocument& doc) {
 
   // 1. duplicate_span_id
   {
-    std::unordered_set<std::string_view, ShortStringHash> ids;
-    ids.reserve(n);
-    for (const auto& s : spans) ids.insert(s.id);
-    if (ids.size() != n)
+    // The document's span index maps every distinct id to its first span (reindex() and the
+    // reader both keep the first), so a span is the first of its id exactly when the index
+    // points back at it: one lookup per span instead of building a second set of all ids.
+    std::size_t unique = 0;
+    for (std::size_t i = 0; i < n; ++i) unique += doc.find_span(spans[i].id) == i;
+    if (unique != n)
       b.error("duplicate_span_id", "span IDs must be unique; found " + std::to_string(n) +
-                                       " records but " + std::to_string(ids.size()) +
-                                       " unique IDs");
+                                       " records but " + std::to_string(unique) + " unique IDs");
   }
   // 2. root_count, 3. measurement_count
   const auto roots = static_cast<std::uint64_t>(
@@ -244,11 +273,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
 
   // 11–13. allocation pairing over memory events in (stable) timestamp order
   {
-    std::vector<std::uint32_t> order(doc.memory.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t c) {
-      return doc.memory[a].timestamp_ns < doc.memory[c].timestamp_ns;
-    });
+    const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory);
     LiveAllocations live(doc.memory);
     for (std::uint32_t idx : order) {
       const MemoryEvent& m = doc.memory[idx];
