@@ -8,10 +8,12 @@
 // instrumentation active: the collection cost. "setup" (open the trace, checkpoint parameters /
 // enable the profiler) and "finish" (gradient facts, formatting and writing every buffered event,
 // closing the file / disabling the profiler and building its event list) are timed separately.
-// Figures are medians over all steps; ratios divide by the median of `none` in the same run.
+// Figures are medians over all updates, as wall time and as CPU time of the training thread;
+// ratios divide by the median of `none` in the same run and on the same clock.
 //
 // Usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR]
-//   runs R rounds × K updates per way and batch (defaults 12 × 25).
+//   runs R rounds × K updates per way and batch (defaults 12 × 25), interleaved update by update;
+//   --only runs one way (and the baseline), e.g. under `perf record -g`.
 #include <unistd.h>
 #include <algorithm>
 #include <cstdint>
@@ -30,12 +32,15 @@ using torch_example::StepTiming;
 using torch_example::Trainer;
 
 struct Samples {
-  std::vector<double> setup, step, finish, total;
+  std::vector<double> setup, step, finish, total, step_cpu, total_cpu;  // ms
   void add(const StepTiming& t) {
-    setup.push_back(static_cast<double>(t.setup_ns) / 1e6);
-    step.push_back(static_cast<double>(t.step_ns) / 1e6);
-    finish.push_back(static_cast<double>(t.finish_ns) / 1e6);
-    total.push_back(static_cast<double>(t.setup_ns + t.step_ns + t.finish_ns) / 1e6);
+    auto ms = [](std::uint64_t ns) { return static_cast<double>(ns) / 1e6; };
+    setup.push_back(ms(t.setup.wall_ns));
+    step.push_back(ms(t.step.wall_ns));
+    finish.push_back(ms(t.finish.wall_ns));
+    total.push_back(ms(t.setup.wall_ns + t.step.wall_ns + t.finish.wall_ns));
+    step_cpu.push_back(ms(t.step.cpu_ns));
+    total_cpu.push_back(ms(t.setup.cpu_ns + t.step.cpu_ns + t.finish.cpu_ns));
   }
 };
 
@@ -55,7 +60,15 @@ struct Options {
   int steps = 25;
   std::filesystem::path trace_dir;
   bool own_trace_dir = true;  // made by the bench: removed at exit
+  int only = -1;              // --only WAY: run one way (for perf record), -1 = all
 };
+
+[[noreturn]] void usage() {
+  std::fprintf(stderr,
+               "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] "
+               "[--only none|capture|kineto|legacy]\n");
+  std::exit(2);
+}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -67,13 +80,15 @@ Options parse(int argc, char** argv) {
       o.rounds = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--steps" && i + 1 < argc) {
       o.steps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--only" && i + 1 < argc) {
+      const std::string w = argv[++i];
+      o.only = w == "none" ? 0 : w == "capture" ? 1 : w == "kineto" ? 2 : w == "legacy" ? 3 : -2;
+      if (o.only == -2) usage();
     } else if (a == "--trace-dir" && i + 1 < argc) {
       o.trace_dir = argv[++i];
       o.own_trace_dir = false;
     } else {
-      std::fprintf(stderr,
-                   "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR]\n");
-      std::exit(2);
+      usage();
     }
   }
   return o;
@@ -126,13 +141,14 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
   for (int i = 0; i < 20; ++i) run(none, false);
   for (int w = 0; w < ways; ++w)
     for (int i = 0; i < 5; ++i) run(static_cast<Way>(w), false);
-  // Interleaved rounds, order rotated per round, so drift (other load on the machine, thermal)
+  // Interleaved update by update, order rotated, so drift (other load on the machine, thermal)
   // hits every way alike.
   for (int round = 0; round < o.rounds; ++round)
-    for (int k = 0; k < ways; ++k) {
-      const auto w = static_cast<Way>((k + round) % ways);
-      for (int i = 0; i < o.steps; ++i) run(w, true);
-    }
+    for (int i = 0; i < o.steps; ++i)
+      for (int k = 0; k < ways; ++k) {
+        const auto w = static_cast<Way>((k + i + round) % ways);
+        if (o.only < 0 || w == o.only || w == none) run(w, true);
+      }
   std::error_code ec;
   r.trace_bytes = std::filesystem::file_size(trace, ec);
   return r;
@@ -140,17 +156,20 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
 
 void print(const BatchResult& r) {
   const double base = median(r.samples[none].step);
+  const double base_cpu = median(r.samples[none].step_cpu);
   std::printf("\n### batch %lld (%zu updates per row)\n\n", static_cast<long long>(r.batch),
               r.samples[none].step.size());
   std::printf(
-      "| way | step ms (median) | step p90 | **step / no-capture step** | setup ms | finish ms | "
-      "setup+step+finish / no-capture step |\n|---|---|---|---|---|---|---|\n");
+      "| way | step wall ms | **wall ratio** | step CPU ms | **CPU ratio** | setup wall ms | "
+      "finish wall ms | setup+step+finish wall ratio | CPU ratio |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
   for (int w = 0; w < ways; ++w) {
     const Samples& s = r.samples[w];
-    const double step = median(s.step);
-    std::printf("| %s | %.3f | %.3f | **%.2f×** | %.3f | %.3f | %.2f× |\n", kWayName[w], step,
-                quantile(s.step, 0.9), step / base, median(s.setup), median(s.finish),
-                median(s.total) / base);
+    if (s.step.empty()) continue;
+    std::printf("| %s | %.3f | **%.2f×** | %.3f | **%.2f×** | %.3f | %.3f | %.2f× | %.2f× |\n",
+                kWayName[w], median(s.step), median(s.step) / base, median(s.step_cpu),
+                median(s.step_cpu) / base_cpu, median(s.setup), median(s.finish),
+                median(s.total) / base, median(s.total_cpu) / base_cpu);
   }
   std::printf(
       "\nper update: capture %llu op events + %llu memory events (trace file %ju bytes); kineto "

@@ -4,6 +4,8 @@
 #include <torch/csrc/autograd/profiler.h>
 #include <torch/torch.h>
 
+#include <time.h>
+
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -79,9 +81,21 @@ Trainer::~Trainer() = default;
 
 namespace {
 
-std::uint64_t ns_between(std::chrono::steady_clock::time_point a,
-                         std::chrono::steady_clock::time_point b) {
-  return static_cast<std::uint64_t>(std::chrono::nanoseconds(b - a).count());
+// A point in time on both clocks of StepTiming.
+struct Stamp {
+  std::int64_t wall = 0;
+  std::int64_t cpu = 0;
+  static Stamp now() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return Stamp{std::chrono::steady_clock::now().time_since_epoch().count(),
+                 static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec};
+  }
+};
+
+PhaseTime between(const Stamp& a, const Stamp& b) {
+  return PhaseTime{static_cast<std::uint64_t>(b.wall - a.wall),
+                   static_cast<std::uint64_t>(b.cpu - a.cpu)};
 }
 
 }  // namespace
@@ -144,9 +158,9 @@ double Trainer::train_step() {
 StepTiming Trainer::timed_train_step() {
   auto [x, y] = impl_->next_batch();
   StepTiming timing;
-  const auto t1 = std::chrono::steady_clock::now();
+  const Stamp t1 = Stamp::now();
   (void)impl_->update(x, y, nullptr, nullptr);
-  timing.step_ns = ns_between(t1, std::chrono::steady_clock::now());
+  timing.step = between(t1, Stamp::now());
   return timing;
 }
 
@@ -163,7 +177,7 @@ cgt::CaptureSummary Trainer::timed_captured_train_step(const CaptureRequest& req
 cgt::CaptureSummary Trainer::Impl::captured_update(const CaptureRequest& request, double* loss_out,
                                                    StepTiming& timing) {
   auto [x, y] = next_batch();  // data loading is not part of the captured update
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stamp t0 = Stamp::now();
   cg::ProfileRun run = cg::ProfileRun::training("torch_train::update", request.step, "cpu")
                            .tag("model", "cnn-conv4-fc32-fc10")
                            .tag("optimizer", "adam")
@@ -184,12 +198,12 @@ cgt::CaptureSummary Trainer::Impl::captured_update(const CaptureRequest& request
   cgt::TorchCapture capture(request.trace, std::move(run), *model, capture_options);
   capture.record_input("input", x);
   capture.record_input("target", y);
-  const auto t1 = std::chrono::steady_clock::now();
+  const Stamp t1 = Stamp::now();
   torch::Tensor loss = update(x, y, &capture, &request);
-  const auto t2 = std::chrono::steady_clock::now();
+  const Stamp t2 = Stamp::now();
   cgt::CaptureSummary summary = capture.finish();
-  const auto t3 = std::chrono::steady_clock::now();
-  timing = StepTiming{ns_between(t0, t1), ns_between(t1, t2), ns_between(t2, t3)};
+  const Stamp t3 = Stamp::now();
+  timing = StepTiming{between(t0, t1), between(t1, t2), between(t2, t3)};
   if (loss_out != nullptr) *loss_out = loss.item<double>();
   return summary;
 }
@@ -222,7 +236,7 @@ cgt::CaptureSummary Trainer::captured_inference(const CaptureRequest& request) {
 std::size_t Trainer::profiled_train_step(TorchProfiler profiler, StepTiming* timing) {
   namespace prof = torch::autograd::profiler;
   auto [x, y] = impl_->next_batch();
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stamp t0 = Stamp::now();
   // Shapes and memory on, as our capture records them (libtorch-notes §3d).
   if (profiler == TorchProfiler::kineto_api)
     prof::enableProfiler(
@@ -232,9 +246,9 @@ std::size_t Trainer::profiled_train_step(TorchProfiler profiler, StepTiming* tim
   else
     prof::enableProfilerLegacy(prof::ProfilerConfig(
         prof::ProfilerState::CPU, /*report_input_shapes=*/true, /*profile_memory=*/true));
-  const auto t1 = std::chrono::steady_clock::now();
+  const Stamp t1 = Stamp::now();
   (void)impl_->update(x, y, nullptr, nullptr);
-  const auto t2 = std::chrono::steady_clock::now();
+  const Stamp t2 = Stamp::now();
   std::size_t events = 0;
   if (profiler == TorchProfiler::kineto_api) {
     auto result = prof::disableProfiler();
@@ -242,9 +256,8 @@ std::size_t Trainer::profiled_train_step(TorchProfiler profiler, StepTiming* tim
   } else {
     for (const auto& list : prof::disableProfilerLegacy()) events += list.size();
   }
-  const auto t3 = std::chrono::steady_clock::now();
-  if (timing != nullptr)
-    *timing = StepTiming{ns_between(t0, t1), ns_between(t1, t2), ns_between(t2, t3)};
+  const Stamp t3 = Stamp::now();
+  if (timing != nullptr) *timing = StepTiming{between(t0, t1), between(t1, t2), between(t2, t3)};
   return events;
 }
 

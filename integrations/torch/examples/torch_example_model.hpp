@@ -36,14 +36,20 @@ struct CaptureRequest {
   std::string span_after_backward{};
 };
 
-// Where the time of one instrumented update went (the overhead bench): `setup_ns` before the
-// update (opening the trace / enabling the profiler), `step_ns` the update itself (collection),
-// `finish_ns` after it (gradient facts + formatting + writing the trace / disabling the profiler
-// and building its event list). Clock: std::chrono::steady_clock.
+// Where the time of one instrumented update went (the overhead bench): `setup` before the
+// update (opening the trace / enabling the profiler), `step` the update itself (collection),
+// `finish` after it (gradient facts + formatting + writing the trace / disabling the profiler
+// and building its event list). Each as wall time (steady_clock) and as CPU time of the calling
+// thread (CLOCK_THREAD_CPUTIME_ID: LibTorch runs this model on one intra-op thread, and CPU
+// time does not count the time other processes of a busy machine took the core).
+struct PhaseTime {
+  std::uint64_t wall_ns = 0;
+  std::uint64_t cpu_ns = 0;
+};
 struct StepTiming {
-  std::uint64_t setup_ns = 0;
-  std::uint64_t step_ns = 0;
-  std::uint64_t finish_ns = 0;
+  PhaseTime setup;
+  PhaseTime step;
+  PhaseTime finish;
 };
 
 enum class TorchProfiler { kineto_api, legacy };

@@ -97,7 +97,8 @@ struct CaptureState {
   std::optional<SpanGuard> auto_backward;
   std::uint64_t serial = 0;  // distinguishes captures for the engine's final callback
 
-  // Interned op names (std::deque keeps the strings in place), by content and by pointer.
+  // Interned op names (std::deque keeps the strings in place), by content and by pointer. Kept
+  // when the state is recycled, so a later capture on the thread finds its names at once.
   std::deque<std::string> names;
   std::unordered_map<std::string_view, std::uint32_t> name_index;
   std::unordered_map<const char*, std::uint32_t> name_by_pointer;  // schema ops only
@@ -116,6 +117,13 @@ struct CaptureState {
   std::uint64_t pre_capture_free_bytes = 0;
   std::uint64_t frees_seen = 0;  // every free the reporter saw (matched or not)
 
+  // First use: room for a typical update, written once now so that the measured step neither
+  // grows these buffers nor takes first-touch page faults on them.
+  void preallocate();
+  // Empties the state for the next capture on this thread; keeps every buffer's capacity and the
+  // interned names (see acquire_capture_state).
+  void reset_for_reuse();
+
   std::uint64_t new_serial(bool internal) {
     serials.push_back(SerialInfo{0, -1, internal});
     return serials.size() - 1;
@@ -132,6 +140,11 @@ struct CaptureState {
     return SpanRef{c.id.number(), c.step ? static_cast<std::int8_t>(*c.step) : kNoStep};
   }
 };
+
+// Capture states are recycled per thread: the one of the previous capture on this thread (warm
+// buffers, interned names), else a new preallocated one. Release after the recorder stopped.
+std::unique_ptr<CaptureState> acquire_capture_state();
+void release_capture_state(std::unique_ptr<CaptureState> state) noexcept;
 
 // Formats a tensor id into `out` (cleared first).
 void format_tensor_id(const CaptureState& state, const TensorKey& key, std::string& out);

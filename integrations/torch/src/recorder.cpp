@@ -98,9 +98,15 @@ std::uint8_t device_index(CaptureState& s, c10::Device d) {
   return static_cast<std::uint8_t>(s.device_labels.size() - 1);
 }
 
+bool starts_with(const char* s, std::string_view prefix) {
+  return std::strncmp(s, prefix.data(), prefix.size()) == 0;
+}
+
 // Interns an op name: by pointer first (schema op names live in the registry), confirmed by
-// content because autograd node names are owned by the RecordFunction (notes §5.7).
-std::uint32_t intern(CaptureState& s, const char* name) {
+// content in case a pointer was reused. Autograd node and engine records own their names
+// (notes §5.7): a fresh pointer each time, so they are looked up by content and never cached by
+// pointer (that cache would grow, and allocate, once per backward op).
+std::uint32_t intern(CaptureState& s, const char* name, bool stable_pointer) {
   if (name == nullptr) name = "";
   if (auto it = s.name_by_pointer.find(name); it != s.name_by_pointer.end())
     if (std::strcmp(s.names[it->second].c_str(), name) == 0) return it->second;
@@ -114,12 +120,8 @@ std::uint32_t intern(CaptureState& s, const char* name) {
     s.names.emplace_back(view);
     s.name_index.emplace(std::string_view(s.names.back()), index);
   }
-  s.name_by_pointer[name] = index;
+  if (stable_pointer) s.name_by_pointer[name] = index;
   return index;
-}
-
-bool starts_with(const char* s, std::string_view prefix) {
-  return std::strncmp(s, prefix.data(), prefix.size()) == 0;
 }
 
 // ---- automatic backward span (issue 5 item 4) ---------------------------------------------------
@@ -181,7 +183,9 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     } else {
       op.span = s.ops[static_cast<std::size_t>(parent)].span;
     }
-    op.name = intern(s, name);
+    op.name = intern(
+        s, name,
+        fn.scope() == at::RecordScope::FUNCTION && !starts_with(name ? name : "", "autograd::"));
     op.parent = parent;
     op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
     for (const c10::IValue& v : fn.inputs()) {

@@ -84,7 +84,7 @@ void CaptureSpan::end() {
 
 TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
                            const ::torch::nn::Module& model, CaptureOptions options)
-    : state_(std::make_unique<detail::CaptureState>()),
+    : state_(detail::acquire_capture_state()),
       model_(&model),
       options_(std::move(options)),
       phase_(run.fields().phase) {
@@ -147,6 +147,9 @@ TorchCapture::~TorchCapture() {
     finish();
   } catch (...) {
   }
+  // finish() stopped the recorder in every case; the state goes back to the thread's pool.
+  recorder_.reset();
+  detail::release_capture_state(std::move(state_));
 }
 
 CaptureSpan TorchCapture::begin_step_span(std::string_view name, ExecutionStep step) {

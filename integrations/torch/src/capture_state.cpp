@@ -1,0 +1,83 @@
+// Recycling of capture states (capture_state.hpp): the callbacks append to plain vectors, and a
+// single-update capture would otherwise spend part of its measured step growing them from empty
+// and faulting in their fresh pages (seen with perf on the overhead bench, issue 5 item 7).
+#include "capture_state.hpp"
+
+namespace candle_graph::libtorch::detail {
+namespace {
+
+// Capacities of a fresh state: the example CNN's update records ~350 ops with ~700 tensor
+// inputs and ~200 memory events; larger models grow the buffers once, and the recycled state
+// keeps that size for the next capture.
+constexpr std::size_t kOps = 2048;
+constexpr std::size_t kInputs = 4096;
+constexpr std::size_t kShapes = 8192;
+constexpr std::size_t kMemory = 2048;
+constexpr std::size_t kSerials = 4096;
+constexpr std::size_t kPointerNames = 4096;  // bound of the by-pointer name cache
+
+thread_local std::unique_ptr<CaptureState> tl_spare;
+
+// Reserves and writes every element once (resize value-initialises), then empties.
+template <typename T>
+void touch(std::vector<T>& v, std::size_t n) {
+  v.resize(n);
+  v.clear();
+}
+
+}  // namespace
+
+void CaptureState::preallocate() {
+  touch(ops, kOps);
+  touch(inputs, kInputs);
+  touch(shapes, kShapes);
+  touch(memory_samples, kMemory);
+  open_ops.reserve(64);
+  serials.reserve(kSerials);
+  serials.resize(kSerials);
+  serials.resize(1);
+  identities.reserve(kSerials / 2);
+  name_index.reserve(512);
+  name_by_pointer.reserve(512);
+}
+
+void CaptureState::reset_for_reuse() {
+  session = nullptr;
+  measurement_name.clear();
+  run_device.clear();
+  origin_tick = 0;
+  origin_ns = 0;
+  paused = false;
+  memory = false;
+  ops.clear();
+  inputs.clear();
+  shapes.clear();
+  memory_samples.clear();
+  open_ops.clear();
+  auto_backward.reset();
+  serial = 0;
+  if (name_by_pointer.size() > kPointerNames) name_by_pointer.clear();
+  labels.resize(1);
+  identities.clear();
+  serials.resize(1);
+  parameter_serials.clear();
+  gradient_serials.clear();
+  pre_capture_frees = 0;
+  pre_capture_free_bytes = 0;
+  frees_seen = 0;
+}
+
+std::unique_ptr<CaptureState> acquire_capture_state() {
+  if (tl_spare) return std::move(tl_spare);
+  auto state = std::make_unique<CaptureState>();
+  state->preallocate();
+  return state;
+}
+
+void release_capture_state(std::unique_ptr<CaptureState> state) noexcept {
+  if (!state) return;
+  state->reset_for_reuse();
+  tl_spare = std::move(state);
+}
+
+}  // namespace candle_graph::libtorch::detail
