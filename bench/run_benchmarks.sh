@@ -79,3 +79,10 @@ for b in "$BUILD"/bench/*_bench; do
   "$b" --benchmark_min_time=0.2 2>/dev/null | grep -v '^\*\*\*' || true
   echo '```'
 done
+# LibTorch capture overhead (issue 5; built when libtorch-dev is installed): a plain timing
+# program, one process, interleaved updates; it prints its own Markdown tables.
+TORCH_BENCH=$BUILD/integrations/torch/torch_overhead_bench
+if [ -x "$TORCH_BENCH" ]; then
+  echo "## torch_overhead_bench (LibTorch capture vs no capture vs LibTorch's profiler)"
+  "$TORCH_BENCH" 2>/dev/null  # stderr: LibTorch's glog notes about pre-capture blocks
+fi
