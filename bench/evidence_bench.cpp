@@ -81,10 +81,13 @@ int run_stages(const std::string& path) {
   if (!health.trusted) return 3;
   timed("memory", [&] { return analyze_memory(doc).timeline.size(); });
   timed("graph", [&] { return build_from_trace(doc, health).nodes.size(); });
-  timed("graph_noedges",
-        [&] { return build_from_trace(doc, health, GraphOptions{.edges = false}).nodes.size(); });
-  const auto summary_packet =
-      timed("packet_sum", [&] { return packet_of(doc, GraphOptions{.edges = false}); });
+  timed("graph_noedges", [&] {
+    return build_from_trace(doc, health, GraphOptions{.edges = false, .memory_timeline = false})
+        .nodes.size();
+  });
+  const auto summary_packet = timed("packet_sum", [&] {
+    return packet_of(doc, GraphOptions{.edges = false, .memory_timeline = false});
+  });
   const auto packet = timed("packet", [&] { return packet_of(doc); });
   timed("summary_json", [&] {
     return write_discarding([&](auto& w) { evidence::write_summary_document(w, summary_packet); });
@@ -102,7 +105,7 @@ int run_end_to_end(bool import, const std::string& path, const std::string& out)
     const auto packet = packet_of(doc);
     write_file(out, [&](auto& w) { evidence::write_evidence_packet(w, packet); });
   } else {
-    const auto packet = packet_of(doc, GraphOptions{.edges = false});
+    const auto packet = packet_of(doc, GraphOptions{.edges = false, .memory_timeline = false});
     write_file(out, [&](auto& w) { evidence::write_summary_document(w, packet); });
   }
   return 0;

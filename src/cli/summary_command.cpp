@@ -26,9 +26,9 @@ Runner register_summary(CLI::App& app) {
   add_nsight_option(cmd, args->nsight_dir);
   return [args] {
     const TraceDocument doc = load_trace(args->trace);
-    // The summary shows no edges, so the graph skips building and sorting them.
-    const evidence::EvidencePacket packet =
-        build_evidence(doc, nullptr, args->nsight_dir, GraphOptions{.edges = false});
+    // The summary shows no edges and no memory timeline, so the graph skips building them.
+    const evidence::EvidencePacket packet = build_evidence(
+        doc, nullptr, args->nsight_dir, GraphOptions{.edges = false, .memory_timeline = false});
     emit_json(args->output, {args->trace},
               [&](output::JsonStream& w) { evidence::write_summary_document(w, packet); });
     return kExitOk;

@@ -69,7 +69,7 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
 
   ExecutionGraph g;
   g.doc = &doc;
-  g.memory = analyze_memory(doc);  // step 2
+  g.memory = analyze_memory(doc, options.memory_timeline);  // step 2
   const graph::SpanTree tree = graph::build_span_tree(doc);
   const std::size_t n_spans = doc.spans.size();
   const auto& op_span = doc.op_span();

@@ -31,13 +31,17 @@ struct DeviceState {
 std::vector<std::uint32_t> sorted_order(const std::vector<MemoryEvent>& events) {
   std::vector<std::uint32_t> order(events.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  auto before = [&](std::uint32_t a, std::uint32_t b) {
     const MemoryEvent& x = events[a];
     const MemoryEvent& y = events[b];
     if (x.timestamp_ns != y.timestamp_ns) return x.timestamp_ns < y.timestamp_ns;
     if (x.action != y.action) return x.action == MemoryAction::alloc;
     return x.tensor_id < y.tensor_id;
-  });
+  };
+  // Probes write events in time order, so the stream is usually sorted already: one linear
+  // check instead of the n·log n sort (which is then the identity, being stable).
+  if (!std::is_sorted(order.begin(), order.end(), before))
+    std::stable_sort(order.begin(), order.end(), before);
   return order;
 }
 
@@ -47,7 +51,7 @@ LiveAllocation to_allocation(const MemoryEvent& e) {
 
 }  // namespace
 
-MemoryProfile analyze_memory(const TraceDocument& doc) {
+MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
   doc.check_indexed();
   MemoryProfile profile;
   const auto& events = doc.memory;
@@ -86,7 +90,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc) {
   std::size_t peak_position = 0;  // position in `order` of the event that set the global peak
   bool have_peak = false;
   bool retention_recorded = false;
-  profile.timeline.reserve(events.size());
+  if (timeline) profile.timeline.reserve(events.size());
   for (std::size_t pos = 0; pos < order.size(); ++pos) {
     const std::uint32_t k = order[pos];
     const MemoryEvent& e = events[k];
@@ -114,7 +118,8 @@ MemoryProfile analyze_memory(const TraceDocument& doc) {
     }
     const std::uint64_t free_bytes =
         d.capacity_known && d.capacity > d.live ? d.capacity - d.live : 0;
-    profile.timeline.push_back({e.timestamp_ns, e.device, d.live, free_bytes, d.by_category});
+    if (timeline)
+      profile.timeline.push_back({e.timestamp_ns, e.device, d.live, free_bytes, d.by_category});
     if (d.live > d.peak) {
       d.peak = d.live;
       d.peak_ts = e.timestamp_ns;

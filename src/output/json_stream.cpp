@@ -152,6 +152,10 @@ JsonStream& JsonStream::string(std::string_view s) {
 JsonStream& JsonStream::u64(std::uint64_t v) {
   before_value();
   reserve(24);
+  if (v < 10) {  // zeros and single digits are most of the numbers of a graph (0 bytes, 0 ns)
+    put(static_cast<char>('0' + v));
+    return *this;
+  }
   len_ = static_cast<std::size_t>(std::to_chars(cursor(), cursor() + 24, v).ptr - buf_.data());
   return *this;
 }

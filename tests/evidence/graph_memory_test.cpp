@@ -229,3 +229,35 @@ TEST(Memory, SameTimestampAllocSortsBeforeFreeAndByTensorId) {
 }
 
 }  // namespace
+
+// Out-of-order memory events (the sort is skipped only for sorted streams) and the summary-only
+// mode: without the timeline every other part of the profile is the same. The unsorted stream
+// below replays as alloc a@1 (10), alloc b@2 (30), free a@3, so the peak is 40 at t=2 with both
+// live, b first (bytes descending) — worked out by hand from the three events.
+TEST(Memory, UnsortedStreamAndSummaryOnlyMode) {
+  const TraceDocument doc = doc_of(R"(
+{"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"memory","timestamp_ns":3,"tensor_id":"a","span_id":"s1","device":"cpu","bytes":10,"action":"free","shape":[],"dtype":"f32"}
+{"kind":"memory","timestamp_ns":2,"tensor_id":"b","span_id":"s1","device":"cpu","bytes":30,"action":"alloc","shape":[],"dtype":"f32"}
+{"kind":"memory","timestamp_ns":1,"tensor_id":"a","span_id":"s1","device":"cpu","bytes":10,"action":"alloc","shape":[],"dtype":"f32"}
+{"kind":"span_end","id":"s1","duration_ns":10}
+)");
+  const MemoryProfile full = analyze_memory(doc);
+  EXPECT_EQ(full.summary.peak_bytes, 40u);
+  EXPECT_EQ(full.summary.peak_timestamp_ns, 2u);
+  ASSERT_EQ(full.timeline.size(), 3u);
+  EXPECT_EQ(full.timeline[0].timestamp_ns, 1u);
+  EXPECT_EQ(full.timeline[2].live_bytes, 30u);
+  ASSERT_EQ(full.peak_breakdown.size(), 2u);
+  EXPECT_EQ(full.peak_breakdown[0].tensor_id, "b");
+  EXPECT_EQ(full.peak_breakdown[1].tensor_id, "a");
+
+  const MemoryProfile lean = analyze_memory(doc, false);
+  EXPECT_TRUE(lean.timeline.empty());
+  EXPECT_EQ(lean.summary.peak_bytes, full.summary.peak_bytes);
+  EXPECT_EQ(lean.summary.peak_timestamp_ns, full.summary.peak_timestamp_ns);
+  EXPECT_EQ(lean.summary.peak_by_category, full.summary.peak_by_category);
+  EXPECT_EQ(lean.summary.alloc_count, full.summary.alloc_count);
+  EXPECT_EQ(lean.peak_breakdown.size(), full.peak_breakdown.size());
+  EXPECT_EQ(lean.by_device.size(), full.by_device.size());
+}
