@@ -16,16 +16,17 @@ namespace candle_graph::memory {
 
 class LiveTable {
  public:
-  // `max_live` bounds the number of entries at any time (the number of alloc events).
-  LiveTable(const std::vector<MemoryEvent>& events, std::size_t max_live) : events_(events) {
-    std::size_t cap = 16;
-    while (cap < 2 * max_live) cap *= 2;  // load factor ≤ 1/2
-    slots_.assign(cap, Slot{kEmpty, 0});
-    mask_ = cap - 1;
+  // The table starts small and doubles when half full: it is sized by the live set, not by the
+  // number of allocations, so it stays in cache (sized for every alloc of a 300 MB trace it was
+  // 8 MB, and the slot loads were cache misses: 65% of analyze_memory in perf).
+  explicit LiveTable(const std::vector<MemoryEvent>& events) : events_(events) {
+    slots_.assign(64, Slot{kEmpty, 0});
+    mask_ = slots_.size() - 1;
   }
 
   // Makes `event` the live allocation of its tensor id (inserting or replacing).
   void put(std::uint32_t event) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
     const std::string_view id = events_[event].tensor_id;
     const auto h = static_cast<std::uint32_t>(ShortStringHash{}(id));
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
@@ -83,6 +84,18 @@ class LiveTable {
   }
 
  private:
+  void grow() {
+    std::vector<Slot> old(2 * slots_.size(), Slot{kEmpty, 0});
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.event == kEmpty) continue;
+      std::size_t i = s.hash & mask_;
+      while (slots_[i].event != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+
   static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
   struct Slot {
     std::uint32_t event;

@@ -82,9 +82,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
   const auto& memory_span = doc.memory_span();
   const std::vector<std::uint32_t> order = sorted_order(events);
   // Live allocations keyed by tensor_id only (§7.1 step 2): the value is the alloc event index.
-  std::size_t allocs = 0;
-  for (const MemoryEvent& e : events) allocs += e.action == MemoryAction::alloc;
-  memory::LiveTable live(events, allocs);
+  memory::LiveTable live(events);
 
   MemorySummary& sum = profile.summary;
   std::size_t peak_position = 0;  // position in `order` of the event that set the global peak

@@ -18,9 +18,9 @@ TEST(LiveTable, MatchesAMapUnderRandomChurn) {
   std::vector<MemoryEvent> events(3000);
   std::mt19937 rng(42);
   for (auto& e : events) e.tensor_id = ids[rng() % ids.size()];
-  // max_live 8 → a 16-slot table with 40 distinct ids cycling through it: long, wrapping runs.
-  // The reference caps the live set at 8 by freeing before it would exceed it.
-  memory::LiveTable table(events, 8);
+  // At most 8 live of 40 distinct ids in the initial 64-slot table: wrapping runs and
+  // backward shifts. (Growth is covered by the test below.)
+  memory::LiveTable table(events);
   std::map<std::string_view, std::uint32_t> ref;
   for (std::uint32_t k = 0; k < events.size(); ++k) {
     const std::string_view id = events[k].tensor_id;
@@ -42,4 +42,18 @@ TEST(LiveTable, MatchesAMapUnderRandomChurn) {
   table.clear();
   EXPECT_EQ(table.size(), 0u);
   EXPECT_EQ(table.take(ids[0]), kNoIndex);
+}
+
+// Growing past the initial 64 slots keeps every entry findable (1000 live ids, then all freed).
+TEST(LiveTable, GrowsAndKeepsEveryEntry) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 1000; ++i) ids.push_back("tensor" + std::to_string(i));
+  std::vector<MemoryEvent> events(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) events[i].tensor_id = ids[i];
+  memory::LiveTable table(events);
+  for (std::uint32_t k = 0; k < events.size(); ++k) table.put(k);
+  EXPECT_EQ(table.size(), 1000u);
+  for (std::uint32_t k = 0; k < events.size(); k += 2) EXPECT_EQ(table.take(ids[k]), k);
+  for (std::uint32_t k = 1; k < events.size(); k += 2) EXPECT_EQ(table.take(ids[k]), k);
+  EXPECT_EQ(table.size(), 0u);
 }
