@@ -1,0 +1,371 @@
+// select_nodes / select_memory_points (viewer/payload_bounds.hpp, compatibility.md "Viewer"):
+// checked against properties and simple quadratic oracles written here (parent walks, sorts),
+// never against numbers printed by the code.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "candle_graph/analysis.hpp"
+#include "viewer/payload_bounds.hpp"
+#include "viewer_test_helpers.hpp"
+
+using namespace candle_graph;
+using viewer::NodeSelection;
+using viewer::PayloadLimits;
+using viewer::select_memory_points;
+using viewer::select_nodes;
+
+namespace {
+
+// Parent node of a node, found independently of payload_bounds.cpp: an op's parent is its
+// span's node (node index = span index); a span's parent is looked up by its parent_id.
+std::uint32_t parent_of(const ExecutionGraph& g, std::uint32_t i) {
+  const GraphNode& n = g.nodes[i];
+  if (n.is_op_node()) return n.span;
+  const auto& parent_id = g.doc->spans[n.span].parent_id;
+  return parent_id ? g.doc->find_span(*parent_id) : kNoIndex;
+}
+
+std::size_t depth_of(const ExecutionGraph& g, std::uint32_t i) {
+  std::size_t d = 0;
+  for (std::uint32_t p = parent_of(g, i); p != kNoIndex; p = parent_of(g, p)) ++d;
+  return d;
+}
+
+// The k-th largest value of `field` among the nodes of one class (0 when the class has < k).
+template <typename F>
+std::uint64_t kth_largest(const ExecutionGraph& g, bool ops, std::size_t k, F field) {
+  std::vector<std::uint64_t> v;
+  for (const GraphNode& n : g.nodes)
+    if (n.is_op_node() == ops) v.push_back(field(n));
+  if (v.size() < k || k == 0) return 0;
+  std::sort(v.begin(), v.end(), std::greater<>());
+  return v[k - 1];
+}
+
+struct Graph {
+  std::string text;
+  TraceDocument doc;
+  ExecutionGraph g;
+  explicit Graph(std::string t)
+      : text(std::move(t)), doc(parse_trace_text(text)), g(build_from_trace(doc)) {}
+};
+
+// Small limits so a trace of a few hundred nodes exercises the bounded path.
+PayloadLimits small_limits() {
+  PayloadLimits l;
+  l.full_detail_nodes = 20;
+  l.top_spans = 3;
+  l.top_ops = 4;
+  l.memory_buckets = 5;
+  return l;
+}
+
+void expect_selection_invariants(const ExecutionGraph& g, const NodeSelection& sel,
+                                 const PayloadLimits& limits) {
+  const std::size_t n = g.nodes.size();
+  ASSERT_EQ(sel.kept.size(), n);
+  ASSERT_EQ(sel.folded.size(), n);
+
+  std::uint64_t kept = 0, dropped_spans = 0, dropped_ops = 0, spans = 0, ops = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    (g.nodes[i].is_op_node() ? ops : spans) += 1;
+    if (sel.kept[i])
+      ++kept;
+    else
+      (g.nodes[i].is_op_node() ? dropped_ops : dropped_spans) += 1;
+  }
+  EXPECT_EQ(sel.kept_count, kept);
+  EXPECT_EQ(sel.dropped_spans, dropped_spans);
+  EXPECT_EQ(sel.dropped_ops, dropped_ops);
+  EXPECT_EQ(kept + dropped_spans + dropped_ops, n);
+  EXPECT_EQ(spans, g.doc->spans.size());
+  EXPECT_EQ(ops, g.doc->ops.size());
+
+  // Every kept node's ancestors are kept.
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!sel.kept[i]) continue;
+    for (std::uint32_t p = parent_of(g, i); p != kNoIndex; p = parent_of(g, p)) {
+      ASSERT_TRUE(sel.kept[p]) << g.node_id(i).str() << " kept, ancestor " << g.node_id(p).str();
+    }
+  }
+
+  // Folding oracle: walk each dropped node up to its nearest kept ancestor.
+  std::vector<NodeSelection::Folded> expect(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (sel.kept[i]) continue;
+    std::uint32_t a = parent_of(g, i);
+    while (a != kNoIndex && !sel.kept[a]) a = parent_of(g, a);
+    ASSERT_NE(a, kNoIndex) << g.node_id(i).str() << " has no kept ancestor";
+    (g.nodes[i].is_op_node() ? expect[a].ops : expect[a].spans) += 1;
+    expect[a].self_time_ns += g.nodes[i].self_time_ns;
+  }
+  std::uint64_t folded_spans = 0, folded_ops = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    EXPECT_EQ(sel.folded[i].spans, expect[i].spans) << g.node_id(i).str();
+    EXPECT_EQ(sel.folded[i].ops, expect[i].ops) << g.node_id(i).str();
+    EXPECT_EQ(sel.folded[i].self_time_ns, expect[i].self_time_ns) << g.node_id(i).str();
+    folded_spans += sel.folded[i].spans;
+    folded_ops += sel.folded[i].ops;
+  }
+  EXPECT_EQ(folded_spans, sel.dropped_spans);
+  EXPECT_EQ(folded_ops, sel.dropped_ops);
+  EXPECT_EQ(kept + folded_spans + folded_ops, n);
+
+  if (n <= limits.full_detail_nodes) return;
+  // The slowest and heaviest of each class are kept: everything strictly above the k-th largest
+  // value (ties at the k-th value may go either way).
+  const auto self = [](const GraphNode& x) { return x.self_time_ns; };
+  const auto peak = [](const GraphNode& x) { return x.peak_bytes; };
+  for (bool op_class : {false, true}) {
+    const std::size_t k = op_class ? limits.top_ops : limits.top_spans;
+    const std::uint64_t self_k = kth_largest(g, op_class, k, self);
+    const std::uint64_t peak_k = kth_largest(g, op_class, k, peak);
+    std::size_t only_top = 0;  // kept for being top, not for being an ancestor or a top level
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const GraphNode& x = g.nodes[i];
+      if (x.is_op_node() != op_class) continue;
+      if (x.self_time_ns > self_k || x.peak_bytes > peak_k) {
+        EXPECT_TRUE(sel.kept[i]) << g.node_id(i).str();
+      }
+      if (!sel.kept[i]) continue;
+      bool has_kept_child = false;
+      for (std::uint32_t c = 0; c < n; ++c) has_kept_child |= sel.kept[c] && parent_of(g, c) == i;
+      const bool top_level = !op_class && depth_of(g, i) <= 2;
+      if (has_kept_child || top_level) continue;
+      // Nothing else is kept: a leaf of the kept tree must be in a top set.
+      EXPECT_TRUE(x.self_time_ns >= self_k || x.peak_bytes >= peak_k) << g.node_id(i).str();
+      ++only_top;
+    }
+    EXPECT_LE(only_top, 2 * k);
+  }
+  // The top three levels (root, measured region, step spans) are always kept.
+  for (std::uint32_t i = 0; i < g.doc->spans.size(); ++i) {
+    if (depth_of(g, i) <= 2) {
+      EXPECT_TRUE(sel.kept[i]) << g.node_id(i).str();
+    }
+  }
+}
+
+}  // namespace
+
+TEST(SelectNodes, BelowTheLimitEverythingIsKept) {
+  const Graph t(cg_viewer_test::synth_text(4, 4));
+  const NodeSelection sel = select_nodes(t.g, PayloadLimits{});
+  EXPECT_EQ(sel.kept_count, t.g.nodes.size());
+  EXPECT_EQ(std::count(sel.kept.begin(), sel.kept.end(), true),
+            static_cast<std::ptrdiff_t>(t.g.nodes.size()));
+  EXPECT_EQ(sel.dropped_spans + sel.dropped_ops, 0u);
+  expect_selection_invariants(t.g, sel, PayloadLimits{});
+}
+
+TEST(SelectNodes, TheLimitIsInclusive) {
+  const Graph t(cg_viewer_test::synth_text(6, 5, 2));
+  PayloadLimits at = small_limits();
+  at.full_detail_nodes = t.g.nodes.size();
+  EXPECT_EQ(select_nodes(t.g, at).kept_count, t.g.nodes.size());
+  PayloadLimits below = at;
+  below.full_detail_nodes = t.g.nodes.size() - 1;
+  const NodeSelection sel = select_nodes(t.g, below);
+  EXPECT_LT(sel.kept_count, t.g.nodes.size());
+  expect_selection_invariants(t.g, sel, below);
+}
+
+TEST(SelectNodes, AboveTheLimitKeepsTopNodesWithAncestorsAndFoldsTheRest) {
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    const Graph t(cg_viewer_test::synth_text(12, 6, seed));
+    const PayloadLimits limits = small_limits();
+    ASSERT_GT(t.g.nodes.size(), limits.full_detail_nodes);
+    const NodeSelection sel = select_nodes(t.g, limits);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expect_selection_invariants(t.g, sel, limits);
+    // Something was folded at all, and spans as well as ops.
+    EXPECT_GT(sel.dropped_ops, 0u);
+    EXPECT_GT(sel.dropped_spans, 0u);
+    // Bounded: top sets (2 per class and criterion), each with at most `depth` ancestors, plus
+    // the top three levels.
+    std::size_t max_depth = 0, top_levels = 0;
+    for (std::uint32_t i = 0; i < t.g.nodes.size(); ++i) {
+      max_depth = std::max(max_depth, depth_of(t.g, i));
+      top_levels += !t.g.nodes[i].is_op_node() && depth_of(t.g, i) <= 2;
+    }
+    EXPECT_LE(sel.kept_count,
+              2 * (limits.top_spans + limits.top_ops) * (max_depth + 1) + top_levels);
+  }
+}
+
+TEST(SelectNodes, TheSingleSlowestAndHeaviestOpSurviveTinyLimits) {
+  const Graph t(cg_viewer_test::synth_text(20, 8, 5));
+  PayloadLimits limits = small_limits();
+  limits.top_spans = 1;
+  limits.top_ops = 1;
+  const NodeSelection sel = select_nodes(t.g, limits);
+  std::uint32_t slowest = kNoIndex, heaviest = kNoIndex;
+  for (std::uint32_t i = 0; i < t.g.nodes.size(); ++i) {
+    const GraphNode& x = t.g.nodes[i];
+    if (!x.is_op_node()) continue;
+    if (slowest == kNoIndex || x.self_time_ns > t.g.nodes[slowest].self_time_ns) slowest = i;
+    if (heaviest == kNoIndex || x.peak_bytes > t.g.nodes[heaviest].peak_bytes) heaviest = i;
+  }
+  ASSERT_NE(slowest, kNoIndex);
+  EXPECT_TRUE(sel.kept[slowest]) << t.g.node_id(slowest).str();
+  EXPECT_TRUE(sel.kept[heaviest]) << t.g.node_id(heaviest).str();
+  expect_selection_invariants(t.g, sel, limits);
+}
+
+// ---- memory points ---------------------------------------------------------------------------
+
+namespace {
+
+// A hand-made timeline of two interleaved devices with known peaks (select_memory_points reads
+// only `timeline`).
+MemoryProfile two_device_profile(std::size_t per_device, std::uint64_t step_ns) {
+  MemoryProfile m;
+  for (std::size_t i = 0; i < per_device; ++i) {
+    for (std::string_view dev : {std::string_view("cpu"), std::string_view("cuda:0")}) {
+      MemoryTimelinePoint p;
+      p.timestamp_ns = 1'000 + i * step_ns + (dev == "cpu" ? 0 : 1);
+      p.device = dev;
+      // A saw tooth with one unique maximum per device: cpu at i = per_device/3, cuda at 2/3.
+      const std::size_t top = dev == "cpu" ? per_device / 3 : 2 * per_device / 3;
+      p.live_bytes = (i % 17) * 100 + (i == top ? 1'000'000 : 0);
+      m.timeline.push_back(p);
+    }
+  }
+  return m;
+}
+
+struct DeviceFacts {
+  std::uint32_t first = kNoIndex, last = kNoIndex, peak = kNoIndex;
+};
+std::map<std::string_view, DeviceFacts> device_facts(const MemoryProfile& m) {
+  std::map<std::string_view, DeviceFacts> f;
+  for (std::uint32_t i = 0; i < m.timeline.size(); ++i) {
+    DeviceFacts& d = f[m.timeline[i].device];
+    if (d.first == kNoIndex) d.first = i;
+    d.last = i;
+    if (d.peak == kNoIndex || m.timeline[i].live_bytes > m.timeline[d.peak].live_bytes) d.peak = i;
+  }
+  return f;
+}
+
+void expect_points_invariants(const MemoryProfile& m, const std::vector<std::uint32_t>& keep,
+                              const PayloadLimits& limits) {
+  ASSERT_TRUE(std::is_sorted(keep.begin(), keep.end()));
+  ASSERT_EQ(std::adjacent_find(keep.begin(), keep.end()), keep.end()) << "duplicates";
+  for (std::uint32_t i : keep) ASSERT_LT(i, m.timeline.size());
+  const std::set<std::uint32_t> kept(keep.begin(), keep.end());
+  const auto facts = device_facts(m);
+  for (const auto& [dev, d] : facts) {
+    EXPECT_TRUE(kept.count(d.first)) << dev << " first";
+    EXPECT_TRUE(kept.count(d.last)) << dev << " last";
+    EXPECT_TRUE(kept.count(d.peak)) << dev << " peak";
+  }
+  if (m.timeline.size() <= 2 * limits.memory_buckets) return;
+  // Per device at most first/min/max/last of each bucket plus the peak (the header's rule).
+  EXPECT_LE(keep.size(), facts.size() * (4 * limits.memory_buckets + 1));
+}
+
+// Buckets recomputed here with 128-bit integer arithmetic (no rounding, no wrap): equal widths
+// over [t0, t1] per device, bucket = (t − t0) · B / (t1 − t0 + 1). For every bucket, a kept point
+// carries the bucket's minimum and one its maximum.
+void expect_bucket_extremes_kept(const MemoryProfile& m, const std::vector<std::uint32_t>& keep,
+                                 const PayloadLimits& limits) {
+  for (const auto& [dev, d] : device_facts(m)) {
+    const std::uint64_t t0 = m.timeline[d.first].timestamp_ns;
+    const std::uint64_t t1 = m.timeline[d.last].timestamp_ns;
+    const auto bucket = [&](std::uint64_t t) {
+      return static_cast<std::uint64_t>(static_cast<unsigned __int128>(t - t0) *
+                                        limits.memory_buckets /
+                                        (static_cast<unsigned __int128>(t1 - t0) + 1));
+    };
+    std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> extremes;  // min, max
+    for (const MemoryTimelinePoint& p : m.timeline) {
+      if (p.device != dev) continue;
+      auto [it, fresh] = extremes.try_emplace(bucket(p.timestamp_ns), p.live_bytes, p.live_bytes);
+      it->second.first = std::min(it->second.first, p.live_bytes);
+      it->second.second = std::max(it->second.second, p.live_bytes);
+    }
+    EXPECT_LE(extremes.size(), limits.memory_buckets) << dev;
+    std::map<std::uint64_t, std::pair<bool, bool>> found;
+    for (std::uint32_t i : keep) {
+      const MemoryTimelinePoint& p = m.timeline[i];
+      if (p.device != dev) continue;
+      const std::uint64_t b = bucket(p.timestamp_ns);
+      found[b].first |= p.live_bytes == extremes.at(b).first;
+      found[b].second |= p.live_bytes == extremes.at(b).second;
+    }
+    for (const auto& [b, mm] : extremes) {
+      EXPECT_TRUE(found[b].first) << dev << " bucket " << b << " min " << mm.first;
+      EXPECT_TRUE(found[b].second) << dev << " bucket " << b << " max " << mm.second;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(SelectMemoryPoints, SmallTimelinesAreKeptWhole) {
+  const MemoryProfile m = two_device_profile(5, 10);  // 10 points ≤ 2 × 5 buckets
+  PayloadLimits limits = small_limits();
+  const std::vector<std::uint32_t> keep = select_memory_points(m, limits);
+  ASSERT_EQ(keep.size(), m.timeline.size());
+  for (std::uint32_t i = 0; i < keep.size(); ++i) EXPECT_EQ(keep[i], i);
+  EXPECT_TRUE(select_memory_points(MemoryProfile{}, limits).empty());
+}
+
+TEST(SelectMemoryPoints, LargeTimelinesKeepFirstLastPeakAndBucketExtremes) {
+  const MemoryProfile m = two_device_profile(1'000, 1'000);
+  const PayloadLimits limits = small_limits();
+  const std::vector<std::uint32_t> keep = select_memory_points(m, limits);
+  expect_points_invariants(m, keep, limits);
+  EXPECT_LT(keep.size(), m.timeline.size() / 10);
+
+  expect_bucket_extremes_kept(m, keep, limits);
+}
+
+TEST(SelectMemoryPoints, AllPointsAtOneInstantFormOneBucket) {
+  MemoryProfile m;
+  for (std::uint64_t i = 0; i < 50; ++i)
+    m.timeline.push_back({7, "cpu", (i * 37) % 50, 0, {}});  // 37 ⊥ 50: live 0..49 permuted
+  const PayloadLimits limits = small_limits();
+  const std::vector<std::uint32_t> keep = select_memory_points(m, limits);
+  expect_points_invariants(m, keep, limits);
+  // One bucket: first, min, max, last, peak — at most 4 distinct (max == peak).
+  EXPECT_LE(keep.size(), 4u);
+  bool has_min = false;
+  for (std::uint32_t i : keep) has_min |= m.timeline[i].live_bytes == 0;
+  EXPECT_TRUE(has_min);
+}
+
+TEST(SelectMemoryPoints, ExtremeTimestampsStayBounded) {
+  // The full u64 range: t1 − t0 + 1 wraps to 0 in 64-bit arithmetic.
+  MemoryProfile m;
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    const std::uint64_t t = i == 99 ? UINT64_MAX : i * (UINT64_MAX / 128);
+    m.timeline.push_back({t, "cpu", i == 40 ? 1'000 : i, 0, {}});
+  }
+  const PayloadLimits limits = small_limits();
+  const std::vector<std::uint32_t> keep = select_memory_points(m, limits);
+  expect_points_invariants(m, keep, limits);
+  // Five buckets of ~20 points each, not one bucket for the whole range.
+  expect_bucket_extremes_kept(m, keep, limits);
+}
+
+TEST(SelectMemoryPoints, SyntheticTraceKeepsTheGlobalPeak) {
+  const std::string text = cg_viewer_test::synth_text(30, 6, 3);
+  const TraceDocument doc = parse_trace_text(text);
+  const MemoryProfile m = analyze_memory(doc);
+  const PayloadLimits limits = small_limits();
+  ASSERT_GT(m.timeline.size(), 2 * limits.memory_buckets);
+  const std::vector<std::uint32_t> keep = select_memory_points(m, limits);
+  expect_points_invariants(m, keep, limits);
+  // The summary's peak (computed by analyze_memory, not by the selection) is among the points.
+  bool peak = false;
+  for (std::uint32_t i : keep)
+    peak |= m.timeline[i].live_bytes == m.summary.peak_bytes &&
+            m.timeline[i].timestamp_ns == m.summary.peak_timestamp_ns;
+  EXPECT_TRUE(peak);
+  EXPECT_GT(m.summary.peak_bytes, 0u);
+}

@@ -1,0 +1,197 @@
+// project() (spec §12.1 with the viewer fixes of compatibility.md): the compact viewer/4
+// payload with sorted keys and the added `payload_limits` object.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "evidence/evidence_packet.hpp"
+#include "viewer/html_document.hpp"
+#include "viewer/viewer_payload.hpp"
+#include "viewer_test_helpers.hpp"
+
+using namespace candle_graph;
+using Json = nlohmann::ordered_json;  // keeps the written key order, so sorting can be checked
+
+namespace {
+
+struct Packet {
+  std::string text;
+  TraceDocument doc;
+  evidence::EvidencePacket packet;
+  explicit Packet(std::string t)
+      : text(std::move(t)),
+        doc(parse_trace_text(text)),
+        packet(evidence::make_evidence_packet(
+            doc, nsight::load_optional(std::nullopt, evidence::expected_semantic_keys(doc)),
+            std::nullopt)) {}
+};
+
+// Keys strictly increasing in byte order at every level (§9.5: serde's sorted maps).
+void expect_sorted_keys(const Json& j, const std::string& path) {
+  if (j.is_object()) {
+    const std::string* prev = nullptr;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (prev) {
+        EXPECT_LT(*prev, it.key()) << "at " << path;
+      }
+      prev = &it.key();
+      expect_sorted_keys(it.value(), path + "/" + it.key());
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i)
+      expect_sorted_keys(j[i], path + "/" + std::to_string(i));
+  }
+}
+
+viewer::PayloadLimits small_limits() {
+  viewer::PayloadLimits l;
+  l.full_detail_nodes = 20;
+  l.top_spans = 3;
+  l.top_ops = 4;
+  l.memory_buckets = 5;
+  l.peak_breakdown_rows = 3;
+  return l;
+}
+
+}  // namespace
+
+TEST(ViewerPayload, SchemaSortedKeysAndCompactText) {
+  const Packet p(cg_viewer_test::read_fixture("spec_example.jsonl"));
+  const std::string text = viewer::project(p.packet);
+  EXPECT_EQ(text.find('\n'), std::string::npos);
+  EXPECT_EQ(text.find("\": "), std::string::npos);  // no pretty separators
+  const Json j = Json::parse(text);
+  EXPECT_EQ(j["schema"], "candle-graph/viewer/4");
+  EXPECT_EQ(j["default_view"], "evidence");
+  expect_sorted_keys(j, "");
+  // §12.1's top level plus the added payload_limits; views as listed there.
+  std::vector<std::string> keys, views;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  for (auto it = j["views"].begin(); it != j["views"].end(); ++it) views.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"default_view", "gradients", "payload_limits", "schema",
+                                            "span_tree", "summary", "views"}));
+  EXPECT_EQ(views, (std::vector<std::string>{"evidence", "gpu", "memory", "span_costs", "trace"}));
+}
+
+TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
+  // Counts read off tests/fixtures/spec_example.jsonl by hand: 5 span_start and 2 op lines
+  // (7 nodes), 4 memory events, 1 tensor, 1 gradient (present). Live at the global peak
+  // (t = 8 ms): h (alloc 5.5 ms, freed 9 ms) and g_w (alloc 8 ms) → 2 breakdown rows.
+  const Packet p(cg_viewer_test::read_fixture("spec_example.jsonl"));
+  const Json j = Json::parse(viewer::project(p.packet));
+  const Json expected = Json::parse(R"({"gradients_attention":0,"gradients_total":1,
+      "memory_points_dropped":0,"memory_points_total":4,"nodes_kept":7,"nodes_total":7,
+      "ops_folded":0,"peak_breakdown_total":2,"spans_folded":0,"tensors_total":1})");
+  EXPECT_EQ(j["payload_limits"], expected);
+  EXPECT_EQ(j["views"]["trace"]["nodes"].size(), 7u);
+  EXPECT_EQ(j["views"]["span_costs"]["items"].size(), 7u);
+  EXPECT_EQ(j["views"]["memory"]["timeline"].size(), 4u);
+  EXPECT_EQ(j["span_tree"].size(), 5u);
+  for (const Json& n : j["views"]["trace"]["nodes"]) EXPECT_FALSE(n.contains("aggregated"));
+
+  // memory_ratio = node peak ÷ largest node peak (compatibility fix). Peaks from §8.3 as
+  // checked in tests/evidence/spec_example_test.cpp: s1 8192, s3 2048 → 1 and 0.25.
+  for (const Json& n : j["views"]["trace"]["nodes"]) {
+    if (n["id"] == "s1") {
+      EXPECT_EQ(n["memory_ratio"].get<double>(), 1.0);
+    }
+    if (n["id"] == "s3") {
+      EXPECT_EQ(n["memory_ratio"].get<double>(), 0.25);
+    }
+  }
+}
+
+TEST(ViewerPayload, BoundedPayloadAccountsForEveryFoldedNode) {
+  const Packet p(cg_viewer_test::synth_text(12, 6, 2));
+  const viewer::PayloadLimits limits = small_limits();
+  const Json j = Json::parse(viewer::project(p.packet, limits));
+  expect_sorted_keys(j, "");
+  const Json& lim = j["payload_limits"];
+  const Json& nodes = j["views"]["trace"]["nodes"];
+
+  // Totals from the document itself.
+  const std::uint64_t spans = p.doc.spans.size(), ops = p.doc.ops.size();
+  EXPECT_EQ(lim["nodes_total"], spans + ops);
+  EXPECT_EQ(lim["memory_points_total"], p.doc.memory.size());
+  EXPECT_EQ(lim["tensors_total"], p.doc.tensors.size());
+  EXPECT_EQ(lim["gradients_total"], p.doc.gradients.size());
+  std::uint64_t attention = 0;
+  for (const GradientEvent& g : p.doc.gradients) attention += g.state != GradientState::present;
+  EXPECT_EQ(lim["gradients_attention"], attention);
+
+  // Kept + folded = total, and the folds are where the nodes say.
+  const std::uint64_t kept = lim["nodes_kept"];
+  EXPECT_LT(kept, spans + ops);
+  EXPECT_EQ(nodes.size(), kept);
+  EXPECT_EQ(j["views"]["span_costs"]["items"].size(), kept);
+  EXPECT_EQ(
+      kept + lim["spans_folded"].get<std::uint64_t>() + lim["ops_folded"].get<std::uint64_t>(),
+      spans + ops);
+  std::uint64_t agg_spans = 0, agg_ops = 0, self_ns = 0, non_op = 0;
+  std::set<std::string> ids;
+  for (const Json& n : nodes) {
+    ids.insert(n["id"].get<std::string>());
+    self_ns += n["self_time_ns"].get<std::uint64_t>();
+    non_op += n["kind"] != "op";
+    if (!n.contains("aggregated")) continue;
+    agg_spans += n["aggregated"]["spans"].get<std::uint64_t>();
+    agg_ops += n["aggregated"]["ops"].get<std::uint64_t>();
+    self_ns += n["aggregated"]["self_time_ns"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(agg_spans, lim["spans_folded"]);
+  EXPECT_EQ(agg_ops, lim["ops_folded"]);
+  EXPECT_GT(agg_spans + agg_ops, 0u);
+  // Self time is conserved: kept self time plus folded self time = all nodes' self time.
+  std::uint64_t all_self = 0;
+  for (const GraphNode& n : p.packet.graph.nodes) all_self += n.self_time_ns;
+  EXPECT_EQ(self_ns, all_self);
+  EXPECT_EQ(j["span_tree"].size(), non_op);
+
+  // The kept nodes form a tree: parents and call-edge endpoints are kept nodes.
+  for (const Json& n : nodes) {
+    if (!n["parent_id"].is_null()) {
+      EXPECT_TRUE(ids.count(n["parent_id"])) << n["id"];
+    }
+  }
+  for (const Json& e : j["views"]["trace"]["edges"]) {
+    if (e["kind"] != "call") continue;
+    EXPECT_TRUE(ids.count(e["from"])) << e["id"];
+    EXPECT_TRUE(ids.count(e["to"])) << e["id"];
+  }
+
+  // Memory points: what was dropped is what is missing.
+  EXPECT_EQ(j["views"]["memory"]["timeline"].size(),
+            lim["memory_points_total"].get<std::uint64_t>() -
+                lim["memory_points_dropped"].get<std::uint64_t>());
+  EXPECT_GT(lim["memory_points_dropped"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(j["views"]["memory"]["peak_breakdown"].size(), limits.peak_breakdown_rows);
+
+  // Gradient states use the one spelling `non_finite` (compatibility fix); the synthetic trace
+  // has gradients in every state.
+  std::set<std::string> states;
+  for (const Json& g : j["gradients"]) states.insert(g["state"].get<std::string>());
+  EXPECT_TRUE(states.count("non_finite"));
+  EXPECT_FALSE(states.count("nonfinite"));
+}
+
+TEST(ViewerPayload, HostileNamesSurviveThePageUnchanged) {
+  // An op name with a closing tag, a comment opener and U+2028 (written as \u2028 in the trace).
+  std::string text = cg_viewer_test::read_fixture("spec_example.jsonl");
+  const std::string from = R"("op_name":"matmul","inputs")";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), R"("op_name":"mat</script><!--mul\u2028x","inputs")");
+  const Packet p(text);
+  const std::string payload = viewer::project(p.packet);
+  const std::string page =
+      viewer::render_evidence_html(payload, cg_viewer_test::hand_made_assets());
+  EXPECT_EQ(cg_viewer_test::count_ci(page, "</script"), 2u);
+  const Json back =
+      Json::parse(cg_viewer_test::between(page, "type=\"application/json\">", "</script>"));
+  EXPECT_EQ(back, Json::parse(payload));
+  bool found = false;
+  for (const Json& n : back["views"]["trace"]["nodes"])
+    found |= n["label"] == "mat</script><!--mul\xE2\x80\xA8x";
+  EXPECT_TRUE(found);
+}
