@@ -86,7 +86,7 @@ std::string render_evidence_html(std::string_view payload_json, const ViewerAsse
   html.reserve(assets.shell.size() + csp.size() + assets.style.size() + payload.size() +
                assets.script.size());
   std::string_view rest = assets.shell;
-  std::size_t filled = 0;
+  unsigned filled = 0;  // one bit per slot: a placeholder written twice must not hide a missing one
   while (!rest.empty()) {
     std::size_t at = std::string_view::npos;
     const Slot* slot = nullptr;
@@ -104,9 +104,9 @@ std::string render_evidence_html(std::string_view payload_json, const ViewerAsse
     html += rest.substr(0, at);
     html += slot->text;
     rest.remove_prefix(at + slot->marker.size());
-    ++filled;
+    filled |= 1u << (slot - slots.data());
   }
-  if (filled != slots.size())
+  if (filled != (1u << slots.size()) - 1)
     throw Error("", 0, "viewer: the bundled HTML shell lacks a placeholder");
   return html;
 }
