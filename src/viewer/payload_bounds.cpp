@@ -104,20 +104,25 @@ std::vector<std::uint32_t> select_memory_points(const MemoryProfile& memory,
   for (std::uint32_t i = 0; i < tl.size(); ++i) by_device[tl[i].device].push_back(i);
   for (const auto& [device, idx] : by_device) {
     const std::uint64_t t0 = tl[idx.front()].timestamp_ns, t1 = tl[idx.back()].timestamp_ns;
+    // The + 1 in double: in u64, t1 − t0 + 1 wraps to 0 for a trace spanning the whole range
+    // (then every point fell into one bucket through a NaN/inf cast). Rounding can still put
+    // the last point at B, hence the clamp.
     const double width =
-        static_cast<double>(t1 - t0 + 1) / static_cast<double>(limits.memory_buckets);
+        (static_cast<double>(t1 - t0) + 1.0) / static_cast<double>(limits.memory_buckets);
+    const auto bucket_of = [&](std::uint32_t j) {
+      const auto b =
+          static_cast<std::uint64_t>(static_cast<double>(tl[j].timestamp_ns - t0) / width);
+      return std::min<std::uint64_t>(b, limits.memory_buckets - 1);
+    };
     std::size_t start = 0;
     std::uint32_t peak = idx.front();
     while (start < idx.size()) {
-      const auto bucket =
-          static_cast<std::uint64_t>(static_cast<double>(tl[idx[start]].timestamp_ns - t0) / width);
+      const std::uint64_t bucket = bucket_of(idx[start]);
       std::uint32_t lo = idx[start], hi = idx[start];
       std::size_t end = start;
       for (; end < idx.size(); ++end) {
         const std::uint32_t j = idx[end];
-        if (static_cast<std::uint64_t>(static_cast<double>(tl[j].timestamp_ns - t0) / width) !=
-            bucket)
-          break;
+        if (bucket_of(j) != bucket) break;
         if (tl[j].live_bytes < tl[lo].live_bytes) lo = j;
         if (tl[j].live_bytes > tl[hi].live_bytes) hi = j;
         if (tl[j].live_bytes > tl[peak].live_bytes) peak = j;
