@@ -13,12 +13,36 @@ namespace {
 
 using output::KeyOrder;
 
-// Small parts reuse the evidence/memory writers (sorted keys); their pretty text is valid JSON.
+// Drops the whitespace between the tokens (never inside strings) of valid JSON text.
+std::string compact(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false, escaped = false;
+  for (const char c : json) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      continue;
+    } else if (c == '"') {
+      in_string = true;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// Small parts reuse the evidence/memory writers (sorted keys), without their pretty layout:
+// the page embeds the compact form (§12.1).
 template <typename F>
 std::string sorted_json(F&& write) {
   output::JsonStream w;
   write(w);
-  return w.take();
+  return compact(w.take());
 }
 
 double ms(std::uint64_t ns) {
