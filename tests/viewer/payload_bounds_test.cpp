@@ -215,6 +215,27 @@ TEST(SelectNodes, TheSingleSlowestAndHeaviestOpSurviveTinyLimits) {
   expect_selection_invariants(t.g, sel, limits);
 }
 
+TEST(SelectNodes, AChildSpanBeforeItsParentInTheStreamChangesNothing) {
+  // Health accepts a span_start that precedes its parent's span_start (stream order is not a
+  // §6 rule); the selection must still keep only what it documents.
+  std::string text = cg_viewer_test::synth_text(12, 6, 2);
+  const auto line_with = [&](std::string_view needle) {
+    const std::size_t at = text.find(needle);
+    EXPECT_NE(at, std::string::npos) << needle;
+    const std::size_t begin = text.rfind('\n', at) + 1;
+    return std::pair(begin, text.find('\n', at) + 1 - begin);
+  };
+  const auto [child, child_len] = line_with(R"("name":"synth/update-000000000003/forward/layer5")");
+  const std::string moved = text.substr(child, child_len);
+  text.erase(child, child_len);
+  const auto [parent, parent_len] = line_with(R"("name":"synth/update-000000000003/forward",)");
+  text.insert(parent, moved);
+  const Graph t(text);
+  PayloadLimits limits = small_limits();
+  limits.top_spans = 1;
+  expect_selection_invariants(t.g, select_nodes(t.g, limits), limits);
+}
+
 // ---- memory points ---------------------------------------------------------------------------
 
 namespace {
