@@ -49,13 +49,14 @@ NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits)
   for (std::uint32_t i = 0; i < n; ++i) (g.nodes[i].is_op_node() ? ops : spans).push_back(i);
   keep_top(g, spans, limits.top_spans, sel.kept);
   keep_top(g, ops, limits.top_ops, sel.kept);
-  // Depth ≤ 2 (root, measured region, step spans) always; spans precede their children in
-  // stream order, so one forward pass computes depths.
-  std::vector<std::uint8_t> depth(n, 0);
+  // Depth ≤ 2 (root, measured region, step spans) always: at most two hops from the parent to
+  // a span without parent. Hops, not stream order: a trusted trace may start a child before
+  // its parent.
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (parent[i] != kNoIndex && parent[i] < i)
-      depth[i] = static_cast<std::uint8_t>(std::min(depth[parent[i]] + 1, 255));
-    if (!g.nodes[i].is_op_node() && depth[i] <= 2) sel.kept[i] = true;
+    if (g.nodes[i].is_op_node()) continue;
+    std::uint32_t a = parent[i];
+    for (int hop = 0; hop < 2 && a != kNoIndex; ++hop) a = parent[a];
+    if (a == kNoIndex) sel.kept[i] = true;
   }
   // Close over ancestors (walk stops at the first already-kept ancestor: linear overall).
   std::vector<bool> closed(n, false);
@@ -66,17 +67,21 @@ NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits)
       sel.kept[a] = true;
     }
   }
-  // Fold every dropped node into its nearest kept ancestor.
+  // Fold every dropped node into its nearest kept ancestor: walk up to the first node whose
+  // owner is known and record it along the path (linear overall, whatever the stream order).
   std::vector<std::uint32_t> owner(n, kNoIndex);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (sel.kept[i]) owner[i] = i;
+  std::vector<std::uint32_t> path;
   for (std::uint32_t i = 0; i < n; ++i) {
     if (sel.kept[i]) {
-      owner[i] = i;
       ++sel.kept_count;
       continue;
     }
-    // Ops come after all spans, so a parent's owner is always known before its children.
-    const std::uint32_t p = parent[i];
-    owner[i] = p == kNoIndex ? kNoIndex : owner[p];
+    path.clear();
+    std::uint32_t a = i;
+    for (; a != kNoIndex && owner[a] == kNoIndex; a = parent[a]) path.push_back(a);
+    for (std::uint32_t p : path) owner[p] = a == kNoIndex ? kNoIndex : owner[a];
     if (owner[i] == kNoIndex) continue;
     auto& f = sel.folded[owner[i]];
     if (g.nodes[i].is_op_node()) {
