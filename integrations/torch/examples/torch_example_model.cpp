@@ -129,8 +129,9 @@ torch::Tensor Trainer::Impl::update(const torch::Tensor& x, const torch::Tensor&
   {
     // Without session spans no span is opened: the capture attributes backward() to an
     // automatic backward span.
-    auto backward =
-        span("backward", session_spans ? std::optional(cg::ExecutionStep::backward) : std::nullopt);
+    std::optional<cg::SpanGuard> backward;
+    if (capture != nullptr && session_spans)
+      backward.emplace(capture->session().begin_step_span("backward", cg::ExecutionStep::backward));
     loss.backward();
   }
   {

@@ -106,7 +106,7 @@ bool starts_with(const char* s, std::string_view prefix) {
 // content in case a pointer was reused. Autograd node and engine records own their names
 // (notes §5.7): a fresh pointer each time, so they are looked up by content and never cached by
 // pointer (that cache would grow, and allocate, once per backward op).
-std::uint32_t intern(CaptureState& s, const char* name, bool stable_pointer) {
+std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope scope) {
   if (name == nullptr) name = "";
   if (auto it = s.name_by_pointer.find(name); it != s.name_by_pointer.end())
     if (std::strcmp(s.names[it->second].c_str(), name) == 0) return it->second;
@@ -120,7 +120,8 @@ std::uint32_t intern(CaptureState& s, const char* name, bool stable_pointer) {
     s.names.emplace_back(view);
     s.name_index.emplace(std::string_view(s.names.back()), index);
   }
-  if (stable_pointer) s.name_by_pointer[name] = index;
+  if (scope == at::RecordScope::FUNCTION && !starts_with(name, "autograd::"))
+    s.name_by_pointer[name] = index;
   return index;
 }
 
@@ -131,7 +132,8 @@ std::uint32_t intern(CaptureState& s, const char* name, bool stable_pointer) {
 // is running.
 bool is_backward_record(const at::RecordFunction& fn, const char* name) {
   return fn.scope() == at::RecordScope::BACKWARD_FUNCTION ||
-         starts_with(name, "autograd::engine::evaluate_function");
+         (name[0] == 'a' && name[1] == 'u' &&  // most names are aten::…: skip the strncmp
+          starts_with(name, "autograd::engine::evaluate_function"));
 }
 
 // Runs when the autograd engine finishes the backward pass that opened the automatic span (the
@@ -183,9 +185,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     } else {
       op.span = s.ops[static_cast<std::size_t>(parent)].span;
     }
-    op.name = intern(
-        s, name,
-        fn.scope() == at::RecordScope::FUNCTION && !starts_with(name ? name : "", "autograd::"));
+    op.name = intern(s, name, fn.scope());
     op.parent = parent;
     op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
     for (const c10::IValue& v : fn.inputs()) {
@@ -357,8 +357,11 @@ TensorKey identify(CaptureState& s, const at::Tensor& t) {
     id.storage = si;
   }
   // Inference tensors have no version counter (reading it throws).
+  // (read inline: Tensor::_version() goes through the virtual VariableHooks)
   const std::int64_t version =
-      const_cast<c10::TensorImpl*>(impl)->is_inference() ? 0 : t._version();
+      const_cast<c10::TensorImpl*>(impl)->is_inference()
+          ? 0
+          : static_cast<std::int64_t>(impl->version_counter().current_version());
   if (id.first_version < 0) id.first_version = version;
   TensorKey key;
   key.serial = id.serial;

@@ -111,6 +111,12 @@ TEST(TorchCaptureSpans, AutomaticBackwardSpanEndsWhenBackwardReturns) {
     if (s.step == cg::ExecutionStep::backward) backward = &s;
   ASSERT_NE(backward, nullptr);
   EXPECT_TRUE(backward->name.ends_with("/backward")) << backward->name;
+  std::size_t named_backward = 0;  // the automatic span is the only one: no user span around it
+  for (const auto& s : doc.spans)
+    if (s.name.ends_with("/backward")) ++named_backward;
+  EXPECT_EQ(named_backward, 1u);
+  ASSERT_TRUE(backward->parent_id.has_value());
+  EXPECT_EQ(*backward->parent_id, measured_id(doc));
   ASSERT_TRUE(after->parent_id.has_value());
   EXPECT_EQ(*after->parent_id, measured_id(doc));
   ASSERT_TRUE(backward->closed);
