@@ -1,6 +1,7 @@
-// simdjson On-Demand over one line. The kind is looked up first (it is the first field in
-// everything producers write, so that costs one field), then the object is rewound and every
-// field is visited exactly once with the handler of that kind.
+// simdjson On-Demand over one line, or over a batch of whole lines (parse_batch, at the end).
+// The kind is looked up first (it is the first field in everything producers write, so that
+// costs one field), then the object is rewound and every field is visited exactly once with the
+// handler of that kind.
 #include "trace/line_parser.hpp"
 
 #include <simdjson.h>

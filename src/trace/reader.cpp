@@ -1,6 +1,9 @@
 // §5.1 parse_trace: stream the file through a fixed-size buffer (peak memory is the document,
-// not the file), split lines, trim, skip blank ones, parse each with simdjson On-Demand and feed
-// the assembler. A line longer than the buffer grows it; nothing else does.
+// not the file) and feed the assembler one event per non-blank line. Whole lines are parsed in
+// batches of up to 256 KiB with simdjson On-Demand's iterate_many (one stage 1 per batch); any
+// irregular line, and every line longer than a batch, goes through the exact per-line path
+// (split, trim, one iterate per line), which is what produces error messages. A line longer than
+// the buffer grows it; nothing else does.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
