@@ -73,12 +73,17 @@ done
 echo
 # Further benchmark programs (Google Benchmark) added by later stages.
 for b in "$BUILD"/bench/*_bench; do
-  case "$(basename "$b")" in trace_read_bench) continue ;; esac
+  case "$(basename "$b")" in trace_read_bench | evidence_bench) continue ;; esac
   echo "## $(basename "$b")"
   echo '```'
   "$b" --benchmark_min_time=0.2 2>/dev/null | grep -v '^\*\*\*' || true
   echo '```'
 done
+# The analysis commands stage by stage (issue 3): parse, health, memory, graph, packet, JSON.
+echo "## evidence_bench stages (synth --layers 6000 --ops-per-span 4; <stage> <wall s> <cpu s>)"
+echo '```'
+"$BUILD/bench/evidence_bench" stages "$(trace_for 6000)"
+echo '```'
 # LibTorch capture overhead (issue 5; built when libtorch-dev is installed): a plain timing
 # program, one process, interleaved updates; it prints its own Markdown tables.
 TORCH_BENCH=$BUILD/integrations/torch/torch_overhead_bench
