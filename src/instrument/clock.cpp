@@ -14,7 +14,8 @@ namespace {
 // CPUID 0x80000007 EDX bit 8: the TSC is invariant (Linux shows it as the nonstop_tsc flag).
 bool has_invariant_tsc() noexcept {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0x80000000, nullptr) < 0x80000007) return false;
+  // The return type differs between GCC (unsigned) and clang (int) headers.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000, nullptr)) < 0x80000007u) return false;
   __cpuid(0x80000007, a, b, c, d);
   return (d & (1u << 8)) != 0;
 }
