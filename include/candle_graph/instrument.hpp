@@ -242,7 +242,7 @@ class SpanGuard {
   detail::SessionState* session_ = nullptr;
   detail::ThreadSpans* origin_ = nullptr;  // the span stack the span was pushed on
   std::uint64_t number_ = 0;
-  std::int64_t start_tick_ = 0;  // steady_clock nanoseconds at creation
+  std::int64_t start_tick_ = 0;  // session-clock nanoseconds at creation
 };
 
 // ---- TraceSession: one trace file ------------------------------------------------------------
@@ -253,6 +253,13 @@ class TraceSession {
   // (fresh run_id `run-{pid}-{unix_nanos}`, UTC timestamp `YYYY-MM-DDTHH:MM:SS.mmmZ`) and the
   // envelope `span_start s1` (named after the entrypoint), and writes them out at once. Throws
   // InstrumentError for capture_step 0 or an unwritable path; nothing is created then.
+  //
+  // Costs to know about: the session starts one writer thread, which takes each full 256 KiB
+  // buffer of lines and write()s it, so the recording thread never waits on the page cache
+  // (flush() and finish() write synchronously; a failed background write is thrown by the next
+  // record or flush). Timestamps come from the CPU's invariant TSC, calibrated once per process
+  // against steady_clock (~2 ms, at the first session) and on its scale; set the environment
+  // variable CANDLE_GRAPH_CLOCK=steady to use steady_clock itself.
   TraceSession(const std::filesystem::path& path, const ProfileRun& run);
   static TraceSession open(const std::filesystem::path& path, const ProfileRun& run) {
     return TraceSession(path, run);
