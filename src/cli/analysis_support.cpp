@@ -1,6 +1,7 @@
 #include "cli/analysis_support.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include "cli/command.hpp"
 #include "output/atomic_file.hpp"
@@ -51,6 +52,26 @@ void emit_json(const std::optional<std::filesystem::path>& out,
 void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir) {
   cmd->add_option("--nsight-dir", dir,
                   "directory of `nsys stats --format csv` reports to add as GPU evidence");
+}
+
+std::function<int()> register_packet_command(CLI::App& app, const char* name, const char* help,
+                                             const GraphOptions& options, PacketWriter write) {
+  struct Args {
+    std::filesystem::path trace;
+    std::optional<std::filesystem::path> output;
+    std::optional<std::filesystem::path> nsight_dir;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(name, help);
+  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file")->required();
+  cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
+  add_nsight_option(cmd, args->nsight_dir);
+  return [args, options, write] {
+    const TraceDocument doc = load_trace(args->trace);
+    const evidence::EvidencePacket packet = build_evidence(doc, nullptr, args->nsight_dir, options);
+    emit_json(args->output, {args->trace}, [&](output::JsonStream& w) { write(w, packet); });
+    return static_cast<int>(kExitOk);
+  };
 }
 
 }  // namespace candle_graph::cli

@@ -31,4 +31,11 @@ void emit_json(const std::optional<std::filesystem::path>& out,
 // Registration of the CLI11 option `--nsight-dir DIR`.
 void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir);
 
+// The commands that turn one trace into one packet document (`import`, `summary`):
+// `NAME TRACE [-o FILE] [--nsight-dir DIR]`, the packet built with `options`, then streamed with
+// `write` to stdout or atomically to FILE.
+using PacketWriter = void (*)(output::JsonStream&, const evidence::EvidencePacket&);
+std::function<int()> register_packet_command(CLI::App& app, const char* name, const char* help,
+                                             const GraphOptions& options, PacketWriter write);
+
 }  // namespace candle_graph::cli
