@@ -26,6 +26,7 @@
 #include "candle_graph/trace.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/evidence_packet.hpp"
+#include "json_ceiling.hpp"
 #include "output/atomic_file.hpp"
 #include "output/json_stream.hpp"
 
@@ -111,19 +112,7 @@ int run_end_to_end(bool import, const std::string& path, const std::string& out)
   return 0;
 }
 
-int run_parse_many(const std::string& path) {
-  simdjson::padded_string json;
-  if (simdjson::padded_string::load(path).get(json)) return 1;
-  simdjson::dom::parser parser;
-  simdjson::dom::document_stream docs;
-  if (parser.parse_many(json).get(docs)) return 1;
-  std::size_t count = 0;
-  for (auto doc : docs) {
-    if (doc.error()) return 1;
-    ++count;
-  }
-  return count > 0 ? 0 : 1;
-}
+using candle_graph::bench::run_parse_many;
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 // End-to-end timing of the trace core, one mode per process so that /usr/bin/time can report the
 // peak RSS of each mode on its own:
 //   trace_read_bench read FILE        parse_trace (simdjson On-Demand, validation) + analyze_health
-//   trace_read_bench parse_many FILE  simdjson DOM parse_many over the same bytes, doing nothing with
+//   trace_read_bench parse_many FILE  simdjson DOM parse_many over the same bytes, doing nothing
+//   with
 //                                     the documents: the practical JSON ceiling on this machine
 // Prints one line: `<mode> <bytes> <seconds> <MB/s>`.
 #include <simdjson.h>
@@ -13,6 +14,7 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
+#include "json_ceiling.hpp"
 
 namespace {
 
@@ -26,19 +28,7 @@ int run_read(const std::string& path) {
   return health.trusted ? 0 : 3;
 }
 
-int run_parse_many(const std::string& path) {
-  simdjson::padded_string json;
-  if (simdjson::padded_string::load(path).get(json)) return 1;
-  simdjson::dom::parser parser;
-  simdjson::dom::document_stream docs;
-  if (parser.parse_many(json).get(docs)) return 1;
-  std::size_t count = 0;
-  for (auto doc : docs) {
-    if (doc.error()) return 1;
-    ++count;
-  }
-  return count > 0 ? 0 : 1;
-}
+using candle_graph::bench::run_parse_many;
 
 }  // namespace
 
