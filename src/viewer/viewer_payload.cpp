@@ -145,7 +145,9 @@ std::uint32_t edge_owner(const ExecutionGraph& g, const GraphEdge& e) {
   return kNoIndex;
 }
 
-void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
+// The keys a span-cost row and a span-tree row share, which in sorted order come first in both
+// (`bytes` … `self_ms`); the object is left open for the row's own keys.
+void begin_node_row(CompactJson& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
   w.begin_object();
   w.key("bytes").u64(n.bytes);
@@ -157,6 +159,11 @@ void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
   parent ? w.string(*parent) : w.null();
   w.key("peak_bytes").u64(n.peak_bytes);
   w.key("self_ms").f64(ms(n.self_time_ns));
+}
+
+void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
+  const GraphNode& n = c.g.nodes[i];
+  begin_node_row(w, c, i);
   w.key("self_time_ns").u64(n.self_time_ns);
   w.key("start_ns").u64(n.start_ns);
   w.key("storage_bytes");
@@ -168,16 +175,7 @@ void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
 
 void write_tree_row(CompactJson& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
-  w.begin_object();
-  w.key("bytes").u64(n.bytes);
-  w.key("id").string(c.g.node_id(i).str());
-  w.key("kind").string(to_string(n.kind));
-  w.key("name").string(c.g.name(i));
-  w.key("parent_id");
-  const auto parent = c.g.parent_id(i);
-  parent ? w.string(*parent) : w.null();
-  w.key("peak_bytes").u64(n.peak_bytes);
-  w.key("self_ms").f64(ms(n.self_time_ns));
+  begin_node_row(w, c, i);
   w.key("self_ratio")
       .f64(n.total_time_ns
                ? static_cast<double>(n.self_time_ns) / static_cast<double>(n.total_time_ns)
