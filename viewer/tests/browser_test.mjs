@@ -60,10 +60,18 @@ const VIEWS = ['evidence', 'trace', 'timeline', 'span_costs', 'memory', 'gpu'];
 
 await withBrowser(async (context) => {
   const { page, log } = await openViewer(context, specHtml);
-  const panelText = (view) => page.locator(`#view-panel-${view}`).innerText();
+  // Cards are `content-visibility: auto`: until a frame has laid a panel out, innerText skips
+  // their contents (a CI run once read the Memory panel without its device card). Two frames:
+  // the one that lays out, and the next, after which the text is what a user sees.
+  const settle = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  const panelText = async (view) => {
+    await settle();
+    return page.locator(`#view-panel-${view}`).innerText();
+  };
   const show = async (view) => {
     await page.click(`#view-tab-${view}`);
     await page.waitForSelector(`#view-panel-${view}:not([hidden])`);
+    await settle();
   };
 
   await run.check('static HTML: markers of §14, CSP, no URL, no external script', async () => {
