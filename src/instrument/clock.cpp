@@ -8,9 +8,10 @@
 #endif
 
 namespace candle_graph::detail {
-namespace {
 
 #if defined(__x86_64__)
+namespace {
+
 // CPUID 0x80000007 EDX bit 8: the TSC is invariant (Linux shows it as the nonstop_tsc flag).
 bool has_invariant_tsc() noexcept {
   unsigned a = 0, b = 0, c = 0, d = 0;
@@ -20,20 +21,34 @@ bool has_invariant_tsc() noexcept {
   return (d & (1u << 8)) != 0;
 }
 
-// One (steady_clock, TSC) pair; the TSC is read on both sides of the clock read and averaged,
-// which halves the error a preemption or a slow clock read can add.
+// One (steady_clock, TSC) pair: the TSC is read on both sides of the clock read and the
+// midpoint kept. A preemption between the two TSC reads (a loaded CI machine running tests in
+// parallel) would put the midpoint hundreds of microseconds off and, at an end of the 2 ms
+// calibration window, skew the rate by percents; so the pair with the narrowest bracket out of
+// several tries is kept (a few hundred ticks when nothing interrupts).
 struct Sample {
   std::int64_t ns;
   std::uint64_t tsc;
+  std::uint64_t bracket;  // ticks between the two TSC reads
 };
-Sample sample() noexcept {
+Sample sample_once() noexcept {
   const std::uint64_t before = __rdtsc();
   const std::int64_t ns = steady_now_ns();
   const std::uint64_t after = __rdtsc();
-  return {ns, before + (after - before) / 2};
+  return {ns, before + (after - before) / 2, after - before};
+}
+Sample sample() noexcept {
+  Sample best = sample_once();
+  for (int i = 0; i < 15; ++i) {
+    const Sample s = sample_once();
+    if (s.bracket < best.bracket) best = s;
+  }
+  return best;
 }
 
-TscScale calibrate() noexcept {
+}  // namespace
+
+TscScale calibrate_tsc() noexcept {
   TscScale s;
   // CANDLE_GRAPH_CLOCK=steady forces steady_clock (e.g. to rule the TSC out when timings look odd).
   if (const char* forced = std::getenv("CANDLE_GRAPH_CLOCK");
@@ -55,16 +70,15 @@ TscScale calibrate() noexcept {
   s.enabled = true;
   return s;
 }
-#endif
 
-}  // namespace
+#else
+TscScale calibrate_tsc() noexcept {
+  return {};
+}
+#endif
 
 const TscScale& tsc_scale() noexcept {
-#if defined(__x86_64__)
-  static const TscScale scale = calibrate();
-#else
-  static const TscScale scale;
-#endif
+  static const TscScale scale = calibrate_tsc();
   return scale;
 }
 

@@ -24,8 +24,19 @@ struct TscScale {
   std::uint64_t mult = 0;    // nanoseconds per tick, 32.32 fixed point
 };
 
-// Calibrates on first use (about 2 ms of spinning, once per process).
+// Measures the TSC against steady_clock (about 2 ms of spinning); disabled where unusable.
+TscScale calibrate_tsc() noexcept;
+
+// calibrate_tsc() on first use, once per process.
 const TscScale& tsc_scale() noexcept;
+
+// Nanoseconds on steady_clock's scale for a TSC value under `scale` (which must be enabled).
+inline std::int64_t tsc_to_ns(const TscScale& scale, std::uint64_t tsc) noexcept {
+  // Signed: a core whose TSC lags the calibrating core by a few cycles reads just before base.
+  const auto ticks = static_cast<std::int64_t>(tsc - scale.base_tsc);
+  return scale.base_ns +
+         static_cast<std::int64_t>((static_cast<__int128>(ticks) * scale.mult) >> 32);
+}
 
 inline std::int64_t steady_now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -37,12 +48,8 @@ inline std::int64_t steady_now_ns() noexcept {
 inline std::int64_t now_tick() noexcept {
 #if defined(__x86_64__)
   static const TscScale& scale = tsc_scale();
-  if (scale.enabled) [[likely]] {
-    // Signed: a core whose TSC lags the calibrating core by a few cycles reads just before base.
-    const auto ticks = static_cast<std::int64_t>(__rdtsc() - scale.base_tsc);
-    return scale.base_ns +
-           static_cast<std::int64_t>((static_cast<__int128>(ticks) * scale.mult) >> 32);
-  }
+  if (scale.enabled) [[likely]]
+    return tsc_to_ns(scale, __rdtsc());
 #endif
   return steady_now_ns();
 }

@@ -84,7 +84,7 @@ struct CaptureState {
   TraceSession* session = nullptr;
   std::string measurement_name;
   std::string run_device;        // ProfileRun device, for the device_memory checkpoints
-  std::int64_t origin_tick = 0;  // steady-clock tick of ...
+  std::int64_t origin_tick = 0;  // session-clock tick (instrument/clock.hpp) of ...
   std::uint64_t origin_ns = 0;   // ... this session timestamp
   bool paused = false;           // the capture's own tensor work runs unrecorded
   bool memory = false;           // the allocator reporter is installed

@@ -7,6 +7,8 @@
 // (RecordFunction swallows exceptions and then calls the end callback anyway, notes §5.1).
 #include "recorder.hpp"
 
+#include "instrument/clock.hpp"
+
 #include <ATen/core/Tensor.h>
 #include <ATen/record_function.h>
 #include <c10/core/Allocator.h>
@@ -16,7 +18,6 @@
 #include <torch/csrc/profiler/orchestration/observer.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -28,9 +29,9 @@ namespace prof = ::torch::profiler::impl;
 // The capture recording on this thread (callbacks are thread-local, notes §5.3).
 thread_local CaptureState* tl_state = nullptr;
 
-std::int64_t now_tick() noexcept {
-  return std::chrono::steady_clock::now().time_since_epoch().count();
-}
+// The session's own clock (TSC where invariant): op and memory timestamps must be on the same
+// scale as the span edges the session writes, and a TSC read is cheaper than steady_clock.
+using ::candle_graph::detail::now_tick;
 
 // ---- identity ----------------------------------------------------------------------------------
 

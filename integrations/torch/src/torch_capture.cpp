@@ -12,6 +12,7 @@
 
 #include "candle_graph/torch/capture.hpp"
 #include "event_writer.hpp"
+#include "instrument/clock.hpp"
 #include "process_memory.hpp"
 #include "recorder.hpp"
 
@@ -138,7 +139,7 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
   if (const auto mem = detail::read_process_memory())
     session_->record_device_memory(device, mem->used_bytes, mem->free_bytes);
   s.origin_ns = session_->elapsed_ns();
-  s.origin_tick = std::chrono::steady_clock::now().time_since_epoch().count();
+  s.origin_tick = ::candle_graph::detail::now_tick();  // the recorder's clock (recorder.cpp)
   s.paused = false;
 }
 
