@@ -1,9 +1,11 @@
 // §5.1 parse_trace: stream the file through a fixed-size buffer (peak memory is the document,
-// not the file) and feed the assembler one event per non-blank line. Whole lines are parsed in
+// not the file) and feed the assembler one event per non-blank line. A line in exactly the form
+// our writer emits goes through FastLineScanner (no simdjson); runs of other lines are parsed in
 // batches of up to 256 KiB with simdjson On-Demand's iterate_many (one stage 1 per batch); any
 // irregular line, and every line longer than a batch, goes through the exact per-line path
-// (split, trim, one iterate per line), which is what produces error messages. A line longer than
-// the buffer grows it; nothing else does.
+// (split, trim, one iterate per line), which is what produces error messages. The scanner only
+// takes lines that path accepts, with the same event, so results and messages do not depend on
+// which path read a line. A line longer than the buffer grows it; nothing else does.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "trace/document_assembler.hpp"
+#include "trace/fast_line_scanner.hpp"
 #include "trace/line_parser.hpp"
 
 namespace candle_graph {
@@ -62,15 +65,65 @@ class LineFeeder {
       }
       const std::size_t region_end =
           static_cast<std::size_t>(static_cast<const char*>(last_nl) - data) + 1;
-      const auto r = parser_.parse_batch(data + pos, region_end - pos, line_, source_, assembler_);
-      pos += r.consumed;
-      line_ += r.lines;
-      if (pos < region_end) pos = feed_lines(data, pos, region_end, size, final);
+      feed_region(data, pos, region_end, size, final);
+      pos = region_end;
     }
     return pos;
   }
 
  private:
+  // The whole lines [pos, region_end): canonical lines through the fast scanner, every run of
+  // other lines (blank ones aside) through the exact simdjson paths, all in stream order.
+  void feed_region(const char* data, std::size_t pos, std::size_t region_end, std::size_t size,
+                   bool final) {
+    std::size_t pending = pos;  // start of the run of lines not handled yet
+    while (pos < region_end) {
+      const FastLineScanner::Result r = scanner_.scan(data + pos);
+      if (r.kind == FastLineScanner::Kind::none) {
+        const void* nl = std::memchr(data + pos, '\n', region_end - pos);
+        pos = static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1;
+        continue;
+      }
+      if (pending < pos) feed_slow(data, pending, pos, size, final);
+      add_scanned(r.kind, ++line_);
+      pos = pending = static_cast<std::size_t>(r.next - data);
+    }
+    if (pending < region_end) feed_slow(data, pending, region_end, size, final);
+  }
+
+  // Whole lines [pos, end) with simdjson: one batched stage 1, the per-line path from wherever
+  // the batch stopped.
+  void feed_slow(const char* data, std::size_t pos, std::size_t end, std::size_t size, bool final) {
+    const auto r = parser_.parse_batch(data + pos, end - pos, line_, source_, assembler_);
+    pos += r.consumed;
+    line_ += r.lines;
+    if (pos < end) feed_lines(data, pos, end, size, final);
+  }
+
+  void add_scanned(FastLineScanner::Kind kind, std::uint64_t line) {
+    using K = FastLineScanner::Kind;
+    switch (kind) {
+      case K::span_start:
+        return assembler_.add_span_start(scanner_.span_start(), line);
+      case K::span_end:
+        return assembler_.add_span_end(scanner_.span_end(), line);
+      case K::op:
+        return assembler_.add_op(scanner_.op(), line);
+      case K::tensor:
+        return assembler_.add_tensor(scanner_.tensor(), line);
+      case K::memory:
+        return assembler_.add_memory(scanner_.memory(), line);
+      case K::device_memory:
+        return assembler_.add_device_memory(scanner_.device_memory(), line);
+      case K::gradient:
+        return assembler_.add_gradient(scanner_.gradient(), line);
+      case K::edge:
+        return assembler_.add_edge(scanner_.edge(), line);
+      case K::none:
+        return;
+    }
+  }
+
   // Parses the lines that start in [pos, limit) one by one; returns where it stopped (a line
   // start: `limit` or later, or `pos` of an incomplete last line when not `final`).
   std::size_t feed_lines(const char* data, std::size_t pos, std::size_t limit, std::size_t size,
@@ -95,6 +148,7 @@ class LineFeeder {
   std::string source_;
   DocumentAssembler& assembler_;
   LineParser parser_;
+  FastLineScanner scanner_;
   std::uint64_t line_ = 0;
   bool first_ = true;
 };
