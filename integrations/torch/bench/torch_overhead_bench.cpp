@@ -3,7 +3,11 @@
 //   none     no instrumentation;
 //   capture  TorchCapture around the update (op callbacks + allocator reporter + spans);
 //   kineto   LibTorch's profiler, kineto API on CPU (shapes + memory on);
-//   legacy   LibTorch's legacy profiler (shapes + memory on).
+//   legacy   LibTorch's legacy profiler (shapes + memory on);
+//   floor-*  what any RecordFunction observer pays to LibTorch before doing any work of its own:
+//            thread-local callbacks on the capture's scopes that return at once, with inputs
+//            and outputs boxed or not, with an allocator reporter that ignores every report or
+//            not. These are the floors under the capture's collection ratio on this machine.
 // "step" is the update itself (zero_grad, forward + loss, backward, Adam step) with the
 // instrumentation active: the collection cost. "setup" (open the trace, checkpoint parameters /
 // enable the profiler) and "finish" (gradient facts, formatting and writing every buffered event,
@@ -21,8 +25,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <ATen/record_function.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+#include <torch/csrc/profiler/orchestration/observer.h>
 
 #include "torch_example_model.hpp"
 
@@ -55,6 +65,60 @@ double median(const std::vector<double>& v) {
   return quantile(v, 0.5);
 }
 
+enum Way { none, capture, kineto, legacy, floor_bare, floor_inputs, floor_boxed, ways };
+constexpr int kWays = ways;
+const char* const kWayName[ways] = {
+    "no capture",
+    "candle-graph capture",
+    "LibTorch profiler, kineto API (CPU)",
+    "LibTorch profiler, legacy",
+    "floor: empty callbacks, nothing boxed, no reporter",
+    "floor: empty callbacks, inputs boxed, empty reporter",
+    "floor: empty callbacks, inputs + outputs boxed, empty reporter"};
+const char* const kWayFlag[ways] = {"none",       "capture",      "kineto",     "legacy",
+                                    "floor-bare", "floor-inputs", "floor-boxed"};
+
+// An allocator reporter that ignores every report: what c10's memory reporting costs by itself.
+// Derived from ProfilerStateBase like the capture's (libtorch-notes §5.2).
+struct EmptyReporter final : torch::profiler::impl::ProfilerStateBase {
+  EmptyReporter()
+      : ProfilerStateBase(
+            torch::profiler::impl::ProfilerConfig(torch::profiler::impl::ProfilerState::Disabled)) {
+  }
+  bool memoryProfilingEnabled() const override { return true; }
+  torch::profiler::impl::ActiveProfilerType profilerType() override {
+    return torch::profiler::impl::ActiveProfilerType::NONE;
+  }
+  void reportMemoryUsage(void*, std::int64_t, std::int64_t, std::int64_t, c10::Device) override {}
+};
+
+std::unique_ptr<at::ObserverContext> empty_start(const at::RecordFunction&) {
+  return nullptr;
+}
+void empty_end(const at::RecordFunction&, at::ObserverContext*) {}
+
+// Installs the floor observer of `w` on this thread for its lifetime (same scopes, and the same
+// thread-local registration, as the capture's Recorder).
+class FloorObserver {
+ public:
+  explicit FloorObserver(Way w) {
+    if (w != floor_bare)
+      guard_.emplace(c10::DebugInfoKind::PROFILER_STATE, std::make_shared<EmptyReporter>());
+    handle_ = at::addThreadLocalCallback(
+        at::RecordFunctionCallback(&empty_start, &empty_end)
+            .needsInputs(w != floor_bare)
+            .needsOutputs(w == floor_boxed)
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+  }
+  ~FloorObserver() { at::removeCallback(handle_); }
+  FloorObserver(const FloorObserver&) = delete;
+  FloorObserver& operator=(const FloorObserver&) = delete;
+
+ private:
+  std::optional<c10::DebugInfoGuard> guard_;
+  at::CallbackHandle handle_ = 0;
+};
+
 struct Options {
   int rounds = 12;
   int steps = 25;
@@ -66,7 +130,7 @@ struct Options {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] "
-               "[--only none|capture|kineto|legacy]\n");
+               "[--only none|capture|kineto|legacy|floor-bare|floor-inputs|floor-boxed]\n");
   std::exit(2);
 }
 
@@ -82,7 +146,9 @@ Options parse(int argc, char** argv) {
       o.steps = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--only" && i + 1 < argc) {
       const std::string w = argv[++i];
-      o.only = w == "none" ? 0 : w == "capture" ? 1 : w == "kineto" ? 2 : w == "legacy" ? 3 : -2;
+      o.only = -2;
+      for (int k = 0; k < kWays; ++k)
+        if (w == kWayFlag[k]) o.only = k;
       if (o.only == -2) usage();
     } else if (a == "--trace-dir" && i + 1 < argc) {
       o.trace_dir = argv[++i];
@@ -93,11 +159,6 @@ Options parse(int argc, char** argv) {
   }
   return o;
 }
-
-enum Way { none, capture, kineto, legacy, ways };
-const char* const kWayName[ways] = {"no capture", "candle-graph capture",
-                                    "LibTorch profiler, kineto API (CPU)",
-                                    "LibTorch profiler, legacy"};
 
 struct BatchResult {
   std::int64_t batch = 0;
@@ -131,6 +192,13 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
       case legacy:
         r.legacy_events = trainer.profiled_train_step(torch_example::TorchProfiler::legacy, &t);
         break;
+      case floor_bare:
+      case floor_inputs:
+      case floor_boxed: {
+        FloorObserver observer(w);  // installed and removed outside the timed update
+        t = trainer.timed_train_step();
+        break;
+      }
       case ways:
         break;
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "candle_graph/instrument.hpp"
+#include "pointer_table.hpp"
 
 namespace candle_graph::libtorch::detail {
 
@@ -101,12 +102,12 @@ struct CaptureState {
   // when the state is recycled, so a later capture on the thread finds its names at once.
   std::deque<std::string> names;
   std::unordered_map<std::string_view, std::uint32_t> name_index;
-  std::unordered_map<const char*, std::uint32_t> name_by_pointer;  // schema ops only
+  PointerTable<std::uint32_t> name_by_pointer;  // schema ops only
   std::vector<std::string> dtype_labels;
   std::vector<std::string> device_labels;
   std::vector<std::string> labels{""};  // tensor labels; 0 = none
 
-  std::unordered_map<const void*, Identity> identities;
+  PointerTable<Identity> identities;  // by data pointer of the block
   std::vector<SerialInfo> serials{SerialInfo{}};
 
   // Blocks that are parameters/buffers or parameter gradients at the end (memory categories).

@@ -109,8 +109,8 @@ bool starts_with(const char* s, std::string_view prefix) {
 // pointer (that cache would grow, and allocate, once per backward op).
 std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope scope) {
   if (name == nullptr) name = "";
-  if (auto it = s.name_by_pointer.find(name); it != s.name_by_pointer.end())
-    if (std::strcmp(s.names[it->second].c_str(), name) == 0) return it->second;
+  std::uint32_t* cached = s.name_by_pointer.find(name);
+  if (cached != nullptr && std::strcmp(s.names[*cached].c_str(), name) == 0) return *cached;
   const std::string_view view(name);
   auto it = s.name_index.find(view);
   std::uint32_t index;
@@ -121,8 +121,12 @@ std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope scope) {
     s.names.emplace_back(view);
     s.name_index.emplace(std::string_view(s.names.back()), index);
   }
-  if (scope == at::RecordScope::FUNCTION && !starts_with(name, "autograd::"))
-    s.name_by_pointer[name] = index;
+  if (scope == at::RecordScope::FUNCTION && !starts_with(name, "autograd::")) {
+    if (cached != nullptr)
+      *cached = index;  // the pointer now names another string
+    else
+      s.name_by_pointer.insert(name, index);
+  }
   return index;
 }
 
@@ -285,33 +289,33 @@ struct MemoryReporter final : prof::ProfilerStateBase {
 
   void on_alloc(void* ptr, std::int64_t bytes, c10::Device device) {
     CaptureState& s = *state;
-    if (auto it = s.identities.find(ptr); it != s.identities.end()) {
+    if (Identity* known = s.identities.find(ptr)) {
       // The address is reused, so the block we knew there is gone although no free was reported:
       // it was allocated before the capture (the allocator only reports frees of blocks it saw).
-      if (!it->second.captured_alloc) count_pre_capture_free(s, it->second.bytes);
-      release_weak(it->second);
-      s.identities.erase(it);
+      if (!known->captured_alloc) count_pre_capture_free(s, known->bytes);
+      release_weak(*known);
+      s.identities.erase(ptr);
     }
     Identity id;
     id.serial = s.new_serial(s.paused);
     id.captured_alloc = true;
     id.bytes = static_cast<std::uint64_t>(bytes);
-    s.identities.emplace(ptr, id);
+    s.identities.insert(ptr, id);
     if (!s.paused) s.memory_samples.push_back(sample(bytes, id.serial, device_index(s, device)));
   }
 
   void on_free(void* ptr, std::int64_t bytes, c10::Device device) {
     CaptureState& s = *state;
     ++s.frees_seen;
-    auto it = s.identities.find(ptr);
-    if (it == s.identities.end() || !it->second.captured_alloc) {
+    Identity* known = s.identities.find(ptr);
+    if (known == nullptr || !known->captured_alloc) {
       count_pre_capture_free(s, static_cast<std::uint64_t>(bytes));
-    } else if (!s.serials[it->second.serial].internal) {
-      s.memory_samples.push_back(sample(-bytes, it->second.serial, device_index(s, device)));
+    } else if (!s.serials[known->serial].internal) {
+      s.memory_samples.push_back(sample(-bytes, known->serial, device_index(s, device)));
     }
-    if (it != s.identities.end()) {
-      release_weak(it->second);
-      s.identities.erase(it);
+    if (known != nullptr) {
+      release_weak(*known);
+      s.identities.erase(ptr);
     }
   }
 
@@ -337,21 +341,21 @@ TensorKey identify(CaptureState& s, const at::Tensor& t) {
   const c10::Storage& storage = impl->unsafe_storage();
   const void* p = storage ? storage.data() : nullptr;
   if (p == nullptr) return TensorKey{s.new_serial(false), 0, 0};  // empty or storage-less
-  auto it = s.identities.find(p);
-  if (it != s.identities.end() && storage_gone(it->second)) {
+  Identity* found = s.identities.find(p);
+  if (found != nullptr && storage_gone(*found)) {
     // Freed without a report (memory capture off, or a block from before the capture).
-    if (!it->second.captured_alloc) count_pre_capture_free(s, it->second.bytes);
-    release_weak(it->second);
-    s.identities.erase(it);
-    it = s.identities.end();
+    if (!found->captured_alloc) count_pre_capture_free(s, found->bytes);
+    release_weak(*found);
+    s.identities.erase(p);
+    found = nullptr;
   }
-  if (it == s.identities.end()) {
-    Identity id;
-    id.serial = s.new_serial(false);
-    id.bytes = storage.nbytes();
-    it = s.identities.emplace(p, id).first;
+  if (found == nullptr) {
+    Identity fresh;
+    fresh.serial = s.new_serial(false);
+    fresh.bytes = storage.nbytes();
+    found = &s.identities.insert(p, fresh);
   }
-  Identity& id = it->second;
+  Identity& id = *found;
   if (id.storage == nullptr) {
     c10::StorageImpl* si = storage.unsafeGetStorageImpl();
     c10::raw::weak_intrusive_ptr::incref(si);
@@ -430,10 +434,10 @@ void Recorder::stop() {
   delete hooks_;
   hooks_ = nullptr;
   tl_state = nullptr;
-  for (auto& [ptr, id] : state_.identities) {
+  state_.identities.for_each([&](const void*, Identity& id) {
     if (!id.captured_alloc && storage_gone(id)) count_pre_capture_free(state_, id.bytes);
     release_weak(id);
-  }
+  });
   state_.identities.clear();
 }
 
