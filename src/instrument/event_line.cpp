@@ -1,6 +1,7 @@
 #include "instrument/event_line.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -225,6 +226,14 @@ class Writer {
     }
     return escaped(s);
   }
+  // A session span id, "s<number>" (§13.1): digits never need escaping.
+  Writer& span_ref(std::uint64_t number) {
+    *p_++ = '"';
+    *p_++ = 's';
+    p_ = write_u64(p_, number);
+    *p_++ = '"';
+    return *this;
+  }
   Writer& u64(std::uint64_t v) {
     p_ = write_u64(p_, v);
     return *this;
@@ -298,6 +307,16 @@ std::size_t strings_bound(std::span<const std::string_view> v) noexcept {
   return n;
 }
 
+// The span_start line's fields after its ids, shared by both entry points below.
+void write_span_start_fields(Writer& w, std::string_view name, std::uint64_t start_ns,
+                             SpanKind kind, bool measured, std::optional<ExecutionStep> step) {
+  w.lit(R"(,"name":)").str(name).lit(R"(,"start_ns":)").u64(start_ns);
+  w.lit(R"(,"span_kind":)").str(to_string(kind));
+  w.lit(R"(,"measured":)").boolean(measured);
+  if (step) w.lit(R"(,"step":)").str(to_string(*step));
+  w.lit("}");
+}
+
 }  // namespace
 
 std::string_view format_line(const SpanStartEvent& e) {
@@ -306,12 +325,25 @@ std::string_view format_line(const SpanStartEvent& e) {
   return format(e, bound, [&](Writer& w) {
     w.lit(R"({"kind":"span_start","id":)").str(e.id);
     if (e.parent_id) w.lit(R"(,"parent_id":)").str(*e.parent_id);
-    w.lit(R"(,"name":)").str(e.name).lit(R"(,"start_ns":)").u64(e.start_ns);
-    w.lit(R"(,"span_kind":)").str(to_string(e.span_kind));
-    w.lit(R"(,"measured":)").boolean(e.measured);
-    if (e.step) w.lit(R"(,"step":)").str(to_string(*e.step));
-    w.lit("}");
+    write_span_start_fields(w, e.name, e.start_ns, e.span_kind, e.measured, e.step);
   });
+}
+
+std::string_view format_span_start_line(std::uint64_t number, std::uint64_t parent,
+                                        std::string_view name, std::uint64_t start_ns,
+                                        SpanKind kind, bool measured,
+                                        std::optional<ExecutionStep> step) {
+  if (kFixedBound + string_bound(name) <= kLineCapacity) [[likely]] {
+    Writer w(buffers().line.data());
+    w.lit(R"({"kind":"span_start","id":)").span_ref(number);
+    w.lit(R"(,"parent_id":)").span_ref(parent);
+    write_span_start_fields(w, name, start_ns, kind, measured, step);
+    return w.done();
+  }
+  char id_buf[24], parent_buf[24];
+  return format_line(SpanStartEvent{format_span_id(number, id_buf),
+                                    format_span_id(parent, parent_buf), name, start_ns, kind,
+                                    measured, step});
 }
 
 std::string_view format_line(const SpanEndEvent& e) {
@@ -321,22 +353,70 @@ std::string_view format_line(const SpanEndEvent& e) {
   });
 }
 
+std::string_view format_span_end_line(std::uint64_t number, std::uint64_t duration_ns) {
+  Writer w(buffers().line.data());  // a fixed, short line
+  w.lit(R"({"kind":"span_end","id":)").span_ref(number);
+  w.lit(R"(,"duration_ns":)").u64(duration_ns).lit("}");
+  return w.done();
+}
+
+namespace {
+
+// The op line's fields after span_id, shared by both entry points below.
+template <typename Op>
+void write_op_fields(Writer& w, const Op& op, std::uint64_t timestamp_ns,
+                     std::optional<std::uint64_t> storage_bytes,
+                     std::optional<std::uint64_t> input_storage_bytes) {
+  w.lit(R"(,"op_name":)").str(op.op_name).lit(R"(,"inputs":)").strings(op.inputs);
+  if (op.output) w.lit(R"(,"output":)").str(*op.output);
+  w.lit(R"(,"shape":)").dims(op.shape).lit(R"(,"dtype":)").str(op.dtype);
+  w.lit(R"(,"device":)").str(op.device).lit(R"(,"duration_ns":)").u64(op.duration_ns);
+  w.lit(R"(,"timestamp_ns":)").u64(timestamp_ns);
+  if (storage_bytes) w.lit(R"(,"storage_bytes":)").u64(*storage_bytes);
+  if (input_storage_bytes) w.lit(R"(,"input_storage_bytes":)").u64(*input_storage_bytes);
+  w.lit("}");
+}
+
+template <typename Op>
+std::size_t op_bound(const Op& op) noexcept {
+  return kFixedBound + string_bound(op.op_name) + strings_bound(op.inputs) +
+         (op.output ? string_bound(*op.output) : 0) + op.shape.size() * kNumberBound +
+         string_bound(op.dtype) + string_bound(op.device);
+}
+
+}  // namespace
+
 std::string_view format_line(const OpEvent& e) {
-  const std::size_t bound = kFixedBound + string_bound(e.span_id) + string_bound(e.op_name) +
-                            strings_bound(e.inputs) + (e.output ? string_bound(*e.output) : 0) +
-                            e.shape.size() * kNumberBound + string_bound(e.dtype) +
-                            string_bound(e.device);
-  return format(e, bound, [&](Writer& w) {
+  return format(e, op_bound(e) + string_bound(e.span_id), [&](Writer& w) {
     w.lit(R"({"kind":"op","span_id":)").str(e.span_id);
-    w.lit(R"(,"op_name":)").str(e.op_name).lit(R"(,"inputs":)").strings(e.inputs);
-    if (e.output) w.lit(R"(,"output":)").str(*e.output);
-    w.lit(R"(,"shape":)").dims(e.shape).lit(R"(,"dtype":)").str(e.dtype);
-    w.lit(R"(,"device":)").str(e.device).lit(R"(,"duration_ns":)").u64(e.duration_ns);
-    w.lit(R"(,"timestamp_ns":)").u64(e.timestamp_ns);
-    if (e.storage_bytes) w.lit(R"(,"storage_bytes":)").u64(*e.storage_bytes);
-    if (e.input_storage_bytes) w.lit(R"(,"input_storage_bytes":)").u64(*e.input_storage_bytes);
-    w.lit("}");
+    write_op_fields(w, e, e.timestamp_ns, e.storage_bytes, e.input_storage_bytes);
   });
+}
+
+std::string_view format_op_line(std::uint64_t span_number, const OpRecord& op,
+                                std::uint64_t timestamp_ns, std::uint64_t storage_bytes) {
+  ThreadBuffers& b = buffers();
+  if (op_bound(op) <= kLineCapacity) [[likely]] {
+    Writer w(b.line.data());
+    w.lit(R"({"kind":"op","span_id":)").span_ref(span_number);
+    write_op_fields(w, op, timestamp_ns, storage_bytes, op.input_storage_bytes);
+    return w.done();
+  }
+  // Multi-KiB strings: the general path, through the event the trace writer formats.
+  char id_buf[24];
+  OpEvent e;
+  e.span_id = format_span_id(span_number, id_buf);
+  e.op_name = op.op_name;
+  e.inputs = op.inputs;
+  e.output = op.output;
+  e.shape = op.shape;
+  e.dtype = op.dtype;
+  e.device = op.device;
+  e.duration_ns = op.duration_ns;
+  e.timestamp_ns = timestamp_ns;
+  e.storage_bytes = storage_bytes;
+  e.input_storage_bytes = op.input_storage_bytes;
+  return format_line(e);
 }
 
 std::string_view format_line(const TensorEvent& e) {
@@ -397,6 +477,12 @@ std::string_view format_line(const EdgeEvent& e) {
                   w.lit(R"(,"to_span":)").str(e.to_span);
                   w.lit(R"(,"duration_ns":)").u64(e.duration_ns).lit("}");
                 });
+}
+
+std::string_view format_span_id(std::uint64_t n, char* buf) noexcept {
+  buf[0] = 's';
+  auto r = std::to_chars(buf + 1, buf + 24, n);
+  return {buf, static_cast<std::size_t>(r.ptr - buf)};
 }
 
 }  // namespace candle_graph::detail

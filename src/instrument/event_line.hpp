@@ -6,8 +6,10 @@
 // through output::append_json_string, the one escaping rule of the project.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
+#include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 
 namespace candle_graph::detail {
@@ -22,5 +24,22 @@ std::string_view format_line(const MemoryEvent& e);
 std::string_view format_line(const DeviceMemoryEvent& e);
 std::string_view format_line(const GradientEvent& e);
 std::string_view format_line(const EdgeEvent& e);
+
+// record_op's line straight from the caller's record, with the session's span number, the
+// resolved timestamp and storage bytes: the same bytes as format_line of the equivalent OpEvent
+// (input_storage_bytes always written), without copying the record into one first.
+std::string_view format_op_line(std::uint64_t span_number, const OpRecord& op,
+                                std::uint64_t timestamp_ns, std::uint64_t storage_bytes);
+
+// span_start (parent_id always present: a session span always has a parent) and span_end lines
+// from span numbers: the same bytes as format_line of the equivalent events.
+std::string_view format_span_start_line(std::uint64_t number, std::uint64_t parent,
+                                        std::string_view name, std::uint64_t start_ns,
+                                        SpanKind kind, bool measured,
+                                        std::optional<ExecutionStep> step);
+std::string_view format_span_end_line(std::uint64_t number, std::uint64_t duration_ns);
+
+// Writes `s{n}` into `buf` (at least 24 bytes) and returns a view of it.
+std::string_view format_span_id(std::uint64_t n, char* buf) noexcept;
 
 }  // namespace candle_graph::detail

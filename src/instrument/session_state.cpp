@@ -44,12 +44,6 @@ const std::filesystem::path& checked(const std::filesystem::path& path, const Pr
 
 }  // namespace
 
-std::string_view format_span_id(std::uint64_t n, char* buf) noexcept {
-  buf[0] = 's';
-  auto r = std::to_chars(buf + 1, buf + 24, n);
-  return {buf, static_cast<std::size_t>(r.ptr - buf)};
-}
-
 SessionState::SessionState(const std::filesystem::path& path, const ProfileRun& run)
     : sink_(checked(path, run)),
       origin_tick_(now_tick()),
@@ -129,11 +123,8 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
   const std::uint64_t parent =
       !spans.stack.empty() ? spans.stack.back() : (measured_open_ ? measured_ : 1);
   const std::uint64_t number = next_span_;
-  char id_buf[24];
-  char parent_buf[24];
   sink_.append(
-      format_line(SpanStartEvent{format_span_id(number, id_buf), format_span_id(parent, parent_buf),
-                                 name, elapsed_at(tick), kind, measured, step}));
+      format_span_start_line(number, parent, name, elapsed_at(tick), kind, measured, step));
   ++next_span_;
   if (measured) {
     measured_ = number;
@@ -148,8 +139,7 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
 }
 
 void SessionState::write_span_end(std::uint64_t number, std::uint64_t duration_ns) {
-  char id_buf[24];
-  sink_.append(format_line(SpanEndEvent{format_span_id(number, id_buf), duration_ns}));
+  sink_.append(format_span_end_line(number, duration_ns));
 }
 
 void SessionState::defer_error(std::string message) {

@@ -24,9 +24,6 @@ std::uint64_t resolve_record_bytes(std::optional<std::uint64_t> explicit_bytes,
                                    std::span<const std::uint64_t> shape,
                                    std::string_view dtype) noexcept;
 
-// Writes `s{n}` into `buf` (at least 24 bytes) and returns a view of it.
-std::string_view format_span_id(std::uint64_t n, char* buf) noexcept;
-
 // One thread's open spans in this session, innermost last.
 struct ThreadSpans {
   std::vector<std::uint64_t> stack;

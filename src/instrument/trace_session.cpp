@@ -106,20 +106,9 @@ SpanGuard TraceSession::begin_step_span(std::string_view name, ExecutionStep ste
 
 void TraceSession::record_op(SpanId span, const OpRecord& op) {
   detail::SessionState& s = state();
-  char id_buf[24];
-  OpEvent e;
-  e.span_id = detail::format_span_id(span.number(), id_buf);
-  e.op_name = op.op_name;
-  e.inputs = op.inputs;
-  e.output = op.output;
-  e.shape = op.shape;
-  e.dtype = op.dtype;
-  e.device = op.device;
-  e.duration_ns = op.duration_ns;
-  e.timestamp_ns = op.timestamp_ns != 0 ? op.timestamp_ns : s.elapsed_ns();  // §17.7
-  e.storage_bytes = detail::resolve_record_bytes(op.storage_bytes, op.shape, op.dtype);
-  e.input_storage_bytes = op.input_storage_bytes;
-  s.append_record(detail::format_line(e), span.number());
+  const std::uint64_t timestamp = op.timestamp_ns != 0 ? op.timestamp_ns : s.elapsed_ns();  // §17.7
+  const std::uint64_t bytes = detail::resolve_record_bytes(op.storage_bytes, op.shape, op.dtype);
+  s.append_record(detail::format_op_line(span.number(), op, timestamp, bytes), span.number());
 }
 
 void TraceSession::record_tensor(SpanId span, const TensorRecord& t) {

@@ -55,6 +55,32 @@ TEST(EventLine, SpansMatchTheTraceWriter) {
       }
 }
 
+// Session spans are formatted from span numbers (format_span_start_line / format_span_end_line):
+// the same bytes as the trace writer's lines of the equivalent events.
+TEST(EventLine, SpanLinesFromNumbersMatchTheTraceWriter) {
+  const std::uint64_t numbers[] = {1, 9, 10, 99, 100, 123456, kMax};
+  for (const std::string& name : strings())
+    for (std::uint64_t number : numbers)
+      for (bool measured : {false, true}) {
+        const std::uint64_t parent = number == 1 ? 1 : number - 1;
+        const std::string id = "s" + std::to_string(number), pid = "s" + std::to_string(parent);
+        for (std::optional<ExecutionStep> step :
+             {std::optional<ExecutionStep>{}, std::optional{ExecutionStep::backward}}) {
+          std::string expected;
+          append_event_json(expected, TraceEvent(SpanStartEvent{id, pid, name, number,
+                                                                SpanKind::module, measured, step}));
+          expected.push_back('\n');
+          ASSERT_EQ(detail::format_span_start_line(number, parent, name, number, SpanKind::module,
+                                                   measured, step),
+                    expected);
+        }
+        std::string expected;
+        append_event_json(expected, TraceEvent(SpanEndEvent{id, measured ? kMax : 0}));
+        expected.push_back('\n');
+        ASSERT_EQ(detail::format_span_end_line(number, measured ? kMax : 0), expected);
+      }
+}
+
 // The formatter decides "copy verbatim or escape" a word at a time (event_line.cpp is_plain);
 // every byte value at every position of every length up to 24 (the one-, two-, three-word and
 // overlapping-tail cases) must take the same decision as the trace writer's escaping.
@@ -105,6 +131,45 @@ TEST(EventLine, OpsMatchTheTraceWriter) {
       if (variant & 2) e.input_storage_bytes = variant == 2 ? 0 : kMax;
       expect_same_bytes(e);
     }
+  }
+}
+
+// record_op formats straight from the caller's OpRecord (format_op_line): the same bytes as the
+// trace writer's line of the equivalent OpEvent, span ids of every width included.
+TEST(EventLine, OpRecordsMatchTheTraceWriter) {
+  const std::array<std::uint64_t, 4> shape{32, 0, kMax, 1};
+  for (const std::string& s : strings()) {
+    const std::array<std::string_view, 3> inputs{s, "w", s};
+    for (std::uint64_t span : {std::uint64_t{1}, std::uint64_t{42}, std::uint64_t{123456}, kMax})
+      for (int variant = 0; variant < 2; ++variant) {
+        OpRecord r;
+        r.op_name = s;
+        r.dtype = s;
+        r.device = s;
+        r.duration_ns = kMax;
+        r.input_storage_bytes = variant == 0 ? 0 : kMax;
+        if (variant == 1) {
+          r.inputs = inputs;
+          r.output = s;
+          r.shape = shape;
+        }
+        const std::string id = "s" + std::to_string(span);
+        const OpEvent e{id,
+                        r.op_name,
+                        r.inputs,
+                        r.output,
+                        r.shape,
+                        r.dtype,
+                        r.device,
+                        r.duration_ns,
+                        77,
+                        std::uint64_t{4096},
+                        r.input_storage_bytes};
+        std::string expected;
+        append_event_json(expected, TraceEvent(e));
+        expected.push_back('\n');
+        ASSERT_EQ(detail::format_op_line(span, r, 77, 4096), expected);
+      }
   }
 }
 
