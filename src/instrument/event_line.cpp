@@ -102,44 +102,58 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-constexpr std::array<std::uint64_t, 20> kPow10 = [] {
-  std::array<std::uint64_t, 20> t{};
-  t[0] = 1;
-  for (std::size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
-  return t;
-}();
+// Digit writers on 32-bit arithmetic: a u64 is split into at most three groups below 10^8, so
+// every division is by a constant (a multiply) on a 32-bit value, and the 3-4 digit numbers a
+// trace is full of (durations, byte counts) take two table loads.
+inline char* write_4_fixed(char* p, std::uint32_t w) noexcept {  // w < 10^4, zero-padded
+  std::memcpy(p, kDigitPairs + (w / 100) * 2, 2);
+  std::memcpy(p + 2, kDigitPairs + (w % 100) * 2, 2);
+  return p + 4;
+}
+inline char* write_8_fixed(char* p, std::uint32_t w) noexcept {  // w < 10^8, zero-padded
+  write_4_fixed(p, w / 10000);
+  return write_4_fixed(p + 4, w % 10000);
+}
+inline char* write_upto4(char* p, std::uint32_t w) noexcept {  // 0 <= w < 10^4
+  if (w < 100) {
+    if (w < 10) {
+      *p = static_cast<char>('0' + w);
+      return p + 1;
+    }
+    std::memcpy(p, kDigitPairs + w * 2, 2);
+    return p + 2;
+  }
+  const std::uint32_t hi = w / 100;
+  if (hi < 10) {
+    *p++ = static_cast<char>('0' + hi);
+  } else {
+    std::memcpy(p, kDigitPairs + hi * 2, 2);
+    p += 2;
+  }
+  std::memcpy(p, kDigitPairs + (w % 100) * 2, 2);
+  return p + 2;
+}
+inline char* write_upto8(char* p, std::uint32_t w) noexcept {  // 0 <= w < 10^8
+  if (w < 10000) return write_upto4(p, w);
+  return write_4_fixed(write_upto4(p, w / 10000), w % 10000);
+}
 
 // Numbers of three or more digits (timestamps, durations, byte counts).
 [[gnu::noinline]] char* write_u64_long(char* p, std::uint64_t v) noexcept {
-  const unsigned t = ((64 - static_cast<unsigned>(__builtin_clzll(v))) * 1233) >> 12;
-  const unsigned digits = t + 1 - (v < kPow10[t] ? 1 : 0);
-  char* end = p + digits;
-  char* q = end;
-  // Four digits per 64-bit division (half the divisions of a pair-at-a-time loop); the split of
-  // the four into two pairs is 32-bit arithmetic.
-  while (v >= 10000) {
-    const auto r = static_cast<std::uint32_t>(v % 10000);
-    v /= 10000;
-    q -= 4;
-    std::memcpy(q, kDigitPairs + (r / 100) * 2, 2);
-    std::memcpy(q + 2, kDigitPairs + (r % 100) * 2, 2);
+  constexpr std::uint64_t k8 = 100'000'000;
+  if (v < k8) return write_upto8(p, static_cast<std::uint32_t>(v));
+  const std::uint64_t hi = v / k8;
+  const auto lo = static_cast<std::uint32_t>(v % k8);
+  if (hi < k8) {
+    p = write_upto8(p, static_cast<std::uint32_t>(hi));
+  } else {  // 17-20 digits: hi / 10^8 <= 1844
+    p = write_upto4(p, static_cast<std::uint32_t>(hi / k8));
+    p = write_8_fixed(p, static_cast<std::uint32_t>(hi % k8));
   }
-  auto w = static_cast<std::uint32_t>(v);  // 1..9999
-  if (w >= 100) {
-    q -= 2;
-    std::memcpy(q, kDigitPairs + (w % 100) * 2, 2);
-    w /= 100;
-  }
-  if (w >= 10) {
-    std::memcpy(q - 2, kDigitPairs + w * 2, 2);
-  } else {
-    q[-1] = static_cast<char>('0' + w);
-  }
-  return end;
+  return write_8_fixed(p, lo);
 }
 
-// Decimal digits of v, written at p; returns the end. Same text as std::to_chars; the digit
-// count comes from the bit length (log10 2 ≈ 1233/4096), so the pairs are written in place.
+// Decimal digits of v, written at p; returns the end. Same text as std::to_chars.
 // One and two digits (shape dims, small counts) stay inline without a call.
 inline char* write_u64(char* p, std::uint64_t v) noexcept {
   if (v < 10) {
