@@ -1,12 +1,12 @@
 // §7.1 analyze_memory: replay the explicit alloc/free events in time order and record the live
 // bytes per device, the timeline, the global peak and what was live at that peak.
 #include <algorithm>
-#include <numeric>
 #include <unordered_map>
 
 #include "candle_graph/analysis.hpp"
 #include "memory/backward_spans.hpp"
 #include "memory/live_table.hpp"
+#include "memory/memory_order.hpp"
 
 namespace candle_graph {
 namespace {
@@ -26,24 +26,6 @@ struct DeviceState {
   std::uint64_t allocs = 0;
   std::uint64_t frees = 0;
 };
-
-// §7.1 step 1: (timestamp, alloc before free, tensor_id); stable, so ties keep stream order.
-std::vector<std::uint32_t> sorted_order(const std::vector<MemoryEvent>& events) {
-  std::vector<std::uint32_t> order(events.size());
-  std::iota(order.begin(), order.end(), 0u);
-  auto before = [&](std::uint32_t a, std::uint32_t b) {
-    const MemoryEvent& x = events[a];
-    const MemoryEvent& y = events[b];
-    if (x.timestamp_ns != y.timestamp_ns) return x.timestamp_ns < y.timestamp_ns;
-    if (x.action != y.action) return x.action == MemoryAction::alloc;
-    return x.tensor_id < y.tensor_id;
-  };
-  // Probes write events in time order, so the stream is usually sorted already: one linear
-  // check instead of the n·log n sort (which is then the identity, being stable).
-  if (!std::is_sorted(order.begin(), order.end(), before))
-    std::stable_sort(order.begin(), order.end(), before);
-  return order;
-}
 
 LiveAllocation to_allocation(const MemoryEvent& e) {
   return {e.tensor_id, e.span_id, e.op_name, e.bytes, e.shape, e.dtype, e.device, e.category};
@@ -80,7 +62,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
 
   const std::vector<std::uint8_t> in_backward = memory::backward_subtree_flags(doc);
   const auto& memory_span = doc.memory_span();
-  const std::vector<std::uint32_t> order = sorted_order(events);
+  const std::vector<std::uint32_t> order = memory::sorted_order(events);
   // Live allocations keyed by tensor_id only (§7.1 step 2): the value is the alloc event index.
   memory::LiveTable live(events);
 
