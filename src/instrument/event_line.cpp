@@ -18,6 +18,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "output/copy_short.hpp"
+#include "output/decimal.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::detail {
@@ -97,100 +99,6 @@ bool is_plain(std::string_view s) noexcept {
   return !escape;
 }
 
-constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// Digit writers on 32-bit arithmetic: a u64 is split into at most three groups below 10^8, so
-// every division is by a constant (a multiply) on a 32-bit value, and the 3-4 digit numbers a
-// trace is full of (durations, byte counts) take two table loads.
-inline char* write_4_fixed(char* p, std::uint32_t w) noexcept {  // w < 10^4, zero-padded
-  std::memcpy(p, kDigitPairs + (w / 100) * 2, 2);
-  std::memcpy(p + 2, kDigitPairs + (w % 100) * 2, 2);
-  return p + 4;
-}
-inline char* write_8_fixed(char* p, std::uint32_t w) noexcept {  // w < 10^8, zero-padded
-  write_4_fixed(p, w / 10000);
-  return write_4_fixed(p + 4, w % 10000);
-}
-inline char* write_upto4(char* p, std::uint32_t w) noexcept {  // 0 <= w < 10^4
-  if (w < 100) {
-    if (w < 10) {
-      *p = static_cast<char>('0' + w);
-      return p + 1;
-    }
-    std::memcpy(p, kDigitPairs + w * 2, 2);
-    return p + 2;
-  }
-  const std::uint32_t hi = w / 100;
-  if (hi < 10) {
-    *p++ = static_cast<char>('0' + hi);
-  } else {
-    std::memcpy(p, kDigitPairs + hi * 2, 2);
-    p += 2;
-  }
-  std::memcpy(p, kDigitPairs + (w % 100) * 2, 2);
-  return p + 2;
-}
-inline char* write_upto8(char* p, std::uint32_t w) noexcept {  // 0 <= w < 10^8
-  if (w < 10000) return write_upto4(p, w);
-  return write_4_fixed(write_upto4(p, w / 10000), w % 10000);
-}
-
-// Numbers of three or more digits (timestamps, durations, byte counts).
-[[gnu::noinline]] char* write_u64_long(char* p, std::uint64_t v) noexcept {
-  constexpr std::uint64_t k8 = 100'000'000;
-  if (v < k8) return write_upto8(p, static_cast<std::uint32_t>(v));
-  const std::uint64_t hi = v / k8;
-  const auto lo = static_cast<std::uint32_t>(v % k8);
-  if (hi < k8) {
-    p = write_upto8(p, static_cast<std::uint32_t>(hi));
-  } else {  // 17-20 digits: hi / 10^8 <= 1844
-    p = write_upto4(p, static_cast<std::uint32_t>(hi / k8));
-    p = write_8_fixed(p, static_cast<std::uint32_t>(hi % k8));
-  }
-  return write_8_fixed(p, lo);
-}
-
-// Decimal digits of v, written at p; returns the end. Same text as std::to_chars.
-// One and two digits (shape dims, small counts) stay inline without a call.
-inline char* write_u64(char* p, std::uint64_t v) noexcept {
-  if (v < 10) {
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  if (v < 100) {
-    std::memcpy(p, kDigitPairs + v * 2, 2);
-    return p + 2;
-  }
-  return write_u64_long(p, v);
-}
-
-// memcpy for the short strings of a trace line without a library call: two overlapping
-// fixed-size moves cover every length up to 16 bytes.
-inline void copy_bytes(char* dst, const char* src, std::size_t n) noexcept {
-  if (n >= 8 && n <= 16) {
-    std::uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + n - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + n - 8, &b, 8);
-  } else if (n >= 4 && n < 8) {
-    std::uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
-  } else if (n > 0 && n < 4) {
-    dst[0] = src[0];
-    dst[n / 2] = src[n / 2];
-    dst[n - 1] = src[n - 1];
-  } else if (n > 16) {
-    std::memcpy(dst, src, n);
-  }
-}
-
 std::size_t string_bound(std::string_view s) noexcept {
   return s.size() * kMaxStringGrowth + 2;
 }
@@ -233,7 +141,7 @@ class Writer {
 #endif
     if (is_plain(s)) [[likely]] {
       *p_++ = '"';
-      copy_bytes(p_, s.data(), s.size());
+      output::copy_short(p_, s.data(), s.size());
       p_ += s.size();
       *p_++ = '"';
       return *this;
@@ -244,12 +152,12 @@ class Writer {
   Writer& span_ref(std::uint64_t number) {
     *p_++ = '"';
     *p_++ = 's';
-    p_ = write_u64(p_, number);
+    p_ = output::write_decimal(p_, number);
     *p_++ = '"';
     return *this;
   }
   Writer& u64(std::uint64_t v) {
-    p_ = write_u64(p_, v);
+    p_ = output::write_decimal(p_, v);
     return *this;
   }
   Writer& f64(double v) {

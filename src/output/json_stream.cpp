@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "output/copy_short.hpp"
+#include "output/decimal.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::output {
@@ -98,12 +100,11 @@ JsonStream& JsonStream::schema_key(std::string_view k) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   }));
   next_line(k.size() + 4);
-  put('"');
-  std::memcpy(cursor(), k.data(), k.size());
-  len_ += k.size();
-  put('"');
-  put(':');
-  put(' ');
+  char* out = cursor();
+  out[0] = '"';
+  copy_short(out + 1, k.data(), k.size());
+  std::memcpy(out + 1 + k.size(), "\": ", 3);
+  len_ += k.size() + 4;
   after_key_ = true;
   return *this;
 }
@@ -152,11 +153,7 @@ JsonStream& JsonStream::string(std::string_view s) {
 JsonStream& JsonStream::u64(std::uint64_t v) {
   before_value();
   reserve(24);
-  if (v < 10) {  // zeros and single digits are most of the numbers of a graph (0 bytes, 0 ns)
-    put(static_cast<char>('0' + v));
-    return *this;
-  }
-  len_ = static_cast<std::size_t>(std::to_chars(cursor(), cursor() + 24, v).ptr - buf_.data());
+  len_ = static_cast<std::size_t>(write_decimal(cursor(), v) - buf_.data());
   return *this;
 }
 

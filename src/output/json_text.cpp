@@ -68,13 +68,38 @@ char* write_json_string(char* out, std::string_view s) noexcept {
   const char* p = s.data();
   const std::size_t n = s.size();
   std::size_t i = 0;
-  // Plain ASCII runs (nearly every id and name) are checked and copied 8 bytes at a time.
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    if (word_needs_care(w)) break;
-    std::memcpy(out, &w, 8);
-    out += 8;
+  // Plain ASCII (nearly every id and name) is checked and copied 8 bytes at a time, the last
+  // bytes as one word overlapping the previous one, and strings of 4-7 bytes as two
+  // overlapping 4-byte halves tested as one word: no per-byte loop unless a byte needs care.
+  if (n >= 8) {
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      if (word_needs_care(w)) break;
+      std::memcpy(out + i, &w, 8);
+    }
+    if (i + 8 > n && i < n) {  // a clean prefix and a tail: the tail's word overlaps it
+      std::uint64_t w;
+      std::memcpy(&w, p + n - 8, 8);
+      if (!word_needs_care(w)) {
+        std::memcpy(out + n - 8, &w, 8);
+        i = n;
+      }
+    }
+  } else if (n >= 4) {
+    std::uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    if (!word_needs_care(std::uint64_t{a} | std::uint64_t{b} << 32)) {
+      std::memcpy(out, &a, 4);
+      std::memcpy(out + n - 4, &b, 4);
+      i = n;
+    }
+  }
+  out += i;
+  if (i == n) {
+    *out++ = '"';
+    return out;
   }
   while (i < n) {
     const auto c = static_cast<unsigned char>(p[i]);

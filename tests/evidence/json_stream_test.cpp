@@ -1,6 +1,11 @@
 // The streaming writer must produce exactly to_pretty's layout (serde_json pretty printing).
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "output/json_document.hpp"
 #include "output/json_stream.hpp"
 
@@ -40,7 +45,7 @@ TEST(JsonStream, SortedKeyOrderAndSinkFlushing) {
 TEST(JsonStream, EscapingMatchesNlohmannAtEveryPosition) {
   const std::string specials =
       std::string("\"\\\b\f\n\r\t\x01\x1f", 9) + "\xc3\xa9" + "\xe2\x82\xac";
-  for (std::size_t len = 1; len <= 24; ++len)
+  for (std::size_t len = 1; len <= 40; ++len)
     for (std::size_t pos = 0; pos < len; ++pos)
       for (char special : specials) {
         std::string s(len, 'a');
@@ -94,4 +99,24 @@ TEST(JsonStream, SchemaKeysAndDeepIndentation) {
   k.begin_object().schema_key("peak_bytes").u64(3).key("tag \"x\"").u64(4).end_object();
   k.finish();
   EXPECT_EQ(k.take(), "{\n  \"peak_bytes\": 3,\n  \"tag \\\"x\\\"\": 4\n}\n");
+}
+
+TEST(JsonStream, NumbersOfEveryLength) {
+  // Both sides of every power of ten (the decimal writer splits at 10^2, 10^4 and 10^8) and the
+  // extremes, against std::to_chars.
+  std::vector<std::uint64_t> values{0, UINT64_MAX, UINT64_MAX - 1};
+  for (std::uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10)
+    for (std::uint64_t v : {p - 1, p, p + 1, 2 * p - 1, 9 * p, 10 * p - 1}) values.push_back(v);
+  JsonStream w;
+  w.begin_array();
+  std::string expected = "[";
+  for (std::uint64_t v : values) {
+    w.u64(v);
+    char digits[24];
+    expected += std::string(expected.size() > 1 ? "," : "") + "\n  " +
+                std::string(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+  }
+  w.end_array();
+  w.finish();
+  EXPECT_EQ(w.take(), expected + "\n]\n");
 }
