@@ -326,18 +326,17 @@ std::string_view format_op_line(std::uint64_t span_number, const OpRecord& op,
   }
   // Multi-KiB strings: the general path, through the event the trace writer formats.
   char id_buf[24];
-  OpEvent e;
-  e.span_id = format_span_id(span_number, id_buf);
-  e.op_name = op.op_name;
-  e.inputs = op.inputs;
-  e.output = op.output;
-  e.shape = op.shape;
-  e.dtype = op.dtype;
-  e.device = op.device;
-  e.duration_ns = op.duration_ns;
-  e.timestamp_ns = timestamp_ns;
-  e.storage_bytes = storage_bytes;
-  e.input_storage_bytes = op.input_storage_bytes;
+  const OpEvent e{format_span_id(span_number, id_buf),
+                  op.op_name,
+                  op.inputs,
+                  op.output,
+                  op.shape,
+                  op.dtype,
+                  op.device,
+                  op.duration_ns,
+                  timestamp_ns,
+                  storage_bytes,
+                  op.input_storage_bytes};
   return format_line(e);
 }
 
