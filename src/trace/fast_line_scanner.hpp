@@ -35,9 +35,10 @@ class FastLineScanner {
   };
 
   // Scans the line starting at `p`. The line must end with a '\n' somewhere, and at least 64
-  // readable bytes must follow that '\n' (the scanner compares field names of up to 24 bytes
-  // before it knows whether the line ended). The event (views into the line and into this
-  // scanner's buffers) is valid until the next call.
+  // readable bytes must follow that '\n': the scanner compares field names of up to 23 bytes
+  // and loads strings 16 bytes at a time before it knows where the line ends (it never takes
+  // anything past the '\n'). The event (views into the line and into this scanner's buffers)
+  // is valid until the next call.
   Result scan(const char* p);
 
   const SpanStartEvent& span_start() const noexcept { return span_start_; }
