@@ -94,6 +94,77 @@ struct Item {
 };
 static_assert(sizeof(Item) == 20);
 
+// Settles a run of items with equal `from` keys that the keys alone cannot order: the `from`
+// ids are compared 7 bytes at a time through further order keys (each id read once per level,
+// most runs settle at the second level), then equal `from` ids by their `to` keys and, where
+// those are equal and long, by the `to` ids themselves.
+struct RunSorter {
+  const EdgeOrder& order;
+  const std::vector<GraphEdge>& edges;
+  struct Ref {
+    std::uint64_t key;  // order key of the `from` id past `offset`
+    std::string_view from;
+    Item item;
+  };
+  std::vector<Ref> refs;
+
+  void sort(std::vector<Item>::iterator begin, std::vector<Item>::iterator end) {
+    refs.clear();
+    for (auto it = begin; it != end; ++it) refs.push_back({0, order.from(edges[it->pos()]), *it});
+    // Level 0 is the item's own key: a short one means every `from` of the run is the same id.
+    if (is_long(begin->from()))
+      by_from(refs.begin(), refs.end(), 7);
+    else
+      by_to(refs.begin(), refs.end());
+    for (const Ref& r : refs) *begin++ = r.item;
+  }
+
+ private:
+  using RefIt = std::vector<Ref>::iterator;
+
+  // [b, e) share their first `offset` bytes of `from`, and every `from` is longer than that.
+  void by_from(RefIt b, RefIt e, std::size_t offset) {
+    for (RefIt r = b; r != e; ++r) r->key = order_key(r->from.substr(offset));
+    std::sort(b, e, [](const Ref& x, const Ref& y) {
+      if (x.key != y.key) return x.key < y.key;
+      if (x.item.to() != y.item.to()) return x.item.to() < y.item.to();
+      return x.item.tag_pos < y.item.tag_pos;
+    });
+    for (RefIt run = b; run != e;) {
+      RefIt end = run + 1;
+      while (end != e && end->key == run->key) ++end;
+      if (end - run > 1) {
+        if (is_long(run->key))
+          by_from(run, end, offset + 7);
+        else
+          by_to(run, end);
+      }
+      run = end;
+    }
+  }
+
+  // [b, e) have the same `from` id and are sorted by `to` key: equal long `to` keys are sorted
+  // again by the `to` ids.
+  void by_to(RefIt b, RefIt e) {
+    std::sort(b, e, [](const Ref& x, const Ref& y) {
+      if (x.item.to() != y.item.to()) return x.item.to() < y.item.to();
+      return x.item.tag_pos < y.item.tag_pos;
+    });
+    for (RefIt run = b; run != e;) {
+      RefIt end = run + 1;
+      while (end != e && end->item.to() == run->item.to()) ++end;
+      if (end - run > 1 && is_long(run->item.to()))
+        std::sort(run, end, [&](const Ref& x, const Ref& y) {
+          const NodeId tx = order.graph.edge_of(edges[x.item.pos()]).to;
+          const NodeId ty = order.graph.edge_of(edges[y.item.pos()]).to;
+          if (int c = compare(tx, ty)) return c < 0;
+          return x.item.tag_pos < y.item.tag_pos;
+        });
+      run = end;
+    }
+  }
+};
+
 // The edges in (from, to, kind, insertion) order, as items whose pos() indexes `edges` (which
 // is left as it is). Integers first: a sort of the order keys, which is the exact order wherever
 // keys differ; then every run of equal `from` keys that the keys cannot settle (a long `from`,
@@ -115,16 +186,13 @@ std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const EdgeOr
     if (x.to() != y.to()) return x.to() < y.to();
     return x.tag_pos < y.tag_pos;
   });
-  auto exact = [&](const Item& x, const Item& y) {
-    if (int c = order.compare_key(edges[x.pos()], edges[y.pos()])) return c < 0;
-    return x.tag_pos < y.tag_pos;
-  };
+  RunSorter runs{order, edges, {}};
   for (auto run = items.begin(); run != items.end();) {
     auto end = run + 1;
     bool unsettled = is_long(run->from());
     for (; end != items.end() && end->from() == run->from(); ++end)
       unsettled |= is_long(end->to()) && end->to() == (end - 1)->to();
-    if (unsettled && end - run > 1) std::sort(run, end, exact);
+    if (unsettled && end - run > 1) runs.sort(run, end);
     run = end;
   }
   return items;

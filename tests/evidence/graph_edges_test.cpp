@@ -31,7 +31,9 @@ const std::vector<std::string> kSpanIds = {"a",
                                            "span-prefix-2",
                                            "s1",
                                            "s10",
-                                           "s1/op/1"};
+                                           "s1/op/1",
+                                           "span-prefix-long-000001",
+                                           "span-prefix-long-000002"};
 const std::vector<std::string> kTensorIds = {"t",
                                              "t1",
                                              "t10",
@@ -43,7 +45,10 @@ const std::vector<std::string> kTensorIds = {"t",
                                              "a/op/10",
                                              "abcdefgh/op/3",
                                              "ab",
-                                             "zzzzzzzzzzzz"};
+                                             "zzzzzzzzzzzz",
+                                             "tensor-shared-prefix-a",
+                                             "tensor-shared-prefix-ab",
+                                             "tensor-shared-prefix-a\\u0000"};
 
 std::string json_str(const std::string& s) {
   return "\"" + s + "\"";
@@ -60,11 +65,11 @@ std::string random_trace(std::mt19937& rng) {
     parent[i] = rng() % i;
     depth[i] = depth[parent[i]] + 1;
   }
-  // At most 11 children of 1/20 of their parent's time each, and 13 ops of 10 ns: health's
-  // "children exceed the parent" never fires.
+  // At most 13 children of 1/15 of their parent's time each, and 13 ops of 1 ns: health's
+  // "children exceed the parent" never fires (100 * 15^14 still fits a u64).
   auto duration = [&](std::size_t i) {
-    std::uint64_t d = 1000;
-    for (std::size_t k = depth[i]; k < kSpanIds.size(); ++k) d *= 20;
+    std::uint64_t d = 100;
+    for (std::size_t k = depth[i]; k < kSpanIds.size(); ++k) d *= 15;
     return std::to_string(d);
   };
   std::string body;
@@ -90,7 +95,7 @@ std::string random_trace(std::mt19937& rng) {
       body += R"({"kind":"op","span_id":)" + json_str(ids[i]) + R"(,"op_name":"f","inputs":[)" +
               inputs + "]";
       if (rng() % 5 != 0) body += R"(,"output":)" + tensor();
-      body += R"(,"shape":[2],"dtype":"f32","device":"cpu","duration_ns":10,"timestamp_ns":0})"
+      body += R"(,"shape":[2],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":0})"
               "\n";
     }
     for (std::size_t k = rng() % 3; k > 0; --k)
