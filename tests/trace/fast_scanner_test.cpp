@@ -75,6 +75,9 @@ const std::vector<std::string> kCanonical = {
     R"({"kind":"gradient","event_id":"g","root":"model","key":"k","state":"missing"})",
     R"({"kind":"gradient","event_id":"g","root":"model","key":"k","state":"zero","norm":0})",
     R"({"kind":"edge","from_span":"s1","to_span":"s2","duration_ns":5})",
+    // strings longer than the scanner's 16-byte steps, one with a DEL (0x7F, valid JSON)
+    R"({"kind":"span_start","id":"s9","name":"synth/update-000000000003/forward/layer0/block1","start_ns":1,"span_kind":"module","measured":false})",
+    "{\"kind\":\"span_end\",\"id\":\"0123456789abcdef0123456789abcdef\x7f\",\"duration_ns\":1}",
 };
 
 TEST(FastScanner, TakesEveryCanonicalLineWithTheSimdjsonEvent) {
@@ -141,6 +144,10 @@ TEST(FastScanner, BailsOutOnEverythingOffTheCanonicalForm) {
       edit(kOp, R"("matmul")", "\"mat\xFFmul\""),
       edit(kOp, R"("matmul")", "\"mat\x01mul\""),
       edit(kOp, R"("input")", "\"in\tput\""),
+      // the same past the first 16 and 32 bytes of a string
+      edit(kOp, R"("input")", R"("0123456789abcdef0123\n")"),
+      edit(kOp, R"("input")", "\"0123456789abcdef0123456789abcdef\xC3\xA9\""),
+      edit(kOp, R"("input")", "\"0123456789abcdef\x1F\""),
       // numbers: beyond 19 digits, beyond u64, leading zeros, signs, fractions, exponents
       edit(kOp, "111299", "12345678901234567890"),
       edit(kOp, "111299", "18446744073709551616"),
