@@ -4,6 +4,9 @@
 //   trace_read_bench parse_many FILE  simdjson DOM parse_many over the same bytes, doing nothing
 //   with
 //                                     the documents: the practical JSON ceiling on this machine
+//   trace_read_bench dump FILE        parse_trace, then the document re-written as trace/6 JSONL
+//                                     on stdout (no timing line): differential checks of reader
+//                                     changes compare this output, old binary vs new
 // Prints one line: `<mode> <bytes> <seconds> <MB/s>`.
 #include <simdjson.h>
 
@@ -22,6 +25,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+int run_dump(const std::string& path) {
+  const std::string text = candle_graph::write_jsonl_string(candle_graph::parse_trace(path));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int run_read(const std::string& path) {
   const auto doc = candle_graph::parse_trace(path);
   const auto health = candle_graph::analyze_health(doc);
@@ -34,10 +43,18 @@ using candle_graph::bench::run_parse_many;
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s read|parse_many FILE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s read|parse_many|dump FILE\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1], path = argv[2];
+  if (mode == "dump") {
+    try {
+      return run_dump(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   const auto bytes = std::filesystem::file_size(path);
   const auto t0 = std::chrono::steady_clock::now();
   int rc = 2;
