@@ -97,11 +97,16 @@ class LineSink {
   std::string write_all(const char* data, std::size_t size);
   [[noreturn]] void fail(std::string message);
   std::filesystem::path path_;
-  std::unique_ptr<char[]> buffer_;  // being filled
-  std::unique_ptr<char[]> spare_;   // in flight at the writer thread, or free
-  std::size_t size_ = 0;            // bytes buffered, not yet handed over or written
-  std::uint64_t offset_ = 0;        // file offset of buffer_[0] (bytes handed over or written)
-  std::uint64_t file_bytes_ = 0;    // bytes written; only the thread writing touches it
+  // The two buffers are mapped pages, not malloc memory (line_sink.cpp, map_buffer).
+  static char* map_buffer(const std::filesystem::path& path);
+  struct Unmap {
+    void operator()(char* p) const noexcept;
+  };
+  std::unique_ptr<char[], Unmap> buffer_;  // being filled
+  std::unique_ptr<char[], Unmap> spare_;   // in flight at the writer thread, or free
+  std::size_t size_ = 0;                   // bytes buffered, not yet handed over or written
+  std::uint64_t offset_ = 0;      // file offset of buffer_[0] (bytes handed over or written)
+  std::uint64_t file_bytes_ = 0;  // bytes written; only the thread writing touches it
   int fd_ = -1;
   bool failed_ = false;
   int owner_pid_ = 0;

@@ -36,7 +36,7 @@ void CaptureState::preallocate() {
   serials.reserve(kSerials);
   serials.resize(kSerials);
   serials.resize(1);
-  identities.reserve(kSerials / 2);
+  identities.reserve(512);  // live blocks of an update; a small table stays in cache
   name_index.reserve(512);
   name_by_pointer.reserve(512);
 }
