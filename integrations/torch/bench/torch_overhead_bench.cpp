@@ -43,6 +43,7 @@ using torch_example::Trainer;
 
 struct Samples {
   std::vector<double> setup, step, finish, total, step_cpu, total_cpu;  // ms
+  std::vector<double> step_faults;  // minor page faults of the training thread in the step
   void add(const StepTiming& t) {
     auto ms = [](std::uint64_t ns) { return static_cast<double>(ns) / 1e6; };
     setup.push_back(ms(t.setup.wall_ns));
@@ -51,6 +52,7 @@ struct Samples {
     total.push_back(ms(t.setup.wall_ns + t.step.wall_ns + t.finish.wall_ns));
     step_cpu.push_back(ms(t.step.cpu_ns));
     total_cpu.push_back(ms(t.setup.cpu_ns + t.step.cpu_ns + t.finish.cpu_ns));
+    step_faults.push_back(static_cast<double>(t.step.minor_faults));
   }
 };
 
@@ -229,15 +231,16 @@ void print(const BatchResult& r) {
               r.samples[none].step.size());
   std::printf(
       "| way | step wall ms | **wall ratio** | step CPU ms | **CPU ratio** | setup wall ms | "
-      "finish wall ms | setup+step+finish wall ratio | CPU ratio |\n"
-      "|---|---|---|---|---|---|---|---|---|\n");
+      "finish wall ms | setup+step+finish wall ratio | CPU ratio | step page faults |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   for (int w = 0; w < ways; ++w) {
     const Samples& s = r.samples[w];
     if (s.step.empty()) continue;
-    std::printf("| %s | %.3f | **%.2f×** | %.3f | **%.2f×** | %.3f | %.3f | %.2f× | %.2f× |\n",
-                kWayName[w], median(s.step), median(s.step) / base, median(s.step_cpu),
-                median(s.step_cpu) / base_cpu, median(s.setup), median(s.finish),
-                median(s.total) / base, median(s.total_cpu) / base_cpu);
+    std::printf(
+        "| %s | %.3f | **%.2f×** | %.3f | **%.2f×** | %.3f | %.3f | %.2f× | %.2f× | %.0f |\n",
+        kWayName[w], median(s.step), median(s.step) / base, median(s.step_cpu),
+        median(s.step_cpu) / base_cpu, median(s.setup), median(s.finish), median(s.total) / base,
+        median(s.total_cpu) / base_cpu, median(s.step_faults));
   }
   std::printf(
       "\nper update: capture %llu op events + %llu memory events (trace file %ju bytes); kineto "

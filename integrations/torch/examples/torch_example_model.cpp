@@ -4,6 +4,7 @@
 #include <torch/csrc/autograd/profiler.h>
 #include <torch/torch.h>
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <chrono>
@@ -85,17 +86,22 @@ namespace {
 struct Stamp {
   std::int64_t wall = 0;
   std::int64_t cpu = 0;
+  std::int64_t faults = 0;  // minor page faults of the calling thread so far
   static Stamp now() {
     timespec ts{};
     ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    rusage ru{};
+    ::getrusage(RUSAGE_THREAD, &ru);
     return Stamp{std::chrono::steady_clock::now().time_since_epoch().count(),
-                 static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec};
+                 static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec,
+                 static_cast<std::int64_t>(ru.ru_minflt)};
   }
 };
 
 PhaseTime between(const Stamp& a, const Stamp& b) {
   return PhaseTime{static_cast<std::uint64_t>(b.wall - a.wall),
-                   static_cast<std::uint64_t>(b.cpu - a.cpu)};
+                   static_cast<std::uint64_t>(b.cpu - a.cpu),
+                   static_cast<std::uint64_t>(b.faults - a.faults)};
 }
 
 }  // namespace
