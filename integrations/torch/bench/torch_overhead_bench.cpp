@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -211,14 +212,20 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
   for (int i = 0; i < 20; ++i) run(none, false);
   for (int w = 0; w < ways; ++w)
     for (int i = 0; i < 5; ++i) run(static_cast<Way>(w), false);
-  // Interleaved update by update, order rotated, so drift (other load on the machine, thermal)
-  // hits every way alike.
+  // Interleaved update by update, so drift (other load on the machine, thermal) hits every way
+  // alike, in a fresh random order for each group of updates: each way leaves the heap and the
+  // caches in its own state, and a fixed (even rotated) cyclic order would give every way the
+  // same predecessor throughout (the floor way after the legacy profiler inherited its page
+  // faults, the baseline always followed a floor way).
+  std::mt19937 order_rng(static_cast<std::uint32_t>(batch));
+  Way order[ways];
+  for (int k = 0; k < ways; ++k) order[k] = static_cast<Way>(k);
   for (int round = 0; round < o.rounds; ++round)
-    for (int i = 0; i < o.steps; ++i)
-      for (int k = 0; k < ways; ++k) {
-        const auto w = static_cast<Way>((k + i + round) % ways);
+    for (int i = 0; i < o.steps; ++i) {
+      std::shuffle(order, order + ways, order_rng);
+      for (const Way w : order)
         if (o.only < 0 || w == o.only || w == none) run(w, true);
-      }
+    }
   std::error_code ec;
   r.trace_bytes = std::filesystem::file_size(trace, ec);
   return r;
