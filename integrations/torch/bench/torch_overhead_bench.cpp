@@ -175,7 +175,13 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
   BatchResult r;
   r.batch = batch;
   Trainer trainer({.batch = batch});
-  const std::filesystem::path trace = o.trace_dir / ("update-b" + std::to_string(batch) + ".jsonl");
+  // Each captured update writes a new file, removed after its finish (outside the timed
+  // phases), as a user capturing one update writes a new trace: re-opening one path with O_TRUNC
+  // made setup wait 1-4 ms in the file system for the previous trace's pages (strace -T).
+  auto trace_of = [&](std::uint64_t step) {
+    return o.trace_dir /
+           ("update-b" + std::to_string(batch) + "-" + std::to_string(step) + ".jsonl");
+  };
   std::uint64_t step_number = 1;
   auto run = [&](Way w, bool keep) {
     StepTiming t;
@@ -184,9 +190,13 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
         t = trainer.timed_train_step();
         break;
       case capture: {
+        const std::filesystem::path trace = trace_of(step_number);
         const auto s = trainer.timed_captured_train_step({.trace = trace, .step = step_number}, t);
         r.ops = s.ops;
         r.memory_events = s.memory_events;
+        std::error_code ec;
+        r.trace_bytes = std::filesystem::file_size(trace, ec);
+        std::filesystem::remove(trace, ec);
         break;
       }
       case kineto:
@@ -226,8 +236,6 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
       for (const Way w : order)
         if (o.only < 0 || w == o.only || w == none) run(w, true);
     }
-  std::error_code ec;
-  r.trace_bytes = std::filesystem::file_size(trace, ec);
   return r;
 }
 
