@@ -103,6 +103,12 @@ std::size_t string_bound(std::string_view s) noexcept {
   return s.size() * kMaxStringGrowth + 2;
 }
 
+// A constant ASCII word (an enum string), quoted and padded to 16 bytes.
+struct QuotedWord {
+  char text[16];
+  std::uint8_t size;
+};
+
 class Writer {
  public:
   explicit Writer(char* p) : begin_(p), p_(p) {}
@@ -147,6 +153,12 @@ class Writer {
       return *this;
     }
     return escaped(s);
+  }
+  // A quoted enum word (16 bytes copied: the line buffer has kOvershoot bytes of slack).
+  Writer& word(const QuotedWord& w) {
+    std::memcpy(p_, w.text, 16);
+    p_ += w.size;
+    return *this;
   }
   // A session span id, "s<number>" (§13.1): digits never need escaping.
   Writer& span_ref(std::uint64_t number) {
@@ -229,13 +241,36 @@ std::size_t strings_bound(std::span<const std::string_view> v) noexcept {
   return n;
 }
 
+// Enum strings of the span lines as QuotedWords: one 16-byte copy instead of a call to
+// to_string and the escape check of str().
+template <typename Enum, std::size_t N>
+std::array<QuotedWord, N> quoted_words() {
+  std::array<QuotedWord, N> words{};
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string_view w = to_string(static_cast<Enum>(i));
+    words[i].text[0] = '"';
+    std::memcpy(words[i].text + 1, w.data(), w.size());  // at most 14 bytes (asserted in tests)
+    words[i].text[w.size() + 1] = '"';
+    words[i].size = static_cast<std::uint8_t>(w.size() + 2);
+  }
+  return words;
+}
+const QuotedWord& quoted(SpanKind k) {
+  static const auto words = quoted_words<SpanKind, 3>();
+  return words[static_cast<std::size_t>(k)];
+}
+const QuotedWord& quoted(ExecutionStep s) {
+  static const auto words = quoted_words<ExecutionStep, 3>();
+  return words[static_cast<std::size_t>(s)];
+}
+
 // The span_start line's fields after its ids, shared by both entry points below.
 void write_span_start_fields(Writer& w, std::string_view name, std::uint64_t start_ns,
                              SpanKind kind, bool measured, std::optional<ExecutionStep> step) {
   w.lit(R"(,"name":)").str(name).lit(R"(,"start_ns":)").u64(start_ns);
-  w.lit(R"(,"span_kind":)").str(to_string(kind));
+  w.lit(R"(,"span_kind":)").word(quoted(kind));
   w.lit(R"(,"measured":)").boolean(measured);
-  if (step) w.lit(R"(,"step":)").str(to_string(*step));
+  if (step) w.lit(R"(,"step":)").word(quoted(*step));
   w.lit("}");
 }
 

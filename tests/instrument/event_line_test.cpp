@@ -64,16 +64,19 @@ TEST(EventLine, SpanLinesFromNumbersMatchTheTraceWriter) {
       for (bool measured : {false, true}) {
         const std::uint64_t parent = number == 1 ? 1 : number - 1;
         const std::string id = "s" + std::to_string(number), pid = "s" + std::to_string(parent);
-        for (std::optional<ExecutionStep> step :
-             {std::optional<ExecutionStep>{}, std::optional{ExecutionStep::backward}}) {
-          std::string expected;
-          append_event_json(expected, TraceEvent(SpanStartEvent{id, pid, name, number,
-                                                                SpanKind::module, measured, step}));
-          expected.push_back('\n');
-          ASSERT_EQ(detail::format_span_start_line(number, parent, name, number, SpanKind::module,
-                                                   measured, step),
-                    expected);
-        }
+        // Every span kind and step (their quoted words come from a table).
+        for (SpanKind kind : {SpanKind::function, SpanKind::op, SpanKind::module})
+          for (std::optional<ExecutionStep> step :
+               {std::optional<ExecutionStep>{}, std::optional{ExecutionStep::forward},
+                std::optional{ExecutionStep::backward}, std::optional{ExecutionStep::optimizer}}) {
+            std::string expected;
+            append_event_json(
+                expected, TraceEvent(SpanStartEvent{id, pid, name, number, kind, measured, step}));
+            expected.push_back('\n');
+            ASSERT_EQ(
+                detail::format_span_start_line(number, parent, name, number, kind, measured, step),
+                expected);
+          }
         std::string expected;
         append_event_json(expected, TraceEvent(SpanEndEvent{id, measured ? kMax : 0}));
         expected.push_back('\n');
