@@ -39,7 +39,11 @@ std::uint64_t detail::resolve_record_bytes(std::optional<std::uint64_t> explicit
   if (explicit_bytes) return *explicit_bytes;
   const std::uint64_t size = exact_dtype_size(dtype);
   if (size == 0) return resolve_storage_bytes(std::nullopt, shape, dtype);
-  const std::uint64_t count = elem_count(shape);
+  // elem_count (saturating, so a later 0 dimension still gives 0) × size, inline: this runs
+  // once per recorded op.
+  std::uint64_t count = 1;
+  for (std::uint64_t d : shape)
+    if (__builtin_mul_overflow(count, d, &count)) count = ~std::uint64_t{0};
   std::uint64_t bytes = 0;
   return __builtin_mul_overflow(count, size, &bytes) ? ~std::uint64_t{0} : bytes;
 }

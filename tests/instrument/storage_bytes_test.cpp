@@ -19,7 +19,10 @@ TEST(RecordStorageBytes, AgreesWithTheTraceCoreForEveryLabelAndShape) {
       "",    "x",   "f3",   "f322", "b16",  "i128", "boo"};
   constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   const std::vector<std::vector<std::uint64_t>> shapes = {
-      {}, {0}, {32, 32}, {8, 0, 3}, {kMax, 2}, {1u << 31, 1u << 31, 4}};
+      {},           {0},
+      {32, 32},     {8, 0, 3},
+      {kMax, 2},    {1u << 31, 1u << 31, 4},
+      {kMax, 2, 0}, {1ull << 40, 1ull << 40, 0, 5}};  // a 0 after the count saturated
   for (std::string_view label : labels)
     for (const auto& shape : shapes) {
       EXPECT_EQ(detail::resolve_record_bytes(std::nullopt, shape, label),
