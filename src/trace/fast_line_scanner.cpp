@@ -138,33 +138,30 @@ inline const char* enum_str(const char* p, E& out,
   return p;
 }
 
-// An optional unsigned field: absent (the writer omits it) or present with a value.
-template <std::size_t N>
-inline const char* opt_u64(const char* p, const char (&key)[N],
-                           std::optional<std::uint64_t>& out) noexcept {
+// An optional field: absent (the writer omits it) or `key` followed by a value that `read`
+// parses (u64 or str).
+template <typename T, std::size_t N>
+inline const char* opt_field(const char* p, const char (&key)[N], std::optional<T>& out,
+                             const char* (*read)(const char*, T&) noexcept) noexcept {
   if (p == nullptr) return nullptr;
   if (std::memcmp(p, key, N - 1) != 0) {
     out.reset();
     return p;
   }
-  std::uint64_t v = 0;
-  p = u64(p + (N - 1), v);
+  T v{};
+  p = read(p + (N - 1), v);
   out = v;
   return p;
 }
-
+template <std::size_t N>
+inline const char* opt_u64(const char* p, const char (&key)[N],
+                           std::optional<std::uint64_t>& out) noexcept {
+  return opt_field(p, key, out, &u64);
+}
 template <std::size_t N>
 inline const char* opt_str(const char* p, const char (&key)[N],
                            std::optional<std::string_view>& out) noexcept {
-  if (p == nullptr) return nullptr;
-  if (std::memcmp(p, key, N - 1) != 0) {
-    out.reset();
-    return p;
-  }
-  std::string_view s;
-  p = str(p + (N - 1), s);
-  out = s;
-  return p;
+  return opt_field(p, key, out, &str);
 }
 
 }  // namespace
