@@ -32,6 +32,9 @@ void LineSink::Unmap::operator()(char* p) const noexcept {
 }
 
 LineSink::LineSink(std::filesystem::path path) : path_(std::move(path)) {
+  // The buffers first: if mapping fails, no file descriptor is left open and no file created.
+  buffer_.reset(map_buffer(path_));
+  spare_.reset(map_buffer(path_));
   const std::filesystem::path parent = path_.parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -44,8 +47,6 @@ LineSink::LineSink(std::filesystem::path path) : path_(std::move(path)) {
   if (fd_ < 0)
     throw InstrumentError(path_, std::string("cannot create the trace file: ") +
                                      std::strerror(errno) + "; choose a writable trace path");
-  buffer_.reset(map_buffer(path_));
-  spare_.reset(map_buffer(path_));
   owner_pid_ = static_cast<int>(::getpid());
   try {
     writer_ = std::thread([this] { writer_main(); });
