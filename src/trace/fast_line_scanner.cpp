@@ -163,6 +163,9 @@ inline const char* opt_str(const char* p, const char (&key)[N],
                            std::optional<std::string_view>& out) noexcept {
   return opt_field(p, key, out, &str);
 }
+inline const char* step_str(const char* p, ExecutionStep& out) noexcept {
+  return enum_str(p, out, &parse_execution_step);
+}
 
 }  // namespace
 
@@ -212,15 +215,7 @@ const char* FastLineScanner::scan_span_start(const char* p) {
   p = u64(lit(p, ",\"start_ns\":"), e.start_ns);
   p = enum_str(lit(p, ",\"span_kind\":\""), e.span_kind, &parse_span_kind);
   p = boolean(lit(p, ",\"measured\":"), e.measured);
-  if (p == nullptr) return nullptr;
-  if (const char* q = lit(p, ",\"step\":\"")) {
-    ExecutionStep step{};
-    p = enum_str(q, step, &parse_execution_step);
-    e.step = step;
-  } else {
-    e.step.reset();
-  }
-  return p;
+  return opt_field(p, ",\"step\":\"", e.step, &step_str);
 }
 
 // §4.4
@@ -291,15 +286,7 @@ const char* FastLineScanner::scan_gradient(const char* p) {
   p = str(lit(p, ",\"root\":\""), e.root);
   p = str(lit(p, ",\"key\":\""), e.key);
   p = enum_str(lit(p, ",\"state\":\""), e.state, &parse_gradient_state);
-  if (p == nullptr) return nullptr;
-  if (const char* q = lit(p, ",\"norm\":")) {
-    double d = 0;
-    p = f64(q, d);
-    e.norm = d;
-  } else {
-    e.norm.reset();
-  }
-  return p;
+  return opt_field(p, ",\"norm\":", e.norm, &f64);
 }
 
 // §4.10
