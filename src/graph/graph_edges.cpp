@@ -8,42 +8,6 @@
 namespace candle_graph::graph {
 namespace {
 
-// The (from, to, kind) order of edges, read straight from the document: the sort compares the
-// `from` ids first (always plain ids) and builds the `to` id only on a tie, where a full
-// GraphEdgeView per comparison made the sort 13% of `import` (callgrind).
-struct EdgeOrder {
-  const ExecutionGraph& graph;
-  const TraceDocument& doc;
-
-  std::string_view from(const GraphEdge& e) const {
-    switch (e.origin) {
-      case EdgeOrigin::explicit_edge:
-        return doc.edges[e.index].from_span;
-      case EdgeOrigin::parent_call:
-        return *doc.spans[graph.nodes[e.index].span].parent_id;
-      case EdgeOrigin::data:
-        return doc.ops[e.index].inputs[e.input];
-      case EdgeOrigin::op_call:
-        return doc.ops[e.index].span_id;
-    }
-    return {};
-  }
-
-  static int compare_bytes(std::string_view a, std::string_view b) noexcept {
-    const std::size_t n = std::min(a.size(), b.size());
-    if (n != 0)
-      if (int c = std::memcmp(a.data(), b.data(), n)) return c < 0 ? -1 : 1;
-    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
-  }
-
-  int compare_key(const GraphEdge& x, const GraphEdge& y) const {
-    if (int c = compare_bytes(from(x), from(y))) return c;
-    const GraphEdgeView a = graph.edge_of(x), b = graph.edge_of(y);
-    if (int c = compare(a.to, b.to)) return c;
-    return a.kind == b.kind ? 0 : (a.kind < b.kind ? -1 : 1);
-  }
-};
-
 // An id's place in byte order, as far as 8 bytes can tell: its first 7 bytes (big-endian,
 // zero-padded) and then its length when below 8, or 0xFF for 8 bytes or more. Two different
 // keys order exactly like their strings (a shorter string whose window equals a longer one's is
@@ -99,7 +63,7 @@ static_assert(sizeof(Item) == 20);
 // most runs settle at the second level), then equal `from` ids by their `to` keys and, where
 // those are equal and long, by the `to` ids themselves.
 struct RunSorter {
-  const EdgeOrder& order;
+  const ExecutionGraph& graph;
   const std::vector<GraphEdge>& edges;
   struct Ref {
     std::uint64_t key;  // order key of the `from` id past `offset`
@@ -110,7 +74,8 @@ struct RunSorter {
 
   void sort(std::vector<Item>::iterator begin, std::vector<Item>::iterator end) {
     refs.clear();
-    for (auto it = begin; it != end; ++it) refs.push_back({0, order.from(edges[it->pos()]), *it});
+    for (auto it = begin; it != end; ++it)
+      refs.push_back({0, graph.edge_of(edges[it->pos()]).from.base, *it});
     // Level 0 is the item's own key: a short one means every `from` of the run is the same id.
     if (is_long(begin->from()))
       by_from(refs.begin(), refs.end(), 7);
@@ -155,8 +120,8 @@ struct RunSorter {
       while (end != e && end->item.to() == run->item.to()) ++end;
       if (end - run > 1 && is_long(run->item.to()))
         std::sort(run, end, [&](const Ref& x, const Ref& y) {
-          const NodeId tx = order.graph.edge_of(edges[x.item.pos()]).to;
-          const NodeId ty = order.graph.edge_of(edges[y.item.pos()]).to;
+          const NodeId tx = graph.edge_of(edges[x.item.pos()]).to;
+          const NodeId ty = graph.edge_of(edges[y.item.pos()]).to;
           if (int c = compare(tx, ty)) return c < 0;
           return x.item.tag_pos < y.item.tag_pos;
         });
@@ -171,10 +136,10 @@ struct RunSorter {
 // or equal long `to` keys) is sorted again by the ids themselves. Runs are the few edges out of
 // one span or tensor, so the strings behind ~1.4 M edges of a 300 MB trace are read once each
 // instead of in every comparison (the string sort was 40% of `import`).
-std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const EdgeOrder& order) {
+std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const ExecutionGraph& graph) {
   std::vector<Item> items(edges.size());
   for (std::uint32_t i = 0; i < edges.size(); ++i) {
-    const GraphEdgeView v = order.graph.edge_of(edges[i]);
+    const GraphEdgeView v = graph.edge_of(edges[i]);
     const std::uint64_t f = order_key(v.from), t = order_key(v.to);
     items[i] = {static_cast<std::uint32_t>(f >> 32), static_cast<std::uint32_t>(f),
                 static_cast<std::uint32_t>(t >> 32), static_cast<std::uint32_t>(t),
@@ -186,7 +151,7 @@ std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const EdgeOr
     if (x.to() != y.to()) return x.to() < y.to();
     return x.tag_pos < y.tag_pos;
   });
-  RunSorter runs{order, edges, {}};
+  RunSorter runs{graph, edges, {}};
   for (auto run = items.begin(); run != items.end();) {
     auto end = run + 1;
     bool unsettled = is_long(run->from());
@@ -226,13 +191,14 @@ void build_edges(ExecutionGraph& graph) {
   // linear after the sort instead of the original's scan per insertion.
   if (edges.size() > kPosMask)
     throw std::length_error("graph: more than 2^30 edges, beyond what the edge sort can index");
-  const EdgeOrder order{graph, doc};
-  std::vector<Item> items = sorted_items(edges, order);
+  std::vector<Item> items = sorted_items(edges, graph);
   // Equal keys settle equality unless one of the ids is long.
   auto same = [&](std::size_t i, std::size_t j) {
     if (!items[i].same_keys(items[j])) return false;
     if (!is_long(items[i].from()) && !is_long(items[i].to())) return true;
-    return order.compare_key(edges[items[i].pos()], edges[items[j].pos()]) == 0;
+    const GraphEdgeView a = graph.edge_of(edges[items[i].pos()]);
+    const GraphEdgeView b = graph.edge_of(edges[items[j].pos()]);
+    return a.from == b.from && a.to == b.to;  // kinds are equal: same_keys compares them
   };
   // The positions of the edges kept, in order, compacted into items[0, out).tag_pos: every
   // write lands at or before the item being read, and a run's first item is only read back
