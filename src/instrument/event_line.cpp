@@ -18,7 +18,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "output/copy_short.hpp"
 #include "output/decimal.hpp"
 #include "output/json_text.hpp"
 
@@ -38,7 +37,7 @@ constexpr std::size_t kOvershoot = 64;
 struct ThreadBuffers {
   std::string line;     // fast path: written through a pointer, sized once
   std::string slow;     // fallback for lines beyond kLineCapacity
-  std::string scratch;  // escaping of the rare strings that need it
+  std::string scratch;  // the text of a float (gradient norms)
 };
 
 ThreadBuffers& buffers() {
@@ -49,54 +48,6 @@ ThreadBuffers& buffers() {
     return t;
   }();
   return b;
-}
-
-// Bytes that JSON string escaping touches: controls, '"', '\\' and everything non-ASCII (which
-// append_json_string validates as UTF-8).
-constexpr std::array<bool, 256> kNeedsEscape = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c) t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-  return t;
-}();
-
-// Nonzero when a byte of `w` needs escaping: a control byte (< 0x20), '"', '\\' or a byte
-// >= 0x80 (non-ASCII, which append_json_string validates as UTF-8). Exact as a yes/no answer: the
-// classic "has a byte less than n" / "has a zero byte" word tricks never report a byte that does
-// not qualify, and bytes with the top bit set are flagged on their own anyway (bit-twiddling hacks,
-// "determine if a word has a byte less than n").
-constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-constexpr std::uint64_t kHighs = 0x8080808080808080ull;
-inline std::uint64_t escape_bytes(std::uint64_t w) noexcept {
-  const std::uint64_t quote = w ^ (kOnes * '"');
-  const std::uint64_t backslash = w ^ (kOnes * '\\');
-  return (((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
-          ((backslash - kOnes) & ~backslash) | w) &
-         kHighs;
-}
-
-inline std::uint64_t load8(const char* p) noexcept {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
-// True when `s` is copied verbatim by JSON escaping. Strings of 8 bytes or more are checked a
-// word at a time (with an overlapping last word), so long op names cost a few words, not a loop
-// iteration per byte.
-bool is_plain(std::string_view s) noexcept {
-  const char* p = s.data();
-  const std::size_t n = s.size();
-  if (n >= 8) {
-    std::uint64_t bad = 0;
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) bad |= escape_bytes(load8(p + i));
-    if (i != n) bad |= escape_bytes(load8(p + n - 8));  // overlapping tail
-    return bad == 0;
-  }
-  // Shorter strings: a table load per byte is cheaper than assembling a word.
-  bool escape = false;
-  for (std::size_t i = 0; i < n; ++i) escape |= kNeedsEscape[static_cast<unsigned char>(p[i])];
-  return !escape;
 }
 
 std::size_t string_bound(std::string_view s) noexcept {
@@ -142,17 +93,12 @@ class Writer {
         *p_++ = '"';
         return *this;
       }
-      return escaped(s);
     }
 #endif
-    if (is_plain(s)) [[likely]] {
-      *p_++ = '"';
-      output::copy_short(p_, s.data(), s.size());
-      p_ += s.size();
-      *p_++ = '"';
-      return *this;
-    }
-    return escaped(s);
+    // Longer strings, strings near a page end, strings needing escapes: the project's one JSON
+    // string writer (word-at-a-time for plain ASCII), straight into the line.
+    p_ = output::write_json_string(p_, s);
+    return *this;
   }
   // A quoted enum word (16 bytes copied: the line buffer has kOvershoot bytes of slack).
   Writer& word(const QuotedWord& w) {
@@ -207,15 +153,6 @@ class Writer {
   }
 
  private:
-  Writer& escaped(std::string_view s) {
-    std::string& scratch = buffers().scratch;
-    scratch.clear();
-    output::append_json_string(scratch, s);
-    std::memcpy(p_, scratch.data(), scratch.size());
-    p_ += scratch.size();
-    return *this;
-  }
-
   char* begin_;
   char* p_;
 };

@@ -84,9 +84,10 @@ TEST(EventLine, SpanLinesFromNumbersMatchTheTraceWriter) {
       }
 }
 
-// The formatter decides "copy verbatim or escape" a word at a time (event_line.cpp is_plain);
-// every byte value at every position of every length up to 24 (the one-, two-, three-word and
-// overlapping-tail cases) must take the same decision as the trace writer's escaping.
+// Strings of up to 16 bytes take the formatter's vector path, longer ones (and every string in
+// sanitizer builds) output::write_json_string's word loop: every byte value at every position of
+// every length up to 24 (one, two and three words, overlapping tails) must come out as the trace
+// writer's escaping has it.
 TEST(EventLine, EveryByteAtEveryPositionMatchesTheTraceWriter) {
   for (int c = 0; c < 256; ++c)
     for (std::size_t n = 1; n <= 24; ++n)
