@@ -2,9 +2,10 @@
 // The kind is looked up first (it is the first field in everything producers write, so that
 // costs one field), then the object is rewound and every field is visited exactly once with the
 // handler of that kind.
+//
+// Built twice: as is (simdjson's portable "fallback" On-Demand) and with CG_PARSER_HASWELL (its
+// AVX2 "haswell" On-Demand); line_parser_select.cpp picks one at run time.
 #include "trace/line_parser.hpp"
-
-#include <simdjson.h>
 
 #include <algorithm>
 #include <cstring>
@@ -12,17 +13,83 @@
 #include "output/json_text.hpp"
 #include "trace/document_assembler.hpp"
 
-#ifndef CG_PARSER_VARIANT
+#if defined(CG_PARSER_HASWELL)
+// The AVX2 variant is compiled *without* -mavx2: a TU built with it emits every inline function
+// and template instantiation it uses (std::string, Error, ...) as a weak COMDAT copy built for
+// AVX2, and the linker may keep that copy for the whole program, so portable code would run AVX2
+// on a CPU without it (SIGILL). Instead only the functions declared after the target pragma
+// below are built for AVX2, the way simdjson builds its own kernels (SIMDJSON_TARGET_REGION).
+// Functions declared before it stay portable, including templates instantiated after it (GCC
+// and clang take the target from the declaration), hence every header simdjson.h includes is
+// included here first. What is declared after it is simdjson's haswell namespace (used by
+// haswell code only), our code in an anonymous namespace (local symbols: no copy can escape)
+// and make_line_parser_haswell(), called only once the CPU has passed the check.
+// tests/portability/ fails the build's tests if the object exports any other AVX2 code.
+#include <atomic>
+#include <cassert>
+#include <cfloat>
+#include <cinttypes>
+#include <climits>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <iomanip>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <ranges>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <cpuid.h>
+#include <strings.h>
+#include <x86intrin.h>
+
+// On-Demand exists for one implementation per TU, the "builtin" one: ask for haswell (with
+// portable compiler flags simdjson would pick fallback).
+#define SIMDJSON_BUILTIN_IMPLEMENTATION haswell
+// Plain `inline` instead of simdjson's always_inline (its own choice at -O0): std templates keep
+// the portable target of their declaration, and GCC refuses to force-inline AVX2 code into them
+// (std::pair's constructor for od::field, say) or into implicitly declared members (the target
+// pragma does not reach those). The optimiser still inlines simdjson's small functions into our
+// AVX2 code; bench/trace_read_bench measured no loss (docs/performance.md, "AVX2 parser build").
+#define simdjson_inline inline
+#define CG_PARSER_VARIANT haswell
+// The features line_parser_select.cpp checks (simdjson's haswell kernel needs a subset).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,pclmul,popcnt,lzcnt"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,bmi2,pclmul,popcnt,lzcnt")
+#endif
+#else
 #define CG_PARSER_VARIANT fallback
 #endif
+
+#include <simdjson.h>
+
 #define CG_CAT2(a, b) a##b
 #define CG_CAT(a, b) CG_CAT2(a, b)
 
 namespace candle_graph {
-namespace CG_CAT(parser_, CG_PARSER_VARIANT) {
-namespace od = simdjson::ondemand;
-
+// Internal linkage for all of it: the two variants' classes stay distinct, and none of the AVX2
+// variant's code can be picked by the linker for another TU.
 namespace {
+namespace od = simdjson::ondemand;
 
 constexpr int kMaxUnknownDepth = 256;  // nesting allowed inside ignored fields
 
@@ -62,8 +129,6 @@ std::string describe_error(simdjson::error_code e) {
     default: return std::string("invalid JSON: ") + simdjson::error_message(e);
   }
 }
-
-}  // namespace
 
 struct Impl {
   od::parser parser;
@@ -227,7 +292,7 @@ struct Impl {
   // Ignored fields are still walked so that malformed JSON inside them is an error.
   void consume_any(od::value v, int depth) {
     if (depth > kMaxUnknownDepth) fail("JSON nested too deeply (an ignored field)");
-    od::json_type t;
+    od::json_type t{};  // set by get(); {} keeps GCC's flow analysis quiet
     check(v.type().get(t));
     switch (t) {
       case od::json_type::array: {
@@ -634,7 +699,6 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
   return p.event;
 }
 
-namespace {
 bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Counts the '\n' in [from, to) and remembers where the line after the last one starts.
@@ -649,7 +713,6 @@ void count_lines(const char* data, std::size_t from, std::size_t to, std::uint64
     line_start = static_cast<std::size_t>(++q - data);
   }
 }
-}  // namespace
 
 // Never below what the parser already holds: iterate_many re-allocates whenever the batch size
 // differs from the parser's capacity, and a long line may have grown it.
@@ -719,10 +782,18 @@ LineParserBackend::BatchResult Backend::parse_batch(const char* data, std::size_
   return done;  // short of `size` when stage 1 left a tail unread (an unterminated document)
 }
 
-}  // namespace CG_CAT(parser_, CG_PARSER_VARIANT)
+}  // namespace
 
 std::unique_ptr<LineParserBackend> CG_CAT(make_line_parser_, CG_PARSER_VARIANT)() {
-  return std::make_unique<CG_CAT(parser_, CG_PARSER_VARIANT)::Backend>();
+  return std::make_unique<Backend>();
 }
 
 }  // namespace candle_graph
+
+#if defined(CG_PARSER_HASWELL)
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif

@@ -5,8 +5,10 @@ namespace candle_graph {
 namespace {
 bool use_haswell() {
 #if defined(CG_HAVE_HASWELL_PARSER)
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
-                         __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt");
+  // Every feature the haswell variant is compiled for (line_parser.cpp's target pragma).
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+                         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
+                         __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("lzcnt");
   return ok;
 #else
   return false;
