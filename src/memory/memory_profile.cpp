@@ -5,8 +5,8 @@
 
 #include "candle_graph/analysis.hpp"
 #include "memory/backward_spans.hpp"
-#include "memory/live_table.hpp"
 #include "memory/memory_order.hpp"
+#include "trace/live_key_table.hpp"
 
 namespace candle_graph {
 namespace {
@@ -25,6 +25,19 @@ struct DeviceState {
   std::uint64_t peak_ts = 0;
   std::uint64_t allocs = 0;
   std::uint64_t frees = 0;
+};
+
+// What a free needs of the live allocation it releases, kept in the table's slot so that the
+// free does not read the (long evicted) alloc event: 12 bytes, 4-byte aligned, so a slot is 32.
+struct AllocValue {
+  std::uint32_t category = 0;
+  std::uint32_t bytes_lo = 0, bytes_hi = 0;
+  static AllocValue of(const MemoryEvent& e) noexcept {
+    return {static_cast<std::uint32_t>(e.category), static_cast<std::uint32_t>(e.bytes),
+            static_cast<std::uint32_t>(e.bytes >> 32)};
+  }
+  std::uint64_t bytes() const noexcept { return std::uint64_t{bytes_hi} << 32 | bytes_lo; }
+  MemoryCategory memory_category() const noexcept { return static_cast<MemoryCategory>(category); }
 };
 
 LiveAllocation to_allocation(const MemoryEvent& e) {
@@ -63,8 +76,18 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
   const std::vector<std::uint8_t> in_backward = memory::backward_subtree_flags(doc);
   const auto& memory_span = doc.memory_span();
   const std::vector<std::uint32_t> order = memory::sorted_order(events);
-  // Live allocations keyed by tensor_id only (§7.1 step 2): the value is the alloc event index.
-  memory::LiveTable live(events);
+  // Live allocations keyed by tensor_id only (§7.1 step 2).
+  detail::LiveKeyTable<AllocValue> live;
+  auto same_id = [&](std::uint32_t a, std::uint32_t b) {
+    return events[a].tensor_id == events[b].tensor_id;
+  };
+  // (alloc event, position in `order` where it left the live set: freed or replaced), in
+  // position order: the live set at the peak is read off this list after the replay instead of
+  // replaying a second time up to the peak.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ended;
+  detail::KeysAhead keys(
+      order.size(), [&](std::size_t p) { return detail::LiveKey::of(events[order[p]].tensor_id); },
+      live);
 
   MemorySummary& sum = profile.summary;
   std::size_t peak_position = 0;  // position in `order` of the event that set the global peak
@@ -75,23 +98,27 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
     const std::uint32_t k = order[pos];
     const MemoryEvent& e = events[k];
     DeviceState& d = device_of(e.device);
+    const auto position = static_cast<std::uint32_t>(pos);
+    const detail::LiveKey key = keys.next(pos, live);
     if (e.action == MemoryAction::alloc) {
       ++sum.alloc_count;
       ++d.allocs;
       sum.total_alloc_bytes = saturating_add(sum.total_alloc_bytes, e.bytes);
       d.live = saturating_add(d.live, e.bytes);
       d.by_category.add(e.category, e.bytes);
-      live.put(k);
+      const auto replaced = live.put(k, key, AllocValue::of(e), same_id);
+      if (replaced.event != kNoIndex) ended.emplace_back(replaced.event, position);
     } else {
       ++sum.free_count;
       ++d.frees;
-      const std::uint32_t alloc = live.take(e.tensor_id);
-      if (alloc != kNoIndex) {
+      const auto alloc = live.take(key, k, same_id);
+      if (alloc.event != kNoIndex) {
         // §17.10: the bytes and category of the live allocation are released, whatever the
         // free event says.
-        const MemoryEvent& a = events[alloc];
-        d.live = d.live > a.bytes ? d.live - a.bytes : 0;
-        d.by_category.subtract(a.category, a.bytes);
+        const std::uint64_t bytes = alloc.value.bytes();
+        d.live = d.live > bytes ? d.live - bytes : 0;
+        d.by_category.subtract(alloc.value.memory_category(), bytes);
+        ended.emplace_back(alloc.event, position);
       } else {
         d.live = d.live > e.bytes ? d.live - e.bytes : 0;
       }
@@ -123,19 +150,17 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
   }
 
   if (have_peak) {
-    // Replay up to the peak to recover the live set there: linear, unlike a snapshot per peak.
-    memory::LiveTable& at_peak = live;  // reused: one table at a time
-    at_peak.clear();
-    for (std::size_t pos = 0; pos <= peak_position; ++pos) {
-      const MemoryEvent& e = events[order[pos]];
-      if (e.action == MemoryAction::alloc)
-        at_peak.put(order[pos]);
-      else
-        at_peak.take(e.tensor_id);
+    // Live at the peak: allocated at or before it and not freed or replaced by then.
+    std::vector<std::uint8_t> gone(events.size(), 0);
+    for (const auto& [alloc, position] : ended) {
+      if (position > peak_position) break;
+      gone[alloc] = 1;
     }
-    profile.peak_breakdown.reserve(at_peak.size());
-    at_peak.for_each(
-        [&](std::uint32_t k) { profile.peak_breakdown.push_back(to_allocation(events[k])); });
+    for (std::size_t pos = 0; pos <= peak_position; ++pos) {
+      const std::uint32_t k = order[pos];
+      if (events[k].action == MemoryAction::alloc && !gone[k])
+        profile.peak_breakdown.push_back(to_allocation(events[k]));
+    }
     std::sort(profile.peak_breakdown.begin(), profile.peak_breakdown.end(),
               [](const LiveAllocation& a, const LiveAllocation& b) {
                 if (a.bytes != b.bytes) return a.bytes > b.bytes;

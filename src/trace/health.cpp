@@ -5,8 +5,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
-#include "trace/short_string_hash.hpp"
+#include "trace/live_key_table.hpp"
 
 namespace candle_graph {
 namespace {
@@ -20,82 +21,59 @@ std::string tick(std::string_view s) {
   return "`" + std::string(s) + "`";
 }
 
-// The live allocations of checks 11–13, keyed by (device, tensor_id) and stored as memory-event
-// indices in an open-addressing table (linear probing, backward-shift deletion): 4 bytes a slot
-// where a node-based set took ~64 bytes per live tensor, which made health the peak of
-// `validate`'s RSS on a 300 MB trace.
+// Checks 11–13 key live allocations by (device, tensor_id): the device as a small exact number
+// (the `aux` of the table's key, so ids of up to 8 bytes are settled from the slot alone). The
+// events are visited in `order`, one call of insert or erase per position, in turn.
 class LiveAllocations {
+  // The full comparison, for keys the slot cannot settle (ids longer than 8 bytes).
+  struct SameKey {
+    const std::vector<MemoryEvent>& memory;
+    bool operator()(std::uint32_t a, std::uint32_t b) const {
+      return memory[a].tensor_id == memory[b].tensor_id && memory[a].device == memory[b].device;
+    }
+  };
+  struct KeyAt {
+    LiveAllocations* self;
+    detail::LiveKey operator()(std::size_t pos) const { return self->key(self->order_[pos]); }
+  };
+
  public:
-  explicit LiveAllocations(const std::vector<MemoryEvent>& memory) : memory_(memory) { rehash(64); }
+  LiveAllocations(const std::vector<MemoryEvent>& memory, const std::vector<std::uint32_t>& order)
+      : memory_(memory), order_(order), keys_(order.size(), KeyAt{this}, table_) {}
 
   // False when an equal key is already live.
-  bool insert(std::uint32_t event) {
-    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
-    return insert_slot({event, hash(event)});
+  bool insert(std::size_t pos) {
+    return table_.insert(order_[pos], keys_.next(pos, table_), {}, SameKey{memory_}).event ==
+           kNoIndex;
   }
   // False when no equal key is live.
-  bool erase(std::uint32_t event) {
-    const std::uint32_t h = hash(event);
-    std::size_t i = h & mask_;
-    for (; slots_[i].event != kEmpty; i = (i + 1) & mask_) {
-      if (!same(slots_[i], event, h)) continue;
-      // Backward shift: pull later entries of the probe run into the hole when their home
-      // slot allows it, so lookups never need tombstones.
-      for (std::size_t j = (i + 1) & mask_; slots_[j].event != kEmpty; j = (j + 1) & mask_) {
-        const std::size_t k = slots_[j].hash & mask_;
-        const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-        if (stays) continue;
-        slots_[i] = slots_[j];
-        i = j;
-      }
-      slots_[i].event = kEmpty;
-      --size_;
-      return true;
-    }
-    return false;
+  bool erase(std::size_t pos) {
+    return table_.take(keys_.next(pos, table_), order_[pos], SameKey{memory_}).event != kNoIndex;
   }
-  std::size_t size() const noexcept { return size_; }
-  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return table_.size(); }
+  bool empty() const noexcept { return table_.empty(); }
 
  private:
-  static constexpr std::uint32_t kEmpty = kNoIndex;
-  // The hash is kept in the slot: probing and rehashing then compare hashes first and only
-  // read the (far, cache-missing) memory event on a hash match.
-  struct Slot {
-    std::uint32_t event;
-    std::uint32_t hash;
-  };
-  std::uint32_t hash(std::uint32_t e) const noexcept {
-    const MemoryEvent& m = memory_[e];
-    const std::uint64_t h =
-        ShortStringHash{}(m.tensor_id) ^ (ShortStringHash{}(m.device) * 0x9e3779b97f4a7c15ULL);
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-  }
-  bool same(const Slot& s, std::uint32_t b, std::uint32_t hb) const noexcept {
-    return s.hash == hb && memory_[s.event].tensor_id == memory_[b].tensor_id &&
-           memory_[s.event].device == memory_[b].device;
-  }
-  bool insert_slot(Slot slot) {
-    std::size_t i = slot.hash & mask_;
-    for (; slots_[i].event != kEmpty; i = (i + 1) & mask_)
-      if (same(slots_[i], slot.event, slot.hash)) return false;
-    slots_[i] = slot;
-    ++size_;
-    return true;
-  }
-  void rehash(std::size_t capacity) {
-    std::vector<Slot> old(capacity, Slot{kEmpty, 0});
-    old.swap(slots_);
-    mask_ = capacity - 1;
-    size_ = 0;
-    for (const Slot& s : old)
-      if (s.event != kEmpty) insert_slot(s);
+  detail::LiveKey key(std::uint32_t event) {
+    const MemoryEvent& m = memory_[event];
+    if (!have_last_ || m.device != last_device_) {  // consecutive events nearly always agree
+      have_last_ = true;
+      last_device_ = m.device;
+      last_number_ =
+          devices_.emplace(m.device, static_cast<std::uint32_t>(devices_.size())).first->second;
+    }
+    return detail::LiveKey::of(m.tensor_id, last_number_);
   }
 
   const std::vector<MemoryEvent>& memory_;
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
-  std::size_t size_ = 0;
+  const std::vector<std::uint32_t>& order_;
+  // Declared before keys_, which reads them while it is constructed.
+  detail::LiveKeyTable<> table_;
+  std::unordered_map<std::string_view, std::uint32_t> devices_;
+  bool have_last_ = false;
+  std::string_view last_device_;
+  std::uint32_t last_number_ = 0;
+  detail::KeysAhead<KeyAt> keys_;
 };
 
 // The memory events' indices in (stable) timestamp order. Producers write them in time order,
@@ -274,14 +252,15 @@ TraceHealth analyze_health(const TraceDocument& doc) {
   // 11–13. allocation pairing over memory events in (stable) timestamp order
   {
     const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory);
-    LiveAllocations live(doc.memory);
-    for (std::uint32_t idx : order) {
+    LiveAllocations live(doc.memory, order);
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+      const std::uint32_t idx = order[pos];
       const MemoryEvent& m = doc.memory[idx];
       if (m.action == MemoryAction::alloc) {
-        if (!live.insert(idx))
+        if (!live.insert(pos))
           b.error("duplicate_allocation",
                   "tensor " + tick(m.tensor_id) + " was allocated twice without a free");
-      } else if (!live.erase(idx)) {
+      } else if (!live.erase(pos)) {
         b.error("unpaired_free",
                 "tensor " + tick(m.tensor_id) + " was freed without a live allocation");
       }
