@@ -261,6 +261,9 @@ class TraceDocument {
 
   // Index of the span with this id, or kNoIndex.
   std::uint32_t find_span(std::string_view id) const;
+  // Number of distinct span ids (fewer than spans.size() when ids repeat; the index keeps the
+  // first span of each id).
+  std::size_t distinct_span_ids() const noexcept;
   // Derived links (kNoIndex when the referenced span does not exist), parallel to the vectors.
   const std::vector<std::uint32_t>& span_parent() const noexcept { return span_parent_; }
   const std::vector<std::uint32_t>& op_span() const noexcept { return op_span_; }

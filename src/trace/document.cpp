@@ -78,6 +78,10 @@ std::uint32_t TraceDocument::find_span(std::string_view id) const {
   return span_index_->find(id, spans);
 }
 
+std::size_t TraceDocument::distinct_span_ids() const noexcept {
+  return span_index_->size;
+}
+
 namespace {
 template <typename T>
 bool same(std::span<const T> a, std::span<const T> b) {
