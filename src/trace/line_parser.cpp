@@ -20,11 +20,12 @@
 // on a CPU without it (SIGILL). Instead only the functions declared after the target pragma
 // below are built for AVX2, the way simdjson builds its own kernels (SIMDJSON_TARGET_REGION).
 // Functions declared before it stay portable, including templates instantiated after it (GCC
-// and clang take the target from the declaration), hence every header simdjson.h includes is
-// included here first. What is declared after it is simdjson's haswell namespace (used by
-// haswell code only), our code in an anonymous namespace (local symbols: no copy can escape)
-// and make_line_parser_haswell(), called only once the CPU has passed the check.
-// tests/portability/ fails the build's tests if the object exports any other AVX2 code.
+// and clang take the target from the declaration) and, with GCC, implicitly declared members
+// (the pragma does not reach them), hence every header simdjson.h includes is included first. Declared
+// after it: simdjson.h itself (its haswell namespace is used by haswell code only, and none of
+// its generic inlines ends up out of line), our code in an anonymous namespace (local symbols: no
+// copy can escape) and make_line_parser_haswell(), called only once the CPU passed the check.
+// tests/portability/ fails if the object exports AVX2 code in any other function.
 #include <atomic>
 #include <cassert>
 #include <cfloat>
@@ -63,9 +64,9 @@
 #define SIMDJSON_BUILTIN_IMPLEMENTATION haswell
 // Plain `inline` instead of simdjson's always_inline (its own choice at -O0): std templates keep
 // the portable target of their declaration, and GCC refuses to force-inline AVX2 code into them
-// (std::pair's constructor for od::field, say) or into implicitly declared members (the target
-// pragma does not reach those). The optimiser still inlines simdjson's small functions into our
-// AVX2 code; bench/trace_read_bench measured no loss (docs/performance.md, "AVX2 parser build").
+// (std::pair's constructor under od::field, say) or into implicitly declared members. The
+// inlining budget CMakeLists.txt gives this object makes up for it (docs/performance.md, "AVX2
+// parser build": fewer instructions than the old -mavx2 build).
 #define simdjson_inline inline
 #define CG_PARSER_VARIANT haswell
 // The features line_parser_select.cpp checks (simdjson's haswell kernel needs a subset).
