@@ -11,18 +11,11 @@
 
 namespace candle_graph::output {
 
-namespace {
-
-// A newline and 63 spaces: one copy writes the line break and the indentation of any level up
-// to 31 (deeper levels take the slow path).
-constexpr auto kNewlineIndent = [] {
-  std::array<char, 64> a{};
-  a.fill(' ');
-  a[0] = '\n';
-  return a;
-}();
-
-}  // namespace
+bool JsonStream::is_schema_key(std::string_view k) noexcept {
+  return std::all_of(k.begin(), k.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
 
 JsonStream::JsonStream(Sink sink, std::size_t flush_at) : sink_(std::move(sink)) {
   // With a sink the buffer is flushed whenever it is full; without, it grows (take()).
@@ -95,10 +88,8 @@ JsonStream& JsonStream::key(std::string_view k) {
   return *this;
 }
 
-JsonStream& JsonStream::schema_key(std::string_view k) {
-  assert(std::all_of(k.begin(), k.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  }));
+JsonStream& JsonStream::schema_key_slow(std::string_view k) {
+  assert(is_schema_key(k));
   next_line(k.size() + 4);
   char* out = cursor();
   out[0] = '"';
@@ -143,14 +134,14 @@ JsonStream& JsonStream::end_array() {
   return *this;
 }
 
-JsonStream& JsonStream::string(std::string_view s) {
+JsonStream& JsonStream::string_slow(std::string_view s) {
   before_value();
   reserve(6 * s.size() + 2);
   len_ = static_cast<std::size_t>(write_json_string(cursor(), s) - buf_.data());
   return *this;
 }
 
-JsonStream& JsonStream::u64(std::uint64_t v) {
+JsonStream& JsonStream::u64_slow(std::uint64_t v) {
   before_value();
   reserve(24);
   len_ = static_cast<std::size_t>(write_decimal(cursor(), v) - buf_.data());

@@ -1,6 +1,7 @@
 // The streaming writer must produce exactly to_pretty's layout (serde_json pretty printing).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -119,4 +120,47 @@ TEST(JsonStream, NumbersOfEveryLength) {
   w.end_array();
   w.finish();
   EXPECT_EQ(w.take(), expected + "\n]\n");
+}
+
+// schema_key, string and u64 have an inline path (room in the buffer, cached indentation, short
+// key) and an out-of-line one. Whatever the buffer's fill level when a member starts, and at
+// every depth up to 34 (past the 31 cached levels), the text must equal to_pretty of the same
+// document built with nlohmann.
+TEST(JsonStream, InlineAndOutOfLinePathsWriteTheSameText) {
+  static constexpr std::array<std::string_view, 4> kKeys{"id", "name", "a_key_of_17_bytes",
+                                                         "peak_bytes"};
+  // An object at every depth 1..34, each holding a string (one with escapes), numbers and the
+  // next level.
+  OrderedJson dom = OrderedJson::object();
+  std::vector<OrderedJson*> path{&dom};
+  for (int depth = 0; depth < 34; ++depth) {
+    OrderedJson& o = *path.back();
+    o["id"] = "s" + std::to_string(depth);
+    o["name"] = depth % 3 ? "plain" : "quote \" and \\ and \x01";
+    o["a_key_of_17_bytes"] = std::uint64_t{1} << (depth * 7 % 64);
+    o["peak_bytes"] = OrderedJson::object();
+    path.push_back(&o["peak_bytes"]);
+  }
+  auto write = [&](JsonStream& w, const OrderedJson& o, auto& self) -> void {
+    w.begin_object();
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      w.schema_key(kKeys[static_cast<std::size_t>(std::find(kKeys.begin(), kKeys.end(), it.key()) -
+                                                  kKeys.begin())]);
+      if (it->is_string())
+        w.string(it->get<std::string>());
+      else if (it->is_number())
+        w.u64(it->get<std::uint64_t>());
+      else
+        self(w, *it, self);
+    }
+    w.end_object();
+  };
+  const std::string expected = to_pretty(dom);
+  for (std::size_t flush_at : {16, 17, 64, 85, 86, 100, 257, 1 << 20}) {
+    std::string sunk;
+    JsonStream w([&](std::string_view s) { sunk += s; }, flush_at);
+    write(w, dom, write);
+    w.finish();
+    EXPECT_EQ(sunk, expected) << "flush_at " << flush_at;
+  }
 }
