@@ -8,32 +8,50 @@
 namespace candle_graph::graph {
 namespace {
 
-// An id's place in byte order, as far as 8 bytes can tell: its first 7 bytes (big-endian,
-// zero-padded) and then its length when below 8, or 0xFF for 8 bytes or more. Two different
+// An id's place in byte order, as far as 16 bytes can tell: its first 15 bytes (big-endian,
+// zero-padded) and then its length when below 16, or 0xFF for 16 bytes or more. Two different
 // keys order exactly like their strings (a shorter string whose window equals a longer one's is
 // its prefix, hence smaller); equal keys mean equal strings unless the low byte is 0xFF, when
-// only the strings themselves can tell.
+// only the strings themselves can tell. 15 bytes cover the span, tensor and op-node ids of
+// usual traces (`s123456/op/12`), so the sort rarely has to read an id again.
 constexpr std::uint8_t kLongId = 0xFF;
-std::uint64_t order_key(std::string_view s) noexcept {
-  unsigned char window[7] = {};
-  std::memcpy(window, s.data(), std::min<std::size_t>(s.size(), 7));
-  std::uint64_t k = 0;
-  for (unsigned char c : window) k = (k << 8) | c;
-  return (k << 8) | (s.size() >= 8 ? kLongId : s.size());
+constexpr std::size_t kWindow = 15;
+
+struct Key {
+  std::uint64_t hi = 0, lo = 0;  // bytes 0–7; bytes 8–14 and the length byte
+  auto operator<=>(const Key&) const = default;
+  bool is_long() const noexcept { return (lo & 0xFF) == kLongId; }
+};
+
+std::uint64_t load_big_endian(const unsigned char* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
 }
 
-std::uint64_t order_key(const NodeId& id) noexcept {
-  if (!id.is_op()) return order_key(id.base);
-  if (id.base.size() >= 8) return order_key(id.base);  // the window is all base; long anyway
-  char buf[40];
+Key key_of_window(const unsigned char (&window)[16], std::size_t size) noexcept {
+  return {load_big_endian(window),
+          (load_big_endian(window + 8) & ~std::uint64_t{0xFF}) |
+              (size > kWindow ? kLongId : static_cast<std::uint8_t>(size))};
+}
+
+Key order_key(std::string_view s) noexcept {
+  unsigned char window[16] = {};
+  std::memcpy(window, s.data(), std::min(s.size(), kWindow));
+  return key_of_window(window, s.size());
+}
+
+// An op node's id is `base/op/N`: its window is built from the pieces, never formatted whole.
+Key order_key(const NodeId& id) noexcept {
+  if (!id.is_op() || id.base.size() > kWindow) return order_key(id.base);  // long either way
+  char buf[kWindow + 16];
   std::memcpy(buf, id.base.data(), id.base.size());
   std::memcpy(buf + id.base.size(), "/op/", 4);
   char* end = std::to_chars(buf + id.base.size() + 4, buf + sizeof buf, id.op_ordinal).ptr;
-  return order_key(std::string_view(buf, static_cast<std::size_t>(end - buf)));
-}
-
-bool is_long(std::uint64_t key) noexcept {
-  return (key & 0xFF) == kLongId;
+  const auto size = static_cast<std::size_t>(end - buf);
+  unsigned char window[16] = {};
+  std::memcpy(window, buf, std::min(size, kWindow));
+  return key_of_window(window, size);
 }
 
 // Item::tag_pos: the kind (data) in bit 31 and "derived" (not an explicit edge) in bit 30 above
@@ -43,30 +61,26 @@ constexpr std::uint32_t kDataBit = 1u << 31;
 constexpr std::uint32_t kDerivedBit = 1u << 30;
 constexpr std::uint32_t kPosMask = kDerivedBit - 1;
 
-// One edge while sorting: the order keys of both ends and tag_pos. 20 bytes per edge.
+// One edge while sorting: the order keys of both ends and tag_pos. 40 bytes per edge.
 struct Item {
-  std::uint32_t from_hi, from_lo, to_hi, to_lo;
+  Key from, to;
   std::uint32_t tag_pos;
-  std::uint64_t from() const noexcept { return std::uint64_t{from_hi} << 32 | from_lo; }
-  std::uint64_t to() const noexcept { return std::uint64_t{to_hi} << 32 | to_lo; }
   std::uint32_t pos() const noexcept { return tag_pos & kPosMask; }
   bool derived() const noexcept { return (tag_pos & kDerivedBit) != 0; }
   bool same_keys(const Item& o) const noexcept {
-    return from_hi == o.from_hi && from_lo == o.from_lo && to_hi == o.to_hi && to_lo == o.to_lo &&
-           (tag_pos & kDataBit) == (o.tag_pos & kDataBit);
+    return from == o.from && to == o.to && (tag_pos & kDataBit) == (o.tag_pos & kDataBit);
   }
 };
-static_assert(sizeof(Item) == 20);
 
 // Settles a run of items with equal `from` keys that the keys alone cannot order: the `from`
-// ids are compared 7 bytes at a time through further order keys (each id read once per level,
-// most runs settle at the second level), then equal `from` ids by their `to` keys and, where
-// those are equal and long, by the `to` ids themselves.
+// ids are compared 7 bytes at a time through further order keys (each id read once per level),
+// then equal `from` ids by their `to` keys and, where those are equal and long, by the `to` ids
+// themselves.
 struct RunSorter {
   const ExecutionGraph& graph;
   const std::vector<GraphEdge>& edges;
   struct Ref {
-    std::uint64_t key;  // order key of the `from` id past `offset`
+    Key key;  // order key of the `from` id past `offset`
     std::string_view from;
     Item item;
   };
@@ -75,10 +89,10 @@ struct RunSorter {
   void sort(std::vector<Item>::iterator begin, std::vector<Item>::iterator end) {
     refs.clear();
     for (auto it = begin; it != end; ++it)
-      refs.push_back({0, graph.edge_of(edges[it->pos()]).from.base, *it});
+      refs.push_back({{}, graph.edge_of(edges[it->pos()]).from.base, *it});
     // Level 0 is the item's own key: a short one means every `from` of the run is the same id.
-    if (is_long(begin->from()))
-      by_from(refs.begin(), refs.end(), 7);
+    if (begin->from.is_long())
+      by_from(refs.begin(), refs.end(), kWindow);
     else
       by_to(refs.begin(), refs.end());
     for (const Ref& r : refs) *begin++ = r.item;
@@ -92,15 +106,15 @@ struct RunSorter {
     for (RefIt r = b; r != e; ++r) r->key = order_key(r->from.substr(offset));
     std::sort(b, e, [](const Ref& x, const Ref& y) {
       if (x.key != y.key) return x.key < y.key;
-      if (x.item.to() != y.item.to()) return x.item.to() < y.item.to();
+      if (x.item.to != y.item.to) return x.item.to < y.item.to;
       return x.item.tag_pos < y.item.tag_pos;
     });
     for (RefIt run = b; run != e;) {
       RefIt end = run + 1;
       while (end != e && end->key == run->key) ++end;
       if (end - run > 1) {
-        if (is_long(run->key))
-          by_from(run, end, offset + 7);
+        if (run->key.is_long())
+          by_from(run, end, offset + kWindow);
         else
           by_to(run, end);
       }
@@ -112,13 +126,13 @@ struct RunSorter {
   // again by the `to` ids.
   void by_to(RefIt b, RefIt e) {
     std::sort(b, e, [](const Ref& x, const Ref& y) {
-      if (x.item.to() != y.item.to()) return x.item.to() < y.item.to();
+      if (x.item.to != y.item.to) return x.item.to < y.item.to;
       return x.item.tag_pos < y.item.tag_pos;
     });
     for (RefIt run = b; run != e;) {
       RefIt end = run + 1;
-      while (end != e && end->item.to() == run->item.to()) ++end;
-      if (end - run > 1 && is_long(run->item.to()))
+      while (end != e && end->item.to == run->item.to) ++end;
+      if (end - run > 1 && run->item.to.is_long())
         std::sort(run, end, [&](const Ref& x, const Ref& y) {
           const NodeId tx = graph.edge_of(edges[x.item.pos()]).to;
           const NodeId ty = graph.edge_of(edges[y.item.pos()]).to;
@@ -140,23 +154,21 @@ std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const Execut
   std::vector<Item> items(edges.size());
   for (std::uint32_t i = 0; i < edges.size(); ++i) {
     const GraphEdgeView v = graph.edge_of(edges[i]);
-    const std::uint64_t f = order_key(v.from), t = order_key(v.to);
-    items[i] = {static_cast<std::uint32_t>(f >> 32), static_cast<std::uint32_t>(f),
-                static_cast<std::uint32_t>(t >> 32), static_cast<std::uint32_t>(t),
+    items[i] = {order_key(v.from), order_key(v.to),
                 (v.kind == GraphEdgeKind::data ? kDataBit : 0u) |
                     (edges[i].origin == EdgeOrigin::explicit_edge ? 0u : kDerivedBit) | i};
   }
   std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-    if (x.from() != y.from()) return x.from() < y.from();
-    if (x.to() != y.to()) return x.to() < y.to();
+    if (x.from != y.from) return x.from < y.from;
+    if (x.to != y.to) return x.to < y.to;
     return x.tag_pos < y.tag_pos;
   });
   RunSorter runs{graph, edges, {}};
   for (auto run = items.begin(); run != items.end();) {
     auto end = run + 1;
-    bool unsettled = is_long(run->from());
-    for (; end != items.end() && end->from() == run->from(); ++end)
-      unsettled |= is_long(end->to()) && end->to() == (end - 1)->to();
+    bool unsettled = run->from.is_long();
+    for (; end != items.end() && end->from == run->from; ++end)
+      unsettled |= end->to.is_long() && end->to == (end - 1)->to;
     if (unsettled && end - run > 1) runs.sort(run, end);
     run = end;
   }
@@ -195,7 +207,7 @@ void build_edges(ExecutionGraph& graph) {
   // Equal keys settle equality unless one of the ids is long.
   auto same = [&](std::size_t i, std::size_t j) {
     if (!items[i].same_keys(items[j])) return false;
-    if (!is_long(items[i].from()) && !is_long(items[i].to())) return true;
+    if (!items[i].from.is_long() && !items[i].to.is_long()) return true;
     const GraphEdgeView a = graph.edge_of(edges[items[i].pos()]);
     const GraphEdgeView b = graph.edge_of(edges[items[j].pos()]);
     return a.from == b.from && a.to == b.to;  // kinds are equal: same_keys compares them

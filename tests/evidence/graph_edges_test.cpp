@@ -2,7 +2,8 @@
 // cannot (graph_edges.cpp). Its result must equal the plain definition (§7.2/§8): every
 // candidate in insertion order, stably sorted by the formatted (from, to, kind) strings, then
 // per run of equal keys every explicit edge, or else the first derived one. Random traces over
-// ids chosen to defeat 8-byte keys: long ids sharing their first 7+ bytes, ids that are
+// ids chosen to defeat the 16-byte keys: long ids sharing their first 7, 15 or 30 bytes or
+// differing only at byte 15, ids of exactly 15 bytes (whose op nodes are longer), ids that are
 // prefixes of others, NUL bytes, ids that look like op nodes, op ordinals past 9.
 #include <gtest/gtest.h>
 
@@ -20,20 +21,13 @@ using namespace candle_graph;
 
 namespace {
 
-const std::vector<std::string> kSpanIds = {"a",
-                                           "ab",
-                                           "a\\u0000",
-                                           "abcdefg",
-                                           "abcdefgh",
-                                           "abcdefg0",
-                                           "span-prefix-1",
-                                           "span-prefix-10",
-                                           "span-prefix-2",
-                                           "s1",
-                                           "s10",
-                                           "s1/op/1",
-                                           "span-prefix-long-000001",
-                                           "span-prefix-long-000002"};
+// 14 ids at most: the durations below grow 15× per level.
+const std::vector<std::string> kSpanIds = {
+    "a", "ab", "a\\u0000", "abcdefg", "abcdefgh", "span-prefix-1", "span-prefix-10", "s1/op/1",
+    "span-prefix-long-000001",
+    // around the 15-byte window of the keys
+    "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnoq", "span-prefix-very-long-shared-0a-tail",
+    "span-prefix-very-long-shared-0b-tail"};
 const std::vector<std::string> kTensorIds = {"t",
                                              "t1",
                                              "t10",
@@ -48,7 +42,11 @@ const std::vector<std::string> kTensorIds = {"t",
                                              "zzzzzzzzzzzz",
                                              "tensor-shared-prefix-a",
                                              "tensor-shared-prefix-ab",
-                                             "tensor-shared-prefix-a\\u0000"};
+                                             "tensor-shared-prefix-a\\u0000",
+                                             "tensor-shared-pX-long",
+                                             "tensor-shared-pY-long",
+                                             "tensor-shared-p",
+                                             "abcdefghijklmnop"};
 
 std::string json_str(const std::string& s) {
   return "\"" + s + "\"";
