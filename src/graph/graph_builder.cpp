@@ -69,7 +69,6 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
 
   ExecutionGraph g;
   g.doc = &doc;
-  g.memory = analyze_memory(doc, options.memory_timeline);  // step 2
   const graph::SpanTree tree = graph::build_span_tree(doc);
   const std::size_t n_spans = doc.spans.size();
   const auto& op_span = doc.op_span();
@@ -112,6 +111,11 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
     node.bytes = node.peak_bytes = op.storage_bytes.value_or(0);
   }
 
+  // Step 7 before step 2 (they are independent): the edge sort's scratch space is the peak of
+  // `import`'s memory, and the memory timeline (88 bytes per memory event) does not exist yet.
+  if (options.edges) graph::build_edges(g);
+  g.memory = analyze_memory(doc, options.memory_timeline);  // step 2
+
   // Step 5: node memory (span nodes start at 0, so "overwrite when > 0" is an assignment).
   const graph::SpanMemory mem = graph::node_memory_metrics(doc, g.memory, tree);
   for (std::uint32_t s = 0; s < n_spans; ++s) {
@@ -121,8 +125,6 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
     const std::uint64_t total = g.nodes[s].total_time_ns;
     g.nodes[s].self_time_ns = total > child_time[s] ? total - child_time[s] : 0;
   }
-
-  if (options.edges) graph::build_edges(g);  // step 7
 
   // Step 9: summary over the measured subtree, spans that are not of kind op.
   g.summary.entrypoint = doc.run.entrypoint;

@@ -85,6 +85,8 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
   // position order: the live set at the peak is read off this list after the replay instead of
   // replaying a second time up to the peak.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ended;
+  ended.reserve(events.size() / 2 + 1);  // one per free of a balanced trace: no regrowth copies
+  std::size_t live_at_peak = 0;
   detail::KeysAhead keys(
       order.size(), [&](std::size_t p) { return detail::LiveKey::of(events[order[p]].tensor_id); },
       live);
@@ -137,6 +139,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
       sum.peak_device = e.device;
       sum.peak_by_category = d.by_category;
       peak_position = pos;  // the breakdown is rebuilt once at the end, not copied per peak
+      live_at_peak = live.size();
       have_peak = true;
     }
     // Fix of §7.1: the first event anywhere inside the backward subtree (see backward_spans).
@@ -156,6 +159,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
       if (position > peak_position) break;
       gone[alloc] = 1;
     }
+    profile.peak_breakdown.reserve(live_at_peak);
     for (std::size_t pos = 0; pos <= peak_position; ++pos) {
       const std::uint32_t k = order[pos];
       if (events[k].action == MemoryAction::alloc && !gone[k])

@@ -21,11 +21,14 @@ std::string tick(std::string_view s) {
   return "`" + std::string(s) + "`";
 }
 
-// Checks 11–13 key live allocations by (device, tensor_id): the device as a small exact number
-// (the `aux` of the table's key, so ids of up to 8 bytes are settled from the slot alone). The
-// events are visited in `order`, one call of insert or erase per position, in turn.
+// Checks 11–13 key live allocations by (device, tensor_id). When every memory event names the
+// same device (the usual trace) the id alone tells keys apart and the table settles short ids
+// from its slots; otherwise every match is confirmed with the full comparison. The device's
+// number salts the hash either way. The events are visited in `order`, one call of insert or
+// erase per position, in turn.
 class LiveAllocations {
-  // The full comparison, for keys the slot cannot settle (ids longer than 8 bytes).
+  // The full comparison, for keys the slot cannot settle (ids of 8 bytes or more; every key when
+  // the trace has several devices).
   struct SameKey {
     const std::vector<MemoryEvent>& memory;
     bool operator()(std::uint32_t a, std::uint32_t b) const {
@@ -39,7 +42,12 @@ class LiveAllocations {
 
  public:
   LiveAllocations(const std::vector<MemoryEvent>& memory, const std::vector<std::uint32_t>& order)
-      : memory_(memory), order_(order), keys_(order.size(), KeyAt{this}, table_) {}
+      : memory_(memory),
+        order_(order),
+        one_device_(
+            std::all_of(memory.begin(), memory.end(),
+                        [&](const MemoryEvent& m) { return m.device == memory[0].device; })),
+        keys_(order.size(), KeyAt{this}, table_) {}
 
   // False when an equal key is already live.
   bool insert(std::size_t pos) {
@@ -62,11 +70,12 @@ class LiveAllocations {
       last_number_ =
           devices_.emplace(m.device, static_cast<std::uint32_t>(devices_.size())).first->second;
     }
-    return detail::LiveKey::of(m.tensor_id, last_number_);
+    return detail::LiveKey::of(m.tensor_id, last_number_, one_device_);
   }
 
   const std::vector<MemoryEvent>& memory_;
   const std::vector<std::uint32_t>& order_;
+  const bool one_device_;
   // Declared before keys_, which reads them while it is constructed.
   detail::LiveKeyTable<> table_;
   std::unordered_map<std::string_view, std::uint32_t> devices_;

@@ -5,9 +5,11 @@
 // Why: on a 300 MB trace the live set outgrows the caches while the event stream streams
 // through them, and a slot that only named its alloc event cost three cache misses per free
 // (the slot, the alloc event for the id's length, the id's bytes) — the replays of health and
-// of the memory profile scaled 20× for 10× the input. A slot holding the id's hash, length and
-// first 8 bytes settles every id of up to 8 bytes (the usual `t123`) from the slot alone; longer
-// ids are compared in full through the caller's `same(slot_event, probe_event)`.
+// of the memory profile scaled 20× for 10× the input. A 16-byte slot holding the id's hash, its
+// first 7 bytes and its length settles every id of up to 7 bytes (the usual `t12345`) from the
+// slot alone; longer ids are compared in full through the caller's `same(slot_event,
+// probe_event)`. (Slots of 24 bytes with 8 id bytes pushed `validate` past its RSS budget: the
+// synth trace of 295 MB has 240 k tensors live at once.)
 #pragma once
 
 #include <algorithm>
@@ -22,28 +24,30 @@
 
 namespace candle_graph::detail {
 
-// What a slot knows of a key: a hash of the whole id (and `aux`), its length (capped at 255)
-// with `aux` above it, and its first 8 bytes zero-padded. Ids of at most 8 bytes are equal
-// exactly when their keys are; `aux` is a caller's exact small number (health: the device).
+// What a slot knows of a key: a hash of the whole id (and of the caller's `salt`) and one word
+// holding the id's first 7 bytes and its length, or 0xFF in the length byte for ids of 8 bytes
+// or more. Ids of at most 7 bytes are equal exactly when their words are; `settles` (not kept
+// in the slot) says the caller accepts that, i.e. nothing but the id tells its keys apart.
 struct LiveKey {
+  std::uint64_t word = 0;
   std::uint32_t hash = 0;
-  std::uint32_t tag = 0;  // min(length, 255) | aux << 8
-  std::uint64_t prefix = 0;
+  bool settles = false;
 
-  static constexpr std::uint32_t kMaxAux = (1u << 24) - 1;
+  static constexpr std::size_t kShort = 7;
 
-  static LiveKey of(std::string_view id, std::uint32_t aux = 0) noexcept {
+  // `salt` is mixed into the hash only; a caller whose keys include more than the id (health:
+  // the device) passes `may_settle = false` unless that part is the same for every key.
+  static LiveKey of(std::string_view id, std::uint64_t salt = 0, bool may_settle = true) noexcept {
     LiveKey k;
-    std::memcpy(&k.prefix, id.data(), std::min<std::size_t>(id.size(), 8));
-    k.tag = static_cast<std::uint32_t>(std::min<std::size_t>(id.size(), 255)) |
-            std::min(aux, kMaxAux) << 8;
-    const std::uint64_t h = ShortStringHash{}(id) ^ (std::uint64_t{aux} * 0x9e3779b97f4a7c15ULL);
+    unsigned char window[8] = {};
+    std::memcpy(window, id.data(), std::min(id.size(), kShort));
+    window[7] = id.size() <= kShort ? static_cast<unsigned char>(id.size()) : 0xFF;
+    std::memcpy(&k.word, window, 8);
+    const std::uint64_t h = ShortStringHash{}(id) ^ (salt * 0x9e3779b97f4a7c15ULL);
     k.hash = static_cast<std::uint32_t>(h ^ (h >> 32));
+    k.settles = may_settle && id.size() <= kShort;
     return k;
   }
-  // True when equal keys mean equal ids: the id fits the prefix and aux is exact.
-  bool settles() const noexcept { return (tag & 0xFF) <= 8 && (tag >> 8) != kMaxAux; }
-  bool operator==(const LiveKey&) const = default;
 };
 
 // `Value` rides along in the slot (the memory profile keeps the alloc's bytes and category
@@ -70,7 +74,7 @@ class LiveKeyTable {
     if (2 * (size_ + 1) > slots_.size()) grow();
     Slot& s = find_or_empty(key, event, same);
     if (s.event != kEmpty) return {s.event, s.value};
-    s = {key, event, value};
+    s = {key.word, key.hash, event, value};
     ++size_;
     return {};
   }
@@ -83,7 +87,7 @@ class LiveKeyTable {
     Slot& s = find_or_empty(key, event, same);
     const Entry old = s.event == kEmpty ? Entry{} : Entry{s.event, s.value};
     if (s.event == kEmpty) ++size_;
-    s = {key, event, value};
+    s = {key.word, key.hash, event, value};
     return old;
   }
 
@@ -100,7 +104,7 @@ class LiveKeyTable {
     for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
       const Slot& t = slots_[j];
       if (t.event == kEmpty) break;
-      const std::size_t home = t.key.hash & mask_;
+      const std::size_t home = t.hash & mask_;
       if (((j - home) & mask_) >= ((j - i) & mask_)) {
         slots_[i] = t;
         i = j;
@@ -130,12 +134,12 @@ class LiveKeyTable {
 
  private:
   static constexpr std::uint32_t kEmpty = kNoIndex;
-  // Key first, then the event index: a 4-byte-aligned Value packs in after it (24 bytes a slot
-  // without a value, 32 with the memory profile's 12-byte one).
+  // 16 bytes without a value, 32 with the memory profile's 12-byte one.
   struct Slot {
-    LiveKey key{};
+    std::uint64_t word = 0;
+    std::uint32_t hash = 0;
     std::uint32_t event = kEmpty;
-    Value value{};
+    [[no_unique_address]] Value value{};
   };
 
   template <typename Same>
@@ -143,7 +147,8 @@ class LiveKeyTable {
     for (std::size_t i = key.hash & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.event == kEmpty) return s;
-      if (s.key == key && (key.settles() || same(s.event, probe_event))) return s;
+      if (s.hash == key.hash && s.word == key.word && (key.settles || same(s.event, probe_event)))
+        return s;
     }
   }
 
@@ -153,7 +158,7 @@ class LiveKeyTable {
     mask_ = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.event == kEmpty) continue;
-      std::size_t i = s.key.hash & mask_;
+      std::size_t i = s.hash & mask_;
       while (slots_[i].event != kEmpty) i = (i + 1) & mask_;
       slots_[i] = s;
     }
