@@ -100,20 +100,16 @@ JsonStream& JsonStream::schema_key_slow(std::string_view k) {
   return *this;
 }
 
-JsonStream& JsonStream::begin_object() {
+JsonStream& JsonStream::open_slow(char bracket, bool array) {
   before_value();
   reserve(1);
-  put('{');
-  stack_.push_back({false, true});
+  put(bracket);
+  stack_.push_back({array, true});
   return *this;
 }
 
 JsonStream& JsonStream::begin_array() {
-  before_value();
-  reserve(1);
-  put('[');
-  stack_.push_back({true, true});
-  return *this;
+  return open_slow('[', true);
 }
 
 void JsonStream::close(char bracket) {
@@ -122,11 +118,6 @@ void JsonStream::close(char bracket) {
   if (!empty) newline_indent();
   reserve(1);
   put(bracket);
-}
-
-JsonStream& JsonStream::end_object() {
-  close('}');
-  return *this;
 }
 
 JsonStream& JsonStream::end_array() {

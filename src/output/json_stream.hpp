@@ -30,8 +30,45 @@ class JsonStream {
   // Without a sink the text accumulates and take() returns it.
   explicit JsonStream(Sink sink = {}, std::size_t flush_at = std::size_t{1} << 20);
 
-  JsonStream& begin_object();
-  JsonStream& end_object();
+  // begin_object and end_object are inline when the indentation is cached and the buffer has
+  // room: every node, edge and timeline point of a graph is one object.
+  JsonStream& begin_object() {
+    const std::size_t width = 2 * stack_.size();
+    if (stack_.empty() || width + 1 > kNewlineIndent.size() ||
+        len_ + 2 + kNewlineIndent.size() > buf_.size())
+      return open_slow('{', false);
+    char* out = cursor();
+    if (after_key_) {
+      after_key_ = false;
+    } else {  // an element of an array: comma, line break, indentation
+      Level& l = stack_.back();
+      *out = ',';
+      out += l.empty ? 0 : 1;
+      l.empty = false;
+      std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
+      out += width + 1;
+    }
+    *out = '{';
+    len_ = static_cast<std::size_t>(out + 1 - buf_.data());
+    stack_.push_back({false, true});
+    return *this;
+  }
+  JsonStream& end_object() {
+    const std::size_t width = 2 * (stack_.size() - 1);
+    if (width + 1 > kNewlineIndent.size() || len_ + 1 + kNewlineIndent.size() > buf_.size()) {
+      close('}');
+      return *this;
+    }
+    char* out = cursor();
+    if (!stack_.back().empty) {
+      std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
+      out += width + 1;
+    }
+    stack_.pop_back();
+    *out = '}';
+    len_ = static_cast<std::size_t>(out + 1 - buf_.data());
+    return *this;
+  }
   JsonStream& begin_array();
   JsonStream& end_array();
   JsonStream& key(std::string_view k);  // the next value belongs to this key
@@ -98,6 +135,7 @@ class JsonStream {
 
   static bool is_schema_key(std::string_view k) noexcept;  // ASCII letters, digits, `_`
   JsonStream& schema_key_slow(std::string_view k);
+  JsonStream& open_slow(char bracket, bool array);
   JsonStream& string_slow(std::string_view s);
   JsonStream& u64_slow(std::uint64_t v);
   void before_value();

@@ -129,29 +129,39 @@ TEST(JsonStream, NumbersOfEveryLength) {
 TEST(JsonStream, InlineAndOutOfLinePathsWriteTheSameText) {
   static constexpr std::array<std::string_view, 4> kKeys{"id", "name", "a_key_of_17_bytes",
                                                          "peak_bytes"};
-  // An object at every depth 1..34, each holding a string (one with escapes), numbers and the
-  // next level.
+  // An object at every depth 1..34, each holding an array, a string (some with escapes), a
+  // number and the next level.
   OrderedJson dom = OrderedJson::object();
   std::vector<OrderedJson*> path{&dom};
   for (int depth = 0; depth < 34; ++depth) {
     OrderedJson& o = *path.back();
-    o["id"] = "s" + std::to_string(depth);
+    // An array of objects (one empty) and plain values: objects opened as array elements.
+    o["id"] = OrderedJson::array({OrderedJson::object(), OrderedJson{{"id", "x"}}, 7, "s"});
     o["name"] = depth % 3 ? "plain" : "quote \" and \\ and \x01";
     o["a_key_of_17_bytes"] = std::uint64_t{1} << (depth * 7 % 64);
     o["peak_bytes"] = OrderedJson::object();
     path.push_back(&o["peak_bytes"]);
   }
   auto write = [&](JsonStream& w, const OrderedJson& o, auto& self) -> void {
+    if (o.is_string()) {
+      w.string(o.get<std::string>());
+      return;
+    }
+    if (o.is_number()) {
+      w.u64(o.get<std::uint64_t>());
+      return;
+    }
+    if (o.is_array()) {
+      w.begin_array();
+      for (const OrderedJson& e : o) self(w, e, self);
+      w.end_array();
+      return;
+    }
     w.begin_object();
     for (auto it = o.begin(); it != o.end(); ++it) {
       w.schema_key(kKeys[static_cast<std::size_t>(std::find(kKeys.begin(), kKeys.end(), it.key()) -
                                                   kKeys.begin())]);
-      if (it->is_string())
-        w.string(it->get<std::string>());
-      else if (it->is_number())
-        w.u64(it->get<std::uint64_t>());
-      else
-        self(w, *it, self);
+      self(w, *it, self);
     }
     w.end_object();
   };
