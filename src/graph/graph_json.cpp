@@ -1,5 +1,8 @@
 #include "graph/graph_json.hpp"
 
+#include <charconv>
+#include <cstring>
+
 #include "memory/memory_json.hpp"
 
 namespace candle_graph::graph {
@@ -13,7 +16,17 @@ void write_node_id(JsonStream& w, const NodeId& id) {
     w.string(id.base);
     return;
   }
-  thread_local std::string scratch;  // op ids are formatted here, never stored
+  // Op ids are formatted here, never stored: on the stack when the span id is short (always in
+  // practice), else in a scratch string.
+  char buf[128];
+  if (id.base.size() <= sizeof buf - 16) {
+    std::memcpy(buf, id.base.data(), id.base.size());
+    std::memcpy(buf + id.base.size(), "/op/", 4);
+    const char* end = std::to_chars(buf + id.base.size() + 4, buf + sizeof buf, id.op_ordinal).ptr;
+    w.string(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+    return;
+  }
+  thread_local std::string scratch;
   scratch.clear();
   id.append_to(scratch);
   w.string(scratch);

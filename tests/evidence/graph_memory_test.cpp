@@ -59,6 +59,30 @@ TEST(Graph, ChecklistRootSelfTimeOpIdsEdgesAndSummary) {
   EXPECT_EQ(doc.gradients.size(), 1u);
 }
 
+// Op node ids are formatted on output, on the stack for span ids of up to 112 bytes and through
+// a scratch string beyond: both must give `{span_id}/op/{n}` (ids built here by hand).
+TEST(Graph, OpNodeIdsOfShortAndLongSpanIdsInTheJson) {
+  for (const std::size_t length : {1u, 112u, 113u, 300u}) {
+    const std::string span(length, 's');
+    std::string body = R"({"kind":"span_start","id":")" + span +
+                       R"(","name":"n","start_ns":0,"span_kind":"module","measured":true})"
+                       "\n";
+    for (int k = 0; k < 12; ++k)
+      body += R"({"kind":"op","span_id":")" + span + R"(","op_name":"f","inputs":[],"output":"t)" +
+              std::to_string(k) +
+              R"(","shape":[1],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":0})"
+              "\n";
+    body += R"({"kind":"span_end","id":")" + span +
+            R"(","duration_ns":100})"
+            "\n";
+    const TraceDocument doc = doc_of(body);
+    const ExecutionGraph g = build_from_trace(doc);
+    output::JsonStream w;
+    graph::write_graph_node(w, g, g.find_node(span + "/op/11"), output::KeyOrder::declaration);
+    EXPECT_EQ(nlohmann::json::parse(w.take())["id"], span + "/op/11") << length;
+  }
+}
+
 TEST(Graph, UntrustedTraceIsRefusedWithTheOriginalMessage) {
   // Two roots (health root_count) → build_from_trace fails before anything else.
   const TraceDocument doc = doc_of(R"(
