@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "evidence/evidence_json.hpp"
+#include "support/temp_dir.hpp"
 
 namespace cg_test {
 
@@ -46,9 +47,9 @@ std::string meta_line(const std::string& overrides) {
 
 RunResult run_cli(const std::string& args) {
   static int counter = 0;
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("cg_evidence_cli_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  // One directory per test process, removed when the process exits.
+  static const candle_graph::testing::TempDir temp("cg_evidence_cli");
+  const std::filesystem::path& dir = temp.path();
   const auto out = dir / ("out" + std::to_string(counter) + ".txt");
   const auto err = dir / ("err" + std::to_string(counter++) + ".txt");
   const std::string cmd = std::string("'") + CG_BINARY + "' " + args + " >'" + out.string() +

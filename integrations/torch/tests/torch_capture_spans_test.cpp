@@ -5,7 +5,6 @@
 // check reads the trace file back with the project's reader.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -13,6 +12,7 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
+#include "support/temp_dir.hpp"
 #include "torch_example_model.hpp"
 
 namespace {
@@ -21,10 +21,9 @@ namespace cg = candle_graph;
 using torch_example::CaptureRequest;
 using torch_example::Trainer;
 
+// Traces go to one directory per test process, removed when the process exits.
 std::filesystem::path temp_trace(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("cg_torch_span_tests_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  static const candle_graph::testing::TempDir dir("cg_torch_span_tests");
   return dir / (name + ".jsonl");
 }
 

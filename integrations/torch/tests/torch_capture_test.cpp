@@ -4,7 +4,6 @@
 // from the capture's own summary alone.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -13,6 +12,7 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
+#include "support/temp_dir.hpp"
 #include "torch_example_model.hpp"
 
 namespace {
@@ -22,10 +22,9 @@ using torch_example::CaptureRequest;
 using torch_example::ModelOptions;
 using torch_example::Trainer;
 
+// Traces go to one directory per test process, removed when the process exits.
 std::filesystem::path temp_trace(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("cg_torch_tests_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  static const candle_graph::testing::TempDir dir("cg_torch_tests");
   return dir / (name + ".jsonl");
 }
 
