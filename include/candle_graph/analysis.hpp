@@ -109,6 +109,9 @@ struct NodeId {
   bool is_op() const noexcept { return op_ordinal != kNoIndex; }
   std::string str() const;
   void append_to(std::string& out) const;
+  // What follows `base` in the formatted id: `/op/{n}` for an op node (written into `buf`), or
+  // nothing.
+  std::string_view suffix(char (&buf)[32]) const noexcept;
   // Byte-wise order of the formatted ids, without formatting them on the heap.
   friend int compare(const NodeId& a, const NodeId& b) noexcept;
   friend bool operator==(const NodeId& a, const NodeId& b) noexcept { return compare(a, b) == 0; }

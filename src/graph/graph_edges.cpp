@@ -1,7 +1,6 @@
 #include "graph/graph_edges.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
@@ -29,7 +28,7 @@ std::uint64_t load_big_endian(const unsigned char* p) noexcept {
   return __builtin_bswap64(v);
 }
 
-Key key_of_window(const unsigned char (&window)[16], std::size_t size) noexcept {
+Key key_of_window(const unsigned char* window, std::size_t size) noexcept {  // 16 bytes
   return {load_big_endian(window),
           (load_big_endian(window + 8) & ~std::uint64_t{0xFF}) |
               (size > kWindow ? kLongId : static_cast<std::uint8_t>(size))};
@@ -41,17 +40,15 @@ Key order_key(std::string_view s) noexcept {
   return key_of_window(window, s.size());
 }
 
-// An op node's id is `base/op/N`: its window is built from the pieces, never formatted whole.
+// An op node's id is `base/op/N`: the window is built from the pieces (the base is short).
 Key order_key(const NodeId& id) noexcept {
   if (!id.is_op() || id.base.size() > kWindow) return order_key(id.base);  // long either way
-  char buf[kWindow + 16];
-  std::memcpy(buf, id.base.data(), id.base.size());
-  std::memcpy(buf + id.base.size(), "/op/", 4);
-  char* end = std::to_chars(buf + id.base.size() + 4, buf + sizeof buf, id.op_ordinal).ptr;
-  const auto size = static_cast<std::size_t>(end - buf);
-  unsigned char window[16] = {};
-  std::memcpy(window, buf, std::min(size, kWindow));
-  return key_of_window(window, size);
+  char digits[32];
+  const std::string_view suffix = id.suffix(digits);
+  unsigned char window[kWindow + 32] = {};
+  std::memcpy(window, id.base.data(), id.base.size());
+  std::memcpy(window + id.base.size(), suffix.data(), suffix.size());
+  return key_of_window(window, id.base.size() + suffix.size());  // byte 15 on is ignored
 }
 
 // Item::tag_pos: the kind (data) in bit 31 and "derived" (not an explicit edge) in bit 30 above

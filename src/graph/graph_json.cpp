@@ -1,6 +1,5 @@
 #include "graph/graph_json.hpp"
 
-#include <charconv>
 #include <cstring>
 
 #include "memory/memory_json.hpp"
@@ -18,12 +17,13 @@ void write_node_id(JsonStream& w, const NodeId& id) {
   }
   // Op ids are formatted here, never stored: on the stack when the span id is short (always in
   // practice), else in a scratch string.
+  char digits[32];
+  const std::string_view suffix = id.suffix(digits);
   char buf[128];
-  if (id.base.size() <= sizeof buf - 16) {
+  if (id.base.size() + suffix.size() <= sizeof buf) {
     std::memcpy(buf, id.base.data(), id.base.size());
-    std::memcpy(buf + id.base.size(), "/op/", 4);
-    const char* end = std::to_chars(buf + id.base.size() + 4, buf + sizeof buf, id.op_ordinal).ptr;
-    w.string(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+    std::memcpy(buf + id.base.size(), suffix.data(), suffix.size());
+    w.string(std::string_view(buf, id.base.size() + suffix.size()));
     return;
   }
   thread_local std::string scratch;

@@ -5,21 +5,17 @@
 #include "candle_graph/analysis.hpp"
 
 namespace candle_graph {
-namespace {
-
-std::string_view suffix(const NodeId& id, char (&buf)[32]) noexcept {
-  if (!id.is_op()) return {};
+std::string_view NodeId::suffix(char (&buf)[32]) const noexcept {
+  if (!is_op()) return {};
   std::memcpy(buf, "/op/", 4);
-  auto r = std::to_chars(buf + 4, buf + sizeof buf, id.op_ordinal);
+  auto r = std::to_chars(buf + 4, buf + sizeof buf, op_ordinal);
   return {buf, static_cast<std::size_t>(r.ptr - buf)};
 }
-
-}  // namespace
 
 void NodeId::append_to(std::string& out) const {
   char buf[32];
   out.append(base);
-  out.append(suffix(*this, buf));
+  out.append(suffix(buf));
 }
 
 std::string NodeId::str() const {
@@ -30,7 +26,7 @@ std::string NodeId::str() const {
 
 int compare(const NodeId& a, const NodeId& b) noexcept {
   char ba[32], bb[32];
-  const std::string_view sa = suffix(a, ba), sb = suffix(b, bb);
+  const std::string_view sa = a.suffix(ba), sb = b.suffix(bb);
   const std::size_t common = std::min(a.base.size(), b.base.size());
   if (common > 0)
     if (int c = std::memcmp(a.base.data(), b.base.data(), common)) return c < 0 ? -1 : 1;
