@@ -60,12 +60,7 @@ void JsonStream::next_line(std::size_t extra) {
   }
   // One capacity check for the comma, the line break, the indentation and `extra` bytes.
   reserve(1 + kNewlineIndent.size() + extra);
-  char* out = cursor();
-  *out = ',';
-  out += l.empty ? 0 : 1;
-  l.empty = false;
-  std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
-  len_ = static_cast<std::size_t>(out - buf_.data()) + width + 1;
+  len_ = static_cast<std::size_t>(member_break(cursor(), width) - buf_.data());
 }
 
 void JsonStream::before_value() {

@@ -40,13 +40,8 @@ class JsonStream {
     char* out = cursor();
     if (after_key_) {
       after_key_ = false;
-    } else {  // an element of an array: comma, line break, indentation
-      Level& l = stack_.back();
-      *out = ',';
-      out += l.empty ? 0 : 1;
-      l.empty = false;
-      std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
-      out += width + 1;
+    } else {  // an element of an array
+      out = member_break(out, width);
     }
     *out = '{';
     len_ = static_cast<std::size_t>(out + 1 - buf_.data());
@@ -83,13 +78,7 @@ class JsonStream {
     if (width + 1 > kNewlineIndent.size() || k.size() > 16 ||
         len_ + 1 + kNewlineIndent.size() + 20 > buf_.size())
       return schema_key_slow(k);
-    char* out = cursor();
-    Level& l = stack_.back();
-    *out = ',';
-    out += l.empty ? 0 : 1;
-    l.empty = false;
-    std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());  // width + 1 of it count
-    out += width + 1;
+    char* out = member_break(cursor(), width);
     *out = '"';
     copy_short(out + 1, k.data(), k.size());
     std::memcpy(out + 1 + k.size(), "\": ", 3);
@@ -134,6 +123,18 @@ class JsonStream {
   }();
 
   static bool is_schema_key(std::string_view k) noexcept;  // ASCII letters, digits, `_`
+  // The comma (unless the level is still empty), the line break and the indentation `width` of
+  // a new member or element, written at `out` with room for 1 + kNewlineIndent.size() bytes and
+  // width + 1 <= kNewlineIndent.size(); returns the end. One fixed-size copy: only width + 1 of
+  // it count.
+  char* member_break(char* out, std::size_t width) noexcept {
+    Level& l = stack_.back();
+    *out = ',';
+    out += l.empty ? 0 : 1;
+    l.empty = false;
+    std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
+    return out + width + 1;
+  }
   JsonStream& schema_key_slow(std::string_view k);
   JsonStream& open_slow(char bracket, bool array);
   JsonStream& string_slow(std::string_view s);
