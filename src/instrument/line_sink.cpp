@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -17,9 +18,23 @@ namespace candle_graph::detail {
 // its dynamic mmap threshold has grown past them), and the program's own large blocks allocated
 // while the session is open (e.g. LibTorch activations during a captured update) then extend the
 // heap into fresh pages instead of reusing its memory: ~64-96 page faults per captured update at
-// batch 64 in integrations/torch/bench, none without a session. Pages are faulted in on first
-// write, as with malloc.
+// batch 64 in integrations/torch/bench, none without a session.
+//
+// A finished session's buffers are kept for the next session of the process (up to
+// kSpareBuffers of them) instead of being unmapped: a program that captures one update in many
+// (the LibTorch capture) then neither maps, faults in nor unmaps 380 KiB per capture. munmap
+// flushes the TLB of every core running the process, and the pages faulted in again cost ~1 µs
+// each; both landed right around the captured update.
+namespace {
+
+constexpr int kSpareBuffers = 2;
+std::atomic<char*> g_spare_buffers[kSpareBuffers] = {};
+
+}  // namespace
+
 char* LineSink::map_buffer(const std::filesystem::path& path) {
+  for (std::atomic<char*>& slot : g_spare_buffers)
+    if (char* kept = slot.exchange(nullptr, std::memory_order_acquire)) return kept;
   void* p = ::mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)
     throw InstrumentError(path,
@@ -28,13 +43,20 @@ char* LineSink::map_buffer(const std::filesystem::path& path) {
 }
 
 void LineSink::Unmap::operator()(char* p) const noexcept {
-  if (p != nullptr) ::munmap(p, kCapacity);
+  if (p == nullptr) return;
+  for (std::atomic<char*>& slot : g_spare_buffers) {
+    char* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, p, std::memory_order_release)) return;
+  }
+  ::munmap(p, kCapacity);
 }
 
 LineSink::LineSink(std::filesystem::path path) : path_(std::move(path)) {
-  // The buffers first: if mapping fails, no file descriptor is left open and no file created.
+  // The buffer first: if mapping fails, no file descriptor is left open and no file created.
+  // The second buffer and the writer thread wait for the first hand-off (hand_off): a trace
+  // smaller than kFlushThreshold never needs them, and starting a thread (clone, an 8 MiB stack
+  // released with madvise at its exit) is kernel work right before the code being traced.
   buffer_.reset(map_buffer(path_));
-  spare_.reset(map_buffer(path_));
   const std::filesystem::path parent = path_.parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -48,11 +70,21 @@ LineSink::LineSink(std::filesystem::path path) : path_(std::move(path)) {
     throw InstrumentError(path_, std::string("cannot create the trace file: ") +
                                      std::strerror(errno) + "; choose a writable trace path");
   owner_pid_ = static_cast<int>(::getpid());
+}
+
+bool LineSink::start_writer() {
+  if (writer_.joinable()) return has_writer();
+  if (writer_unavailable_ || static_cast<int>(::getpid()) != owner_pid_) return false;
   try {
+    if (!spare_) spare_.reset(map_buffer(path_));
     writer_ = std::thread([this] { writer_main(); });
-  } catch (const std::system_error&) {
-    // No thread to spare (e.g. a thread limit): every write happens on the recording thread.
+  } catch (...) {
+    // No memory or thread to spare (e.g. a thread limit): every write happens on the recording
+    // thread.
+    writer_unavailable_ = true;
+    return false;
   }
+  return true;
 }
 
 LineSink::~LineSink() {
@@ -105,7 +137,7 @@ void LineSink::wait_for_writer() {
 }
 
 void LineSink::hand_off() {
-  if (failed_ || fd_ < 0 || !has_writer()) {
+  if (failed_ || fd_ < 0 || !start_writer()) {
     flush();  // synchronous path (and its errors)
     return;
   }

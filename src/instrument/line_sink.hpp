@@ -90,6 +90,7 @@ class LineSink {
   void hand_off();                          // the full buffer to the writer thread
   void wait_for_writer();                   // until no buffer is in flight; throws its error
   bool has_writer() const noexcept;         // a writer thread of this process exists
+  bool start_writer();                      // has_writer(), starting the thread if need be
   void stop_writer() noexcept;
   void writer_main();
   void write_out(const char* data, std::size_t size);  // on the calling thread; throws
@@ -103,13 +104,15 @@ class LineSink {
     void operator()(char* p) const noexcept;
   };
   std::unique_ptr<char[], Unmap> buffer_;  // being filled
-  std::unique_ptr<char[], Unmap> spare_;   // in flight at the writer thread, or free
+  std::unique_ptr<char[], Unmap> spare_;   // in flight at the writer thread, or free (mapped
+                                           // with the writer thread)
   std::size_t size_ = 0;                   // bytes buffered, not yet handed over or written
   std::uint64_t offset_ = 0;      // file offset of buffer_[0] (bytes handed over or written)
   std::uint64_t file_bytes_ = 0;  // bytes written; only the thread writing touches it
   int fd_ = -1;
   bool failed_ = false;
   int owner_pid_ = 0;
+  bool writer_unavailable_ = false;  // starting the writer failed once: write synchronously
 
   std::mutex writer_mu_;  // guards the fields below
   std::condition_variable wake_writer_;

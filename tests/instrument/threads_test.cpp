@@ -4,6 +4,7 @@
 
 #include <array>
 #include <barrier>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -94,6 +95,34 @@ TEST(InstrumentThreads, EightThreadsTimesOneHundredThousandEvents) {
   }
   EXPECT_EQ(ops_per_span.size(), std::size_t{kThreads * kSpansPerThread});
   for (const auto& [id, n] : ops_per_span) EXPECT_EQ(n, kOpsPerSpan) << id;
+}
+
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
+  return n;
+}
+
+// A trace smaller than the 256 KiB write-out threshold (one captured update) is written by the
+// recording thread at flush and finish: no writer thread is started for it (line_sink.cpp), so
+// opening a session does no thread creation right before the code it traces. A larger one
+// starts the writer at its first write-out.
+TEST(InstrumentThreads, WriterThreadStartsOnlyAtTheFirstWriteOut) {
+  ScratchDir dir;
+  const std::size_t before = threads_of_this_process();
+  TraceSession session(dir / "t.jsonl", ProfileRun::training("lazy", 1, "cpu"));
+  SpanGuard measured = session.begin_measurement("lazy/update-000000000001");
+  const std::array<std::uint64_t, 1> shape{4};
+  const OpRecord op{.op_name = "add", .output = "y", .shape = shape, .dtype = "f32"};
+  for (int i = 0; i < 100; ++i) session.record_op(measured.id(), op);  // ~20 KiB
+  EXPECT_EQ(threads_of_this_process(), before);
+  for (int i = 0; i < 5000; ++i) session.record_op(measured.id(), op);  // past 256 KiB
+  EXPECT_EQ(threads_of_this_process(), before + 1);
+  measured.end();
+  const TraceDocument doc = parse_trace(session.finish());
+  EXPECT_EQ(doc.ops.size(), 5100u);
+  EXPECT_EQ(threads_of_this_process(), before);
 }
 
 TEST(InstrumentThreads, ThreadWithoutOpenSpanAttachesToMeasuredRegionOrEnvelope) {
