@@ -15,8 +15,10 @@
 // Figures are medians over all updates, as wall time and as CPU time of the training thread;
 // ratios divide by the median of `none` in the same run and on the same clock.
 //
-// Usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR]
+// Usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] [--settle N] [--only W]
 //   runs R rounds × K updates per way and batch (defaults 12 × 25), interleaved update by update;
+//   --settle N runs N plain, unmeasured updates before every measured one (as in a training loop
+//   that captures one update after ordinary ones; default 0);
 //   --only runs one way (and the baseline), e.g. under `perf record -g`.
 #include <unistd.h>
 #include <algorithm>
@@ -128,11 +130,12 @@ struct Options {
   std::filesystem::path trace_dir;
   bool own_trace_dir = true;  // made by the bench: removed at exit
   int only = -1;              // --only WAY: run one way (for perf record), -1 = all
+  int settle = 0;             // plain unmeasured updates before each measured one
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
-               "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] "
+               "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] [--settle N] "
                "[--only none|capture|kineto|legacy|floor-bare|floor-inputs|floor-boxed]\n");
   std::exit(2);
 }
@@ -153,6 +156,8 @@ Options parse(int argc, char** argv) {
       for (int k = 0; k < kWays; ++k)
         if (w == kWayFlag[k]) o.only = k;
       if (o.only == -2) usage();
+    } else if (a == "--settle" && i + 1 < argc) {
+      o.settle = std::max(0, std::atoi(argv[++i]));
     } else if (a == "--trace-dir" && i + 1 < argc) {
       o.trace_dir = argv[++i];
       o.own_trace_dir = false;
@@ -234,7 +239,10 @@ BatchResult run_batch(std::int64_t batch, const Options& o) {
     for (int i = 0; i < o.steps; ++i) {
       std::shuffle(order, order + ways, order_rng);
       for (const Way w : order)
-        if (o.only < 0 || w == o.only || w == none) run(w, true);
+        if (o.only < 0 || w == o.only || w == none) {
+          for (int k = 0; k < o.settle; ++k) run(none, false);
+          run(w, true);
+        }
     }
   return r;
 }

@@ -40,7 +40,8 @@ class PointerTable {
 
   // Inserts `value` under `key` (which must not be present) and returns the stored value.
   Value& insert(const void* key, const Value& value) {
-    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
+    if ((size_ + 1) * 2 > slots_.size()) [[unlikely]]
+      rehash(slots_.size() * 2);
     std::size_t i = home(key);
     while (slots_[i].key != nullptr) i = (i + 1) & mask_;
     slots_[i].key = key;
@@ -51,7 +52,8 @@ class PointerTable {
 
   // Removes `key` if present (backward-shift deletion: every later entry of the probe run that
   // may move closer to its home slot does, so no tombstone is left behind).
-  void erase(const void* key) noexcept {
+  // Out of line: one copy of the shifting loop serves every caller (code size of the callbacks).
+  [[gnu::noinline]] void erase(const void* key) noexcept {
     std::size_t i = home(key);
     while (slots_[i].key != key) {
       if (slots_[i].key == nullptr) return;
@@ -100,7 +102,7 @@ class PointerTable {
     const auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key));
     return static_cast<std::size_t>((x * 0x9E3779B97F4A7C15ull) >> shift_);
   }
-  void rehash(std::size_t capacity) {
+  [[gnu::cold, gnu::noinline]] void rehash(std::size_t capacity) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;

@@ -90,7 +90,7 @@ std::string dtype_label(c10::ScalarType t) {
   }
 }
 
-std::uint8_t device_index(CaptureState& s, c10::Device d) {
+[[gnu::noinline]] std::uint8_t device_index(CaptureState& s, c10::Device d) {
   if (d.is_cpu()) return 0;  // device_labels[0] is "cpu"
   const std::string label = d.str();
   for (std::size_t i = 0; i < s.device_labels.size(); ++i)
@@ -107,10 +107,9 @@ bool starts_with(const char* s, std::string_view prefix) {
 // content in case a pointer was reused. Autograd node and engine records own their names
 // (notes §5.7): a fresh pointer each time, so they are looked up by content and never cached by
 // pointer (that cache would grow, and allocate, once per backward op).
-std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope scope) {
-  if (name == nullptr) name = "";
-  std::uint32_t* cached = s.name_by_pointer.find(name);
-  if (cached != nullptr && std::strcmp(s.names[*cached].c_str(), name) == 0) return *cached;
+[[gnu::noinline]] std::uint32_t intern_by_content(CaptureState& s, const char* name,
+                                                  at::RecordScope scope,
+                                                  std::uint32_t* cached) {
   const std::string_view view(name);
   auto it = s.name_index.find(view);
   std::uint32_t index;
@@ -128,6 +127,15 @@ std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope scope) {
       s.name_by_pointer.insert(name, index);
   }
   return index;
+}
+
+inline std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope scope) {
+  if (name == nullptr) [[unlikely]]
+    name = "";
+  std::uint32_t* cached = s.name_by_pointer.find(name);
+  if (cached != nullptr && std::strcmp(s.names[*cached].c_str(), name) == 0) [[likely]]
+    return *cached;
+  return intern_by_content(s, name, scope, cached);
 }
 
 // ---- automatic backward span (issue 5 item 4) ---------------------------------------------------
@@ -165,11 +173,29 @@ void begin_auto_backward(CaptureState& s) {
 
 // ---- callbacks ---------------------------------------------------------------------------------
 
-std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+// The span of a top-level record. Only top-level records can change it: nothing runs user code
+// inside an op. Out of line: the nested records, the majority, skip this code entirely.
+[[gnu::noinline]] SpanRef top_level_span(CaptureState& s, const at::RecordFunction& fn,
+                                         const char* name) {
+  constexpr auto kBackward = static_cast<std::int8_t>(ExecutionStep::backward);
+  const bool backward = is_backward_record(fn, name ? name : "");
+  if (!backward && s.auto_backward) end_auto_backward(s);
+  SpanRef span = s.current_span();
+  if (backward && span.step != kBackward) {
+    begin_auto_backward(s);
+    if (s.auto_backward) span = SpanRef{s.auto_backward->id().number(), kBackward};
+  }
+  return span;
+}
+
+// The callbacks run between LibTorch's own code for every op, which evicts theirs from the
+// instruction cache each time: they are kept small (rare paths out of line, [[gnu::cold]] or
+// [[gnu::noinline]]) and grouped ([[gnu::hot]] puts them in .text.hot, next to each other).
+[[gnu::hot]] std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   CaptureState* st = tl_state;
   if (st == nullptr) return nullptr;
   CaptureState& s = *st;
-  if (s.paused) {
+  if (s.paused) [[unlikely]] {
     s.open_ops.push_back(-1);  // keeps the stack balanced for on_end
     return nullptr;
   }
@@ -177,19 +203,8 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     const std::int32_t parent = s.open_ops.empty() ? -1 : s.open_ops.back();
     const char* name = fn.name();
     OpSample op;
-    if (parent < 0) {
-      // Only top-level records can change the span: nothing runs user code inside an op.
-      constexpr auto kBackward = static_cast<std::int8_t>(ExecutionStep::backward);
-      const bool backward = is_backward_record(fn, name ? name : "");
-      if (!backward && s.auto_backward) end_auto_backward(s);
-      op.span = s.current_span();
-      if (backward && op.span.step != kBackward) {
-        begin_auto_backward(s);
-        if (s.auto_backward) op.span = SpanRef{s.auto_backward->id().number(), kBackward};
-      }
-    } else {
-      op.span = s.ops[static_cast<std::size_t>(parent)].span;
-    }
+    op.span = parent < 0 ? top_level_span(s, fn, name)
+                         : s.ops[static_cast<std::size_t>(parent)].span;
     op.name = intern(s, name, fn.scope());
     op.parent = parent;
     op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
@@ -211,7 +226,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   return nullptr;  // state lives in CaptureState: no heap allocation per op
 }
 
-void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
+[[gnu::hot]] void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   const std::int64_t end = now_tick();
   CaptureState* st = tl_state;
   if (st == nullptr || st->open_ops.empty()) return;
@@ -242,7 +257,8 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
       for (const std::int64_t d : t.sizes()) s.shapes.push_back(static_cast<std::uint64_t>(d));
       op.shape_len = static_cast<std::uint32_t>(s.shapes.size()) - op.shape_begin;
       op.dtype = static_cast<std::uint8_t>(t.scalar_type());
-      op.device = device_index(s, t.device());
+      const c10::Device device = t.device();
+      op.device = device.is_cpu() ? 0 : device_index(s, device);
       op.output_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
       SerialInfo& info = s.serials[key.serial];
       if (key.version == 0 && key.view_op == 0 && info.producer < 0) info.producer = index;
@@ -264,7 +280,7 @@ struct MemoryReporter final : prof::ProfilerStateBase {
   bool memoryProfilingEnabled() const override { return true; }
   prof::ActiveProfilerType profilerType() override { return prof::ActiveProfilerType::NONE; }
 
-  void reportMemoryUsage(void* ptr, std::int64_t bytes, std::int64_t, std::int64_t,
+  [[gnu::hot]] void reportMemoryUsage(void* ptr, std::int64_t bytes, std::int64_t, std::int64_t,
                          c10::Device device) override {
     // Threads that inherited the slot through at::ThreadLocalState are not recorded: the op
     // stack they would be attributed to is the training thread's.
@@ -287,31 +303,38 @@ struct MemoryReporter final : prof::ProfilerStateBase {
     return m;
   }
 
+  // The address is reused, so the block we knew there is gone although no free was reported:
+  // it was allocated before the capture (the allocator only reports frees of blocks it saw).
+  [[gnu::noinline]] void forget_reused_block(void* ptr, Identity& known) {
+    CaptureState& s = *state;
+    if (!known.captured_alloc) count_pre_capture_free(s, known.bytes);
+    release_weak(known);
+    s.identities.erase(ptr);
+  }
+
   void on_alloc(void* ptr, std::int64_t bytes, c10::Device device) {
     CaptureState& s = *state;
-    if (Identity* known = s.identities.find(ptr)) {
-      // The address is reused, so the block we knew there is gone although no free was reported:
-      // it was allocated before the capture (the allocator only reports frees of blocks it saw).
-      if (!known->captured_alloc) count_pre_capture_free(s, known->bytes);
-      release_weak(*known);
-      s.identities.erase(ptr);
-    }
+    if (Identity* known = s.identities.find(ptr)) [[unlikely]]
+      forget_reused_block(ptr, *known);
     Identity id;
     id.serial = s.new_serial(s.paused);
     id.captured_alloc = true;
     id.bytes = static_cast<std::uint64_t>(bytes);
     s.identities.insert(ptr, id);
-    if (!s.paused) s.memory_samples.push_back(sample(bytes, id.serial, device_index(s, device)));
+    if (!s.paused)
+      s.memory_samples.push_back(
+          sample(bytes, id.serial, device.is_cpu() ? 0 : device_index(s, device)));
   }
 
   void on_free(void* ptr, std::int64_t bytes, c10::Device device) {
     CaptureState& s = *state;
     ++s.frees_seen;
     Identity* known = s.identities.find(ptr);
-    if (known == nullptr || !known->captured_alloc) {
+    if (known == nullptr || !known->captured_alloc) [[unlikely]] {
       count_pre_capture_free(s, static_cast<std::uint64_t>(bytes));
     } else if (!s.serials[known->serial].internal) {
-      s.memory_samples.push_back(sample(-bytes, known->serial, device_index(s, device)));
+      s.memory_samples.push_back(
+          sample(-bytes, known->serial, device.is_cpu() ? 0 : device_index(s, device)));
     }
     if (known != nullptr) {
       release_weak(*known);
@@ -336,14 +359,14 @@ std::optional<std::string> memory_slot_problem() {
   return std::nullopt;
 }
 
-TensorKey identify(CaptureState& s, const at::Tensor& t) {
-  const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
-  const c10::Storage& storage = impl->unsafe_storage();
-  const void* p = storage ? storage.data() : nullptr;
-  if (p == nullptr) return TensorKey{s.new_serial(false), 0, 0};  // empty or storage-less
-  Identity* found = s.identities.find(p);
+namespace {
+
+// identify()'s rare cases, out of line: a block seen for the first time, one whose storage died
+// unreported (freed while memory capture was off, or allocated before the capture), or one the
+// reporter registered that no op had shown yet (no weak reference to its storage).
+[[gnu::noinline]] Identity& register_block(CaptureState& s, const void* p,
+                                           const c10::Storage& storage, Identity* found) {
   if (found != nullptr && storage_gone(*found)) {
-    // Freed without a report (memory capture off, or a block from before the capture).
     if (!found->captured_alloc) count_pre_capture_free(s, found->bytes);
     release_weak(*found);
     s.identities.erase(p);
@@ -355,12 +378,30 @@ TensorKey identify(CaptureState& s, const at::Tensor& t) {
     fresh.bytes = storage.nbytes();
     found = &s.identities.insert(p, fresh);
   }
-  Identity& id = *found;
-  if (id.storage == nullptr) {
+  if (found->storage == nullptr) {
     c10::StorageImpl* si = storage.unsafeGetStorageImpl();
     c10::raw::weak_intrusive_ptr::incref(si);
-    id.storage = si;
+    found->storage = si;
   }
+  return *found;
+}
+
+[[gnu::cold, gnu::noinline]] TensorKey storage_less_key(CaptureState& s) {
+  return TensorKey{s.new_serial(false), 0, 0};  // empty or storage-less tensor
+}
+
+}  // namespace
+
+[[gnu::hot]] TensorKey identify(CaptureState& s, const at::Tensor& t) {
+  const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+  const c10::Storage& storage = impl->unsafe_storage();
+  const void* p = storage ? storage.data() : nullptr;
+  if (p == nullptr) [[unlikely]]
+    return storage_less_key(s);
+  Identity* found = s.identities.find(p);
+  if (found == nullptr || found->storage == nullptr || storage_gone(*found)) [[unlikely]]
+    found = &register_block(s, p, storage, found);
+  Identity& id = *found;
   // Inference tensors have no version counter (reading it throws).
   // (read inline: Tensor::_version() goes through the virtual VariableHooks)
   const std::int64_t version =
