@@ -134,9 +134,10 @@ struct Options {
 };
 
 [[noreturn]] void usage() {
-  std::fprintf(stderr,
-               "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] [--settle N] "
-               "[--only none|capture|kineto|legacy|floor-bare|floor-inputs|floor-boxed]\n");
+  std::fprintf(
+      stderr,
+      "usage: torch_overhead_bench [--rounds R] [--steps K] [--trace-dir DIR] [--settle N] "
+      "[--only none|capture|kineto|legacy|floor-bare|floor-inputs|floor-boxed]\n");
   std::exit(2);
 }
 

@@ -108,8 +108,7 @@ bool starts_with(const char* s, std::string_view prefix) {
 // (notes §5.7): a fresh pointer each time, so they are looked up by content and never cached by
 // pointer (that cache would grow, and allocate, once per backward op).
 [[gnu::noinline]] std::uint32_t intern_by_content(CaptureState& s, const char* name,
-                                                  at::RecordScope scope,
-                                                  std::uint32_t* cached) {
+                                                  at::RecordScope scope, std::uint32_t* cached) {
   const std::string_view view(name);
   auto it = s.name_index.find(view);
   std::uint32_t index;
@@ -203,8 +202,8 @@ void begin_auto_backward(CaptureState& s) {
     const std::int32_t parent = s.open_ops.empty() ? -1 : s.open_ops.back();
     const char* name = fn.name();
     OpSample op;
-    op.span = parent < 0 ? top_level_span(s, fn, name)
-                         : s.ops[static_cast<std::size_t>(parent)].span;
+    op.span =
+        parent < 0 ? top_level_span(s, fn, name) : s.ops[static_cast<std::size_t>(parent)].span;
     op.name = intern(s, name, fn.scope());
     op.parent = parent;
     op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
@@ -281,7 +280,7 @@ struct MemoryReporter final : prof::ProfilerStateBase {
   prof::ActiveProfilerType profilerType() override { return prof::ActiveProfilerType::NONE; }
 
   [[gnu::hot]] void reportMemoryUsage(void* ptr, std::int64_t bytes, std::int64_t, std::int64_t,
-                         c10::Device device) override {
+                                      c10::Device device) override {
     // Threads that inherited the slot through at::ThreadLocalState are not recorded: the op
     // stack they would be attributed to is the training thread's.
     if (tl_state != state || ptr == nullptr || bytes == 0) return;
