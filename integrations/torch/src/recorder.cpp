@@ -443,9 +443,9 @@ Recorder::Recorder(CaptureState& state, bool memory) : state_(state) {
     throw InstrumentError(state.session ? state.session->path() : std::filesystem::path(),
                           "another TorchCapture is already recording on this thread; finish it "
                           "first");
-  state_.dtype_labels.clear();
-  for (int t = 0; t < static_cast<int>(c10::ScalarType::NumOptions); ++t)
-    state_.dtype_labels.push_back(dtype_label(static_cast<c10::ScalarType>(t)));
+  if (state_.dtype_labels.empty())  // kept by a recycled state (capture_state.cpp)
+    for (int t = 0; t < static_cast<int>(c10::ScalarType::NumOptions); ++t)
+      state_.dtype_labels.push_back(dtype_label(static_cast<c10::ScalarType>(t)));
   state_.device_labels = {"cpu"};
   static std::atomic<std::uint64_t> next_serial{1};
   state_.serial = next_serial.fetch_add(1);
