@@ -2,6 +2,8 @@
 //   (a) the disabled CaptureSelector check, ns per invocation           target ≤ 2 ns
 //   (b) an active record_op of a 32×32 f32 op, ns per event              target ≤ 100 ns, ≥ 8×
 //   naive (c) a span begin + end, ns                                            target ≤ 150 ns
+// plus one reading of the session clock (TSC) next to steady_clock: every LibTorch op record
+// takes two (issue 5, docs/performance.md "LibTorch capture").
 // Each is measured next to a naive baseline in the same run: the same event built as an
 // nlohmann::ordered_json DOM and written with `std::ofstream << dump() << '\n'` (for (a): the
 // stateless modulo check). Files go to a scratch directory and are restarted every kRotateEvents
@@ -20,6 +22,7 @@
 #include <string>
 
 #include "candle_graph/instrument.hpp"
+#include "instrument/clock.hpp"
 
 namespace {
 
@@ -216,6 +219,18 @@ void BM_NaiveSpanBeginEnd(benchmark::State& state) {
 }
 BENCHMARK(BM_NaiveSpanBeginEnd);
 BENCHMARK(BM_NaiveSpanBeginEnd)->MeasureProcessCPUTime();
+
+// One reading of the session clock (rdtsc scaled to ns) and of steady_clock (vDSO
+// clock_gettime), for the per-record cost of timestamps.
+void BM_SessionClockTick(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(candle_graph::detail::now_tick());
+}
+BENCHMARK(BM_SessionClockTick);
+
+void BM_SteadyClockNow(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(std::chrono::steady_clock::now());
+}
+BENCHMARK(BM_SteadyClockNow);
 
 }  // namespace
 
