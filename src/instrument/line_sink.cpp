@@ -1,6 +1,7 @@
 #include "instrument/line_sink.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -112,6 +113,8 @@ void LineSink::stop_writer() noexcept {
 }
 
 void LineSink::writer_main() {
+  // Named so that top/gdb (and tests) can tell it from the program's own threads.
+  ::pthread_setname_np(::pthread_self(), "cg-trace-write");
   std::unique_lock lock(writer_mu_);
   for (;;) {
     wake_writer_.wait(lock, [this] { return busy_ || stop_; });

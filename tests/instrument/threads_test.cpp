@@ -4,7 +4,9 @@
 
 #include <array>
 #include <barrier>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -97,10 +99,25 @@ TEST(InstrumentThreads, EightThreadsTimesOneHundredThousandEvents) {
   for (const auto& [id, n] : ops_per_span) EXPECT_EQ(n, kOpsPerSpan) << id;
 }
 
-std::size_t threads_of_this_process() {
+// Writer threads of this process (line_sink.cpp names them), read from /proc/self/task.
+std::size_t writer_threads() {
   std::size_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
-    ++n;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "cg-trace-write") ++n;
+  }
+  return n;
+}
+
+// A joined thread can stay listed for a moment after join() returns (the kernel clears its tid
+// before it leaves the thread group): poll instead of reading once.
+std::size_t writer_threads_settled(std::size_t expected) {
+  std::size_t n = writer_threads();
+  for (int i = 0; i < 200 && n != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    n = writer_threads();
+  }
   return n;
 }
 
@@ -110,19 +127,19 @@ std::size_t threads_of_this_process() {
 // starts the writer at its first write-out.
 TEST(InstrumentThreads, WriterThreadStartsOnlyAtTheFirstWriteOut) {
   ScratchDir dir;
-  const std::size_t before = threads_of_this_process();
+  ASSERT_EQ(writer_threads_settled(0), 0u);  // earlier tests' writers have gone
   TraceSession session(dir / "t.jsonl", ProfileRun::training("lazy", 1, "cpu"));
   SpanGuard measured = session.begin_measurement("lazy/update-000000000001");
   const std::array<std::uint64_t, 1> shape{4};
   const OpRecord op{.op_name = "add", .output = "y", .shape = shape, .dtype = "f32"};
   for (int i = 0; i < 100; ++i) session.record_op(measured.id(), op);  // ~20 KiB
-  EXPECT_EQ(threads_of_this_process(), before);
+  EXPECT_EQ(writer_threads(), 0u);
   for (int i = 0; i < 5000; ++i) session.record_op(measured.id(), op);  // past 256 KiB
-  EXPECT_EQ(threads_of_this_process(), before + 1);
+  EXPECT_EQ(writer_threads(), 1u);
   measured.end();
   const TraceDocument doc = parse_trace(session.finish());
   EXPECT_EQ(doc.ops.size(), 5100u);
-  EXPECT_EQ(threads_of_this_process(), before);
+  EXPECT_EQ(writer_threads_settled(0), 0u);
 }
 
 TEST(InstrumentThreads, ThreadWithoutOpenSpanAttachesToMeasuredRegionOrEnvelope) {
