@@ -29,7 +29,8 @@ Runner register_synth(CLI::App& app) {
     const synth::SynthStats stats = synth::generate_file(*opts, *out);
     std::fprintf(stderr, "wrote %s: %llu events, %llu ops, %.1f MB\n", out->c_str(),
                  static_cast<unsigned long long>(stats.events),
-                 static_cast<unsigned long long>(stats.ops), static_cast<double>(stats.bytes) / 1e6);
+                 static_cast<unsigned long long>(stats.ops),
+                 static_cast<double>(stats.bytes) / 1e6);
     return kExitOk;
   };
 }

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-
 namespace candle_graph::detail {
 
 std::string make_run_id(std::chrono::system_clock::time_point now) {

@@ -13,7 +13,9 @@ namespace candle_graph::output {
 namespace fs = std::filesystem;
 
 namespace {
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 }  // namespace
 
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
@@ -21,14 +23,16 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
   if (!parent.empty()) {
     std::error_code ec;
     fs::create_directories(parent, ec);
-    if (ec) throw Error(target_.string(), 0, "cannot create directory " + parent.string() + ": " +
-                                                 ec.message());
+    if (ec)
+      throw Error(target_.string(), 0,
+                  "cannot create directory " + parent.string() + ": " + ec.message());
   }
   std::random_device rd;
   temp_ = target_;
   temp_ += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
   file_ = std::fopen(temp_.c_str(), "wbx");
-  if (file_ == nullptr) throw Error(target_.string(), 0, "cannot create output file: " + errno_text());
+  if (file_ == nullptr)
+    throw Error(target_.string(), 0, "cannot create output file: " + errno_text());
 }
 
 AtomicFile::~AtomicFile() {

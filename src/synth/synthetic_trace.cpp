@@ -80,9 +80,10 @@ class Generator {
     clock_ += rand(50, 500);
     return out;
   }
-  void memory(const std::string& span, const std::string& tensor, std::optional<std::string_view> op,
-              std::uint64_t bytes, MemoryAction action, const std::vector<std::uint64_t>& shape,
-              std::string_view dtype, MemoryCategory category) {
+  void memory(const std::string& span, const std::string& tensor,
+              std::optional<std::string_view> op, std::uint64_t bytes, MemoryAction action,
+              const std::vector<std::uint64_t>& shape, std::string_view dtype,
+              MemoryCategory category) {
     MemoryEvent m;
     m.timestamp_ns = clock_;
     m.tensor_id = tensor;
@@ -120,7 +121,8 @@ class Generator {
   std::uint64_t live_bytes_ = 0;
 };
 
-constexpr std::string_view kForwardOps[] = {"matmul", "add", "gelu", "layer_norm", "dropout", "softmax"};
+constexpr std::string_view kForwardOps[] = {"matmul",     "add",     "gelu",
+                                            "layer_norm", "dropout", "softmax"};
 constexpr std::string_view kBackwardOps[] = {"matmul_backward", "gelu_backward", "add_backward",
                                              "layer_norm_backward"};
 
@@ -131,10 +133,8 @@ SynthStats Generator::run() {
   const std::string entry = "synth::train::update";
   const std::string update = "synth/update-000000000003";
 
-  std::vector<Tag> tags = {{"generator", "candle-graph synth"},
-                           {"layers", ""},
-                           {"ops_per_span", ""},
-                           {"seed", ""}};
+  std::vector<Tag> tags = {
+      {"generator", "candle-graph synth"}, {"layers", ""}, {"ops_per_span", ""}, {"seed", ""}};
   const std::string layers_s = std::to_string(layers), k_s = std::to_string(k),
                     seed_s = std::to_string(opt_.seed);
   tags[1].value = layers_s;
@@ -144,8 +144,17 @@ SynthStats Generator::run() {
   meta.schema = kTraceSchema;
   const std::string run_id = "run-synth-" + seed_s;
   const std::string correlation = entry + "/update-3";
-  meta.run = TraceRunMeta{run_id, correlation, entry, ExecutionPhase::train,
-                          "2026-11-29T00:00:00.000Z", 3, 2, "cpu", false, TimingMode::host, tags,
+  meta.run = TraceRunMeta{run_id,
+                          correlation,
+                          entry,
+                          ExecutionPhase::train,
+                          "2026-11-29T00:00:00.000Z",
+                          3,
+                          2,
+                          "cpu",
+                          false,
+                          TimingMode::host,
+                          tags,
                           std::nullopt};
   emit(meta);
 
@@ -155,7 +164,8 @@ SynthStats Generator::run() {
 
   // Forward: one module span per layer, activations allocated.
   std::vector<std::vector<Activation>> saved(layers);
-  Open fwd = open(update + "/forward", region.id, SpanKind::function, false, ExecutionStep::forward);
+  Open fwd =
+      open(update + "/forward", region.id, SpanKind::function, false, ExecutionStep::forward);
   std::string x = "input";
   emit(TensorEvent{fwd.id, x, std::vector<std::uint64_t>{batch, hidden}, "f32", "cpu", false,
                    batch * hidden * 4, MemoryCategory::activation});
@@ -181,7 +191,8 @@ SynthStats Generator::run() {
   close(fwd);
 
   // Backward: layers in reverse, activations freed, gradients allocated.
-  Open bwd = open(update + "/backward", region.id, SpanKind::function, false, ExecutionStep::backward);
+  Open bwd =
+      open(update + "/backward", region.id, SpanKind::function, false, ExecutionStep::backward);
   std::vector<Activation> grads;
   for (std::uint64_t r = 0; r < layers; ++r) {
     const std::uint64_t l = layers - 1 - r;
@@ -209,8 +220,8 @@ SynthStats Generator::run() {
   close(bwd);
 
   // Optimizer: one in-place update per layer (no output), gradients freed; gradient facts.
-  Open optim = open(update + "/optimizer", region.id, SpanKind::function, false,
-                    ExecutionStep::optimizer);
+  Open optim =
+      open(update + "/optimizer", region.id, SpanKind::function, false, ExecutionStep::optimizer);
   for (std::uint64_t l = 0; l < layers; ++l) {
     const std::string lname = "layer" + std::to_string(l);
     const Activation& g = grads[layers - 1 - l];

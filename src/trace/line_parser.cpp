@@ -21,11 +21,11 @@
 // below are built for AVX2, the way simdjson builds its own kernels (SIMDJSON_TARGET_REGION).
 // Functions declared before it stay portable, including templates instantiated after it (GCC
 // and clang take the target from the declaration) and, with GCC, implicitly declared members
-// (the pragma does not reach them), hence every header simdjson.h includes is included first. Declared
-// after it: simdjson.h itself (its haswell namespace is used by haswell code only, and none of
-// its generic inlines ends up out of line), our code in an anonymous namespace (local symbols: no
-// copy can escape) and make_line_parser_haswell(), called only once the CPU passed the check.
-// tests/portability/ fails if the object exports AVX2 code in any other function.
+// (the pragma does not reach them), hence every header simdjson.h includes is included first.
+// Declared after it: simdjson.h itself (its haswell namespace is used by haswell code only, and
+// none of its generic inlines ends up out of line), our code in an anonymous namespace (local
+// symbols: no copy can escape) and make_line_parser_haswell(), called only once the CPU passed the
+// check. tests/portability/ fails if the object exports AVX2 code in any other function.
 #include <atomic>
 #include <cassert>
 #include <cfloat>
@@ -117,17 +117,26 @@ std::string quote_for_message(std::string_view s) {
 
 std::string describe_error(simdjson::error_code e) {
   switch (e) {
-    case simdjson::UTF8_ERROR: return "invalid UTF-8 in the line";
-    case simdjson::DEPTH_ERROR: return "JSON nested too deeply";
-    case simdjson::UNCLOSED_STRING: return "invalid JSON: unterminated string";
-    case simdjson::STRING_ERROR: return "invalid JSON: bad string escape or control character";
-    case simdjson::NUMBER_ERROR: return "invalid JSON: malformed number";
+    case simdjson::UTF8_ERROR:
+      return "invalid UTF-8 in the line";
+    case simdjson::DEPTH_ERROR:
+      return "JSON nested too deeply";
+    case simdjson::UNCLOSED_STRING:
+      return "invalid JSON: unterminated string";
+    case simdjson::STRING_ERROR:
+      return "invalid JSON: bad string escape or control character";
+    case simdjson::NUMBER_ERROR:
+      return "invalid JSON: malformed number";
     case simdjson::T_ATOM_ERROR:
     case simdjson::F_ATOM_ERROR:
-    case simdjson::N_ATOM_ERROR: return "invalid JSON: unexpected literal";
-    case simdjson::CAPACITY: return "line too large to parse";
-    case simdjson::MEMALLOC: return "out of memory while parsing the line";
-    default: return std::string("invalid JSON: ") + simdjson::error_message(e);
+    case simdjson::N_ATOM_ERROR:
+      return "invalid JSON: unexpected literal";
+    case simdjson::CAPACITY:
+      return "line too large to parse";
+    case simdjson::MEMALLOC:
+      return "out of memory while parsing the line";
+    default:
+      return std::string("invalid JSON: ") + simdjson::error_message(e);
   }
 }
 
@@ -153,11 +162,16 @@ struct Impl {
     od::json_type t;
     if (v.type().get(t)) return "invalid JSON";
     switch (t) {
-      case od::json_type::array: return "an array";
-      case od::json_type::object: return "an object";
-      case od::json_type::string: return "a string";
-      case od::json_type::boolean: return "a boolean";
-      case od::json_type::null: return "null";
+      case od::json_type::array:
+        return "an array";
+      case od::json_type::object:
+        return "an object";
+      case od::json_type::string:
+        return "a string";
+      case od::json_type::boolean:
+        return "a boolean";
+      case od::json_type::null:
+        return "null";
       case od::json_type::number: {
         std::string_view tok = v.raw_json_token();
         while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\t')) tok.remove_suffix(1);
@@ -177,7 +191,8 @@ struct Impl {
         err != simdjson::NUMBER_ERROR)
       fail(describe_error(err));
     if (err == simdjson::NUMBER_ERROR) {
-      // Not a type mismatch: the text is no valid JSON number (`00`) or no double holds it (`1e400`).
+      // Not a type mismatch: the text is no valid JSON number (`00`) or no double holds it
+      // (`1e400`).
       std::string_view tok = v.raw_json_token();
       while (!tok.empty() && is_json_space(tok.back())) tok.remove_suffix(1);
       fail("invalid value for field `" + std::string(field) + "` in " + std::string(kind_name) +
@@ -241,7 +256,8 @@ struct Impl {
   std::span<const std::uint64_t> shape(od::value& v, std::string_view field) {
     dims.clear();
     od::array arr;
-    if (auto err = v.get_array().get(arr)) type_fail(field, v, "an array of unsigned integers", err);
+    if (auto err = v.get_array().get(arr))
+      type_fail(field, v, "an array of unsigned integers", err);
     for (auto item : arr) {
       od::value x;
       check(std::move(item).get(x));
@@ -381,13 +397,13 @@ struct Impl {
       bits |= m;
     }
     [[noreturn]] __attribute__((noinline, cold)) void duplicate(std::string_view field) const {
-      self->fail("duplicate field `" + std::string(field) + "` in " +
-                 std::string(self->kind_name) + " event");
+      self->fail("duplicate field `" + std::string(field) + "` in " + std::string(self->kind_name) +
+                 " event");
     }
     void require(int bit, std::string_view field) const {
       if (!(bits & (std::uint64_t{1} << bit)))
-        self->fail("missing field `" + std::string(field) + "` in " +
-                   std::string(self->kind_name) + " event");
+        self->fail("missing field `" + std::string(field) + "` in " + std::string(self->kind_name) +
+                   " event");
     }
   };
 
@@ -411,29 +427,40 @@ void Impl::parse_meta(Fields& fs) {
   std::span<const Tag> tag_view;
   for_each_field(fs, [&](std::string_view k, od::value& v) {
     auto& r = e.run;
-    if (is(k, "schema")) seen.mark(0, k), e.schema = str(v, k);
-    else if (is(k, "run_id")) seen.mark(1, k), r.run_id = str(v, k);
-    else if (is(k, "correlation_id")) seen.mark(2, k), r.correlation_id = str(v, k);
-    else if (is(k, "entrypoint")) seen.mark(3, k), r.entrypoint = str(v, k);
+    if (is(k, "schema"))
+      seen.mark(0, k), e.schema = str(v, k);
+    else if (is(k, "run_id"))
+      seen.mark(1, k), r.run_id = str(v, k);
+    else if (is(k, "correlation_id"))
+      seen.mark(2, k), r.correlation_id = str(v, k);
+    else if (is(k, "entrypoint"))
+      seen.mark(3, k), r.entrypoint = str(v, k);
     else if (is(k, "phase"))
       seen.mark(4, k), r.phase = enum_value(v, k, &parse_execution_phase, "`train`, `infer`");
-    else if (is(k, "timestamp")) seen.mark(5, k), r.timestamp = str(v, k);
-    else if (is(k, "capture_step")) seen.mark(6, k), r.capture_step = u64(v, k);
-    else if (is(k, "warmup_steps")) seen.mark(7, k), r.warmup_steps = u64(v, k);
-    else if (is(k, "device")) seen.mark(8, k), r.device = str(v, k);
+    else if (is(k, "timestamp"))
+      seen.mark(5, k), r.timestamp = str(v, k);
+    else if (is(k, "capture_step"))
+      seen.mark(6, k), r.capture_step = u64(v, k);
+    else if (is(k, "warmup_steps"))
+      seen.mark(7, k), r.warmup_steps = u64(v, k);
+    else if (is(k, "device"))
+      seen.mark(8, k), r.device = str(v, k);
     else if (is(k, "measured_region_device_synchronized"))
       seen.mark(9, k), r.measured_region_device_synchronized = boolean(v, k);
     else if (is(k, "timing_mode"))
-      seen.mark(10, k), r.timing_mode = enum_value(v, k, &parse_timing_mode,
-                                                   "`host`, `device_synchronized`");
-    else if (is(k, "tags")) seen.mark(11, k), tag_view = tag_map(v, k);
-    else if (is(k, "candle_version")) seen.mark(12, k), r.candle_version = opt_str(v, k);
-    else return false;
+      seen.mark(10, k),
+          r.timing_mode = enum_value(v, k, &parse_timing_mode, "`host`, `device_synchronized`");
+    else if (is(k, "tags"))
+      seen.mark(11, k), tag_view = tag_map(v, k);
+    else if (is(k, "candle_version"))
+      seen.mark(12, k), r.candle_version = opt_str(v, k);
+    else
+      return false;
     return true;
   });
   static constexpr std::pair<int, std::string_view> kRequired[] = {
-      {0, "schema"}, {1, "run_id"}, {2, "correlation_id"}, {3, "entrypoint"},
-      {4, "phase"},  {5, "timestamp"}, {6, "capture_step"}, {7, "warmup_steps"},
+      {0, "schema"}, {1, "run_id"},       {2, "correlation_id"}, {3, "entrypoint"},
+      {4, "phase"},  {5, "timestamp"},    {6, "capture_step"},   {7, "warmup_steps"},
       {8, "device"}, {10, "timing_mode"}, {11, "tags"}};
   for (auto [bit, name] : kRequired) seen.require(bit, name);
   e.run.tags = tag_view;
@@ -444,19 +471,25 @@ void Impl::parse_span_start(Fields& fs) {
   SpanStartEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
-    else if (is(k, "parent_id")) seen.mark(1, k), e.parent_id = opt_str(v, k);
-    else if (is(k, "name")) seen.mark(2, k), e.name = str(v, k);
-    else if (is(k, "start_ns")) seen.mark(3, k), e.start_ns = u64(v, k);
+    if (is(k, "id"))
+      seen.mark(0, k), e.id = str(v, k);
+    else if (is(k, "parent_id"))
+      seen.mark(1, k), e.parent_id = opt_str(v, k);
+    else if (is(k, "name"))
+      seen.mark(2, k), e.name = str(v, k);
+    else if (is(k, "start_ns"))
+      seen.mark(3, k), e.start_ns = u64(v, k);
     else if (is(k, "span_kind"))
-      seen.mark(4, k), e.span_kind = enum_value(v, k, &parse_span_kind,
-                                                "`function`, `op`, `module`");
-    else if (is(k, "measured")) seen.mark(5, k), e.measured = boolean(v, k);
+      seen.mark(4, k),
+          e.span_kind = enum_value(v, k, &parse_span_kind, "`function`, `op`, `module`");
+    else if (is(k, "measured"))
+      seen.mark(5, k), e.measured = boolean(v, k);
     else if (is(k, "step")) {
       seen.mark(6, k);
       if (!is_null(v))
         e.step = enum_value(v, k, &parse_execution_step, "`forward`, `backward`, `optimizer`");
-    } else return false;
+    } else
+      return false;
     return true;
   });
   seen.require(0, "id");
@@ -470,9 +503,12 @@ void Impl::parse_span_end(Fields& fs) {
   SpanEndEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
-    else if (is(k, "duration_ns")) seen.mark(1, k), e.duration_ns = u64(v, k);
-    else return false;
+    if (is(k, "id"))
+      seen.mark(0, k), e.id = str(v, k);
+    else if (is(k, "duration_ns"))
+      seen.mark(1, k), e.duration_ns = u64(v, k);
+    else
+      return false;
     return true;
   });
   seen.require(0, "id");
@@ -483,18 +519,30 @@ void Impl::parse_op(Fields& fs) {
   OpEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
-    else if (is(k, "op_name")) seen.mark(1, k), e.op_name = str(v, k);
-    else if (is(k, "inputs")) seen.mark(2, k), e.inputs = string_list(v, k);
-    else if (is(k, "output")) seen.mark(3, k), e.output = opt_str(v, k);
-    else if (is(k, "shape")) seen.mark(4, k), e.shape = shape(v, k);
-    else if (is(k, "dtype")) seen.mark(5, k), e.dtype = str(v, k);
-    else if (is(k, "device")) seen.mark(6, k), e.device = str(v, k);
-    else if (is(k, "duration_ns")) seen.mark(7, k), e.duration_ns = u64(v, k);
-    else if (is(k, "timestamp_ns")) seen.mark(8, k), e.timestamp_ns = u64(v, k);
-    else if (is(k, "storage_bytes")) seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
-    else if (is(k, "input_storage_bytes")) seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
-    else return false;
+    if (is(k, "span_id"))
+      seen.mark(0, k), e.span_id = str(v, k);
+    else if (is(k, "op_name"))
+      seen.mark(1, k), e.op_name = str(v, k);
+    else if (is(k, "inputs"))
+      seen.mark(2, k), e.inputs = string_list(v, k);
+    else if (is(k, "output"))
+      seen.mark(3, k), e.output = opt_str(v, k);
+    else if (is(k, "shape"))
+      seen.mark(4, k), e.shape = shape(v, k);
+    else if (is(k, "dtype"))
+      seen.mark(5, k), e.dtype = str(v, k);
+    else if (is(k, "device"))
+      seen.mark(6, k), e.device = str(v, k);
+    else if (is(k, "duration_ns"))
+      seen.mark(7, k), e.duration_ns = u64(v, k);
+    else if (is(k, "timestamp_ns"))
+      seen.mark(8, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "storage_bytes"))
+      seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
+    else if (is(k, "input_storage_bytes"))
+      seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
+    else
+      return false;
     return true;
   });
   seen.require(0, "span_id");
@@ -509,18 +557,26 @@ void Impl::parse_tensor(Fields& fs) {
   TensorEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
-    else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
-    else if (is(k, "shape")) seen.mark(2, k), e.shape = shape(v, k);
-    else if (is(k, "dtype")) seen.mark(3, k), e.dtype = str(v, k);
-    else if (is(k, "device")) seen.mark(4, k), e.device = str(v, k);
-    else if (is(k, "requires_grad")) seen.mark(5, k), e.requires_grad = boolean(v, k);
-    else if (is(k, "storage_bytes")) seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
+    if (is(k, "span_id"))
+      seen.mark(0, k), e.span_id = str(v, k);
+    else if (is(k, "tensor_id"))
+      seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (is(k, "shape"))
+      seen.mark(2, k), e.shape = shape(v, k);
+    else if (is(k, "dtype"))
+      seen.mark(3, k), e.dtype = str(v, k);
+    else if (is(k, "device"))
+      seen.mark(4, k), e.device = str(v, k);
+    else if (is(k, "requires_grad"))
+      seen.mark(5, k), e.requires_grad = boolean(v, k);
+    else if (is(k, "storage_bytes"))
+      seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
     else if (is(k, "category"))
-      seen.mark(7, k), e.category = enum_value(
-                           v, k, &parse_memory_category,
-                           "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
-    else return false;
+      seen.mark(7, k),
+          e.category = enum_value(v, k, &parse_memory_category,
+                                  "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
+    else
+      return false;
     return true;
   });
   seen.require(0, "span_id");
@@ -534,21 +590,30 @@ void Impl::parse_memory(Fields& fs) {
   MemoryEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
-    else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
-    else if (is(k, "span_id")) seen.mark(2, k), e.span_id = str(v, k);
-    else if (is(k, "op_name")) seen.mark(3, k), e.op_name = opt_str(v, k);
-    else if (is(k, "device")) seen.mark(4, k), e.device = str(v, k);
-    else if (is(k, "bytes")) seen.mark(5, k), e.bytes = u64(v, k);
+    if (is(k, "timestamp_ns"))
+      seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "tensor_id"))
+      seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (is(k, "span_id"))
+      seen.mark(2, k), e.span_id = str(v, k);
+    else if (is(k, "op_name"))
+      seen.mark(3, k), e.op_name = opt_str(v, k);
+    else if (is(k, "device"))
+      seen.mark(4, k), e.device = str(v, k);
+    else if (is(k, "bytes"))
+      seen.mark(5, k), e.bytes = u64(v, k);
     else if (is(k, "action"))
       seen.mark(6, k), e.action = enum_value(v, k, &parse_memory_action, "`alloc`, `free`");
-    else if (is(k, "shape")) seen.mark(7, k), e.shape = shape(v, k);
-    else if (is(k, "dtype")) seen.mark(8, k), e.dtype = str(v, k);
+    else if (is(k, "shape"))
+      seen.mark(7, k), e.shape = shape(v, k);
+    else if (is(k, "dtype"))
+      seen.mark(8, k), e.dtype = str(v, k);
     else if (is(k, "category"))
-      seen.mark(9, k), e.category = enum_value(
-                           v, k, &parse_memory_category,
-                           "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
-    else return false;
+      seen.mark(9, k),
+          e.category = enum_value(v, k, &parse_memory_category,
+                                  "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
+    else
+      return false;
     return true;
   });
   static constexpr std::pair<int, std::string_view> kRequired[] = {
@@ -562,12 +627,18 @@ void Impl::parse_device_memory(Fields& fs) {
   DeviceMemoryEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
-    else if (is(k, "device")) seen.mark(1, k), e.device = str(v, k);
-    else if (is(k, "used_bytes")) seen.mark(2, k), e.used_bytes = u64(v, k);
-    else if (is(k, "free_bytes")) seen.mark(3, k), e.free_bytes = u64(v, k);
-    else if (is(k, "reserved_bytes")) seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
-    else return false;
+    if (is(k, "timestamp_ns"))
+      seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "device"))
+      seen.mark(1, k), e.device = str(v, k);
+    else if (is(k, "used_bytes"))
+      seen.mark(2, k), e.used_bytes = u64(v, k);
+    else if (is(k, "free_bytes"))
+      seen.mark(3, k), e.free_bytes = u64(v, k);
+    else if (is(k, "reserved_bytes"))
+      seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
+    else
+      return false;
     return true;
   });
   seen.require(0, "timestamp_ns");
@@ -581,14 +652,19 @@ void Impl::parse_gradient(Fields& fs) {
   GradientEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "event_id")) seen.mark(0, k), e.event_id = str(v, k);
-    else if (is(k, "root")) seen.mark(1, k), e.root = str(v, k);
-    else if (is(k, "key")) seen.mark(2, k), e.key = str(v, k);
+    if (is(k, "event_id"))
+      seen.mark(0, k), e.event_id = str(v, k);
+    else if (is(k, "root"))
+      seen.mark(1, k), e.root = str(v, k);
+    else if (is(k, "key"))
+      seen.mark(2, k), e.key = str(v, k);
     else if (is(k, "state"))
       seen.mark(3, k), e.state = enum_value(v, k, &parse_gradient_state,
                                             "`present`, `missing`, `zero`, `non_finite`");
-    else if (is(k, "norm")) seen.mark(4, k), e.norm = opt_f64(v, k);
-    else return false;
+    else if (is(k, "norm"))
+      seen.mark(4, k), e.norm = opt_f64(v, k);
+    else
+      return false;
     return true;
   });
   seen.require(0, "event_id");
@@ -602,10 +678,14 @@ void Impl::parse_edge(Fields& fs) {
   EdgeEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "from_span")) seen.mark(0, k), e.from_span = str(v, k);
-    else if (is(k, "to_span")) seen.mark(1, k), e.to_span = str(v, k);
-    else if (is(k, "duration_ns")) seen.mark(2, k), e.duration_ns = u64(v, k);
-    else return false;
+    if (is(k, "from_span"))
+      seen.mark(0, k), e.from_span = str(v, k);
+    else if (is(k, "to_span"))
+      seen.mark(1, k), e.to_span = str(v, k);
+    else if (is(k, "duration_ns"))
+      seen.mark(2, k), e.duration_ns = u64(v, k);
+    else
+      return false;
     return true;
   });
   seen.require(0, "from_span");
@@ -667,16 +747,26 @@ void Backend::parse_object(od::object obj) {
     p.check(obj.end().get(fs.end));
   }
 
-  if (is(kind, "op")) p.kind_name = "op", p.parse_op(fs);
-  else if (is(kind, "span_start")) p.kind_name = "span_start", p.parse_span_start(fs);
-  else if (is(kind, "span_end")) p.kind_name = "span_end", p.parse_span_end(fs);
-  else if (is(kind, "memory")) p.kind_name = "memory", p.parse_memory(fs);
-  else if (is(kind, "tensor")) p.kind_name = "tensor", p.parse_tensor(fs);
-  else if (is(kind, "device_memory")) p.kind_name = "device_memory", p.parse_device_memory(fs);
-  else if (is(kind, "gradient")) p.kind_name = "gradient", p.parse_gradient(fs);
-  else if (is(kind, "edge")) p.kind_name = "edge", p.parse_edge(fs);
-  else if (is(kind, "meta")) p.kind_name = "meta", p.parse_meta(fs);
-  else p.fail("unknown event kind " + quote_for_message(kind));
+  if (is(kind, "op"))
+    p.kind_name = "op", p.parse_op(fs);
+  else if (is(kind, "span_start"))
+    p.kind_name = "span_start", p.parse_span_start(fs);
+  else if (is(kind, "span_end"))
+    p.kind_name = "span_end", p.parse_span_end(fs);
+  else if (is(kind, "memory"))
+    p.kind_name = "memory", p.parse_memory(fs);
+  else if (is(kind, "tensor"))
+    p.kind_name = "tensor", p.parse_tensor(fs);
+  else if (is(kind, "device_memory"))
+    p.kind_name = "device_memory", p.parse_device_memory(fs);
+  else if (is(kind, "gradient"))
+    p.kind_name = "gradient", p.parse_gradient(fs);
+  else if (is(kind, "edge"))
+    p.kind_name = "edge", p.parse_edge(fs);
+  else if (is(kind, "meta"))
+    p.kind_name = "meta", p.parse_meta(fs);
+  else
+    p.fail("unknown event kind " + quote_for_message(kind));
 }
 
 const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
@@ -700,7 +790,9 @@ const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
   return p.event;
 }
 
-bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_json_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // Counts the '\n' in [from, to) and remembers where the line after the last one starts.
 void count_lines(const char* data, std::size_t from, std::size_t to, std::uint64_t& lines,

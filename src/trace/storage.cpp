@@ -9,7 +9,9 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
   return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::uint64_t>::max() : r;
 }
 
-bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 }  // namespace
 
@@ -52,9 +54,12 @@ std::uint64_t resolve_storage_bytes(std::optional<std::uint64_t> explicit_bytes,
 MemoryCategory category_for_step(std::optional<ExecutionStep> step, bool requires_grad) noexcept {
   if (step) {
     switch (*step) {
-      case ExecutionStep::backward: return MemoryCategory::gradient;
-      case ExecutionStep::optimizer: return MemoryCategory::optimizer;
-      case ExecutionStep::forward: return MemoryCategory::activation;
+      case ExecutionStep::backward:
+        return MemoryCategory::gradient;
+      case ExecutionStep::optimizer:
+        return MemoryCategory::optimizer;
+      case ExecutionStep::forward:
+        return MemoryCategory::activation;
     }
   }
   return requires_grad ? MemoryCategory::parameter : MemoryCategory::activation;

@@ -198,7 +198,8 @@ template <typename F>
 void for_each_event(const TraceDocument& doc, F&& f) {
   f(TraceEvent(MetaEvent{doc.schema, doc.run}));
   for (const SpanRecord& s : doc.spans) {
-    f(TraceEvent(SpanStartEvent{s.id, s.parent_id, s.name, s.start_ns, s.kind, s.measured, s.step}));
+    f(TraceEvent(
+        SpanStartEvent{s.id, s.parent_id, s.name, s.start_ns, s.kind, s.measured, s.step}));
     if (s.closed) f(TraceEvent(SpanEndEvent{s.id, s.duration_ns}));
   }
   for (const auto& e : doc.ops) f(TraceEvent(e));

@@ -2,11 +2,11 @@
 // code, stdout and stderr (through temp files, so big outputs cannot dead-lock a pipe).
 #pragma once
 
-#include "support/temp_dir.hpp"
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "support/temp_dir.hpp"
 
 #include <algorithm>
 #include <filesystem>

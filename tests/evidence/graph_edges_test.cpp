@@ -26,8 +26,8 @@ const std::vector<std::string> kSpanIds = {
     "a", "ab", "a\\u0000", "abcdefg", "abcdefgh", "span-prefix-1", "span-prefix-10", "s1/op/1",
     "span-prefix-long-000001",
     // around the 15-byte window of the keys
-    "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnoq", "span-prefix-very-long-shared-0a-tail",
-    "span-prefix-very-long-shared-0b-tail"};
+    "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnoq",
+    "span-prefix-very-long-shared-0a-tail", "span-prefix-very-long-shared-0b-tail"};
 const std::vector<std::string> kTensorIds = {"t",
                                              "t1",
                                              "t10",

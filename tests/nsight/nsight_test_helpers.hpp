@@ -1,7 +1,6 @@
 // Shared helpers for the nsight tests: fixture paths and throw-away report directories.
 #pragma once
 
-#include "support/temp_dir.hpp"
 #include <unistd.h>
 #include <atomic>
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "support/temp_dir.hpp"
 
 #include "nsight/nsight_evidence.hpp"
 

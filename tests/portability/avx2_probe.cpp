@@ -6,4 +6,6 @@ inline void probe_inline(float* out, const float* a, const float* b, std::size_t
   for (std::size_t i = 0; i < n; ++i) out[i] = a[i] * b[i] + out[i];
 }
 
-void (*probe_entry())(float*, const float*, const float*, std::size_t) { return &probe_inline; }
+void (*probe_entry())(float*, const float*, const float*, std::size_t) {
+  return &probe_inline;
+}

@@ -35,7 +35,8 @@ class TempDir {
   // Writes `text` to a file in the directory and returns its path.
   std::filesystem::path write(std::string_view name, std::string_view text) const {
     const std::filesystem::path p = path_ / name;
-    std::ofstream(p, std::ios::binary).write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(text.data(), static_cast<std::streamsize>(text.size()));
     return p;
   }
 

@@ -2,10 +2,10 @@
 // the "this input must be rejected at FILE:LINE with this message" assertion.
 #pragma once
 
-#include "support/temp_dir.hpp"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include "support/temp_dir.hpp"
 
 #include <filesystem>
 #include <fstream>
