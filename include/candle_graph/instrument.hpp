@@ -277,6 +277,15 @@ class TraceSession {
   // A span tagged forward / backward / optimizer (§4.3 `step`).
   SpanGuard begin_step_span(std::string_view name, ExecutionStep step,
                             SpanKind kind = SpanKind::function);
+  // A step span that began earlier, at `start_ns` on this session's clock (the scale of
+  // elapsed_ns() and of record timestamps), for callers that recognise a phase only after its
+  // first work ran: the LibTorch capture opens its automatic backward span when the autograd
+  // engine starts, and backdates it to the implicit gradient's `ones_like`. Throws
+  // InstrumentError when start_ns is in the future. The start must not precede the start of the
+  // span it nests in; if it does, health reports `child_outside_parent` (the check is not made
+  // here, to keep span begin and end free of per-span start bookkeeping).
+  SpanGuard begin_step_span_at(std::string_view name, ExecutionStep step, std::uint64_t start_ns,
+                               SpanKind kind = SpanKind::function);
 
   // Each writes exactly one event line and nothing else (§17.7: ops and tensors never imply
   // memory events). `span` must be a span of this session (a guard's id() or envelope()).

@@ -108,7 +108,23 @@ void SessionState::check_open() const {
 
 SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measured,
                               std::optional<ExecutionStep> step) {
-  const std::int64_t tick = now_tick();
+  return begin_at(name, kind, measured, step, now_tick());
+}
+
+SpanGuard SessionState::begin_backdated(std::string_view name, ExecutionStep step,
+                                        std::uint64_t start_ns, SpanKind kind) {
+  const std::int64_t now = now_tick();
+  if (start_ns > elapsed_at(now))
+    throw InstrumentError(sink_.path(), "span `" + std::string(name) + "` would start at " +
+                                            std::to_string(start_ns) +
+                                            " ns, after the session's clock now (" +
+                                            std::to_string(elapsed_at(now)) +
+                                            " ns); a backdated span must start in the past");
+  return begin_at(name, kind, false, step, origin_tick_ + static_cast<std::int64_t>(start_ns));
+}
+
+SpanGuard SessionState::begin_at(std::string_view name, SpanKind kind, bool measured,
+                                 std::optional<ExecutionStep> step, std::int64_t tick) {
   std::lock_guard lock(mu_);
   check_open();
   if (measured && measured_ != 0)

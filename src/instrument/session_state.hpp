@@ -36,6 +36,10 @@ class SessionState {
 
   SpanGuard begin(std::string_view name, SpanKind kind, bool measured,
                   std::optional<ExecutionStep> step);
+  // A step span started at `start_ns` (session time), which must not be in the future
+  // (TraceSession::begin_step_span_at).
+  SpanGuard begin_backdated(std::string_view name, ExecutionStep step, std::uint64_t start_ns,
+                            SpanKind kind);
   // Ends the guard's span; see SpanGuard::end and ~SpanGuard for the misuse rules. Returns true
   // when the caller must delete this state (the owning TraceSession is gone and this was the
   // last live guard).
@@ -66,6 +70,9 @@ class SessionState {
   void check_open() const;                                               // needs mu
   void write_span_end(std::uint64_t number, std::uint64_t duration_ns);  // needs mu
   void defer_error(std::string message);                                 // needs mu
+  // begin() with the start tick given (now, or a backdated one already checked).
+  SpanGuard begin_at(std::string_view name, SpanKind kind, bool measured,
+                     std::optional<ExecutionStep> step, std::int64_t tick);
 
   mutable SpinLock mu_;
   LineSink sink_;

@@ -108,6 +108,11 @@ SpanGuard TraceSession::begin_step_span(std::string_view name, ExecutionStep ste
   return state().begin(name, kind, false, step);
 }
 
+SpanGuard TraceSession::begin_step_span_at(std::string_view name, ExecutionStep step,
+                                           std::uint64_t start_ns, SpanKind kind) {
+  return state().begin_backdated(name, step, start_ns, kind);
+}
+
 void TraceSession::record_op(SpanId span, const OpRecord& op) {
   detail::SessionState& s = state();
   const std::uint64_t timestamp = op.timestamp_ns != 0 ? op.timestamp_ns : s.elapsed_ns();  // §17.7

@@ -173,3 +173,52 @@ TEST(InstrumentMisuse, MovedFromSessionSaysWhereTheStateWent) {
 
 }  // namespace
 }  // namespace candle_graph
+
+namespace candle_graph {
+namespace {
+
+// begin_step_span_at backdates a span (the LibTorch capture's automatic backward span starts at
+// the implicit gradient's ones_like). A start in the future is refused and leaves nothing
+// behind; a start before the enclosing span's start is written and health reports it.
+TEST(InstrumentBackdatedSpan, StartsAtTheGivenTimeInsideItsParent) {
+  ScratchDir dir;
+  TraceSession session(dir / "t.jsonl", run());
+  std::uint64_t start = 0;
+  {
+    SpanGuard measured = session.begin_measurement("m");
+    start = session.elapsed_ns();
+    while (session.elapsed_ns() < start + 1'000'000) {
+    }  // 1 ms of work "before the phase was recognised"
+    SpanGuard backward = session.begin_step_span_at("m/backward", ExecutionStep::backward, start);
+    EXPECT_THAT(error_of([&] {
+                  (void)session.begin_step_span_at("m/future", ExecutionStep::backward,
+                                                   session.elapsed_ns() + 1'000'000'000);
+                }),
+                HasSubstr("must start in the past"));
+  }
+  const TraceDocument doc = parse_trace(session.finish());
+  EXPECT_TRUE(issue_codes(doc).empty());
+  ASSERT_EQ(doc.spans.size(), 3u);  // envelope, measured region, backward: no refused span
+  const SpanRecord& backward = doc.spans[2];
+  EXPECT_EQ(backward.name, "m/backward");
+  EXPECT_EQ(backward.start_ns, start);
+  EXPECT_GE(backward.duration_ns, 1'000'000u);  // the span counts from its backdated start
+  EXPECT_EQ(backward.parent_id, std::optional<std::string_view>(doc.spans[1].id));
+}
+
+TEST(InstrumentBackdatedSpan, StartBeforeTheParentIsReportedByHealth) {
+  ScratchDir dir;
+  TraceSession session(dir / "t.jsonl", run());
+  {
+    const std::uint64_t before = session.elapsed_ns();
+    while (session.elapsed_ns() < before + 100'000) {
+    }
+    SpanGuard measured = session.begin_measurement("m");
+    SpanGuard early = session.begin_step_span_at("m/early", ExecutionStep::backward, before);
+  }
+  const TraceDocument doc = parse_trace(session.finish());
+  EXPECT_THAT(issue_codes(doc), ::testing::Contains("child_outside_parent"));
+}
+
+}  // namespace
+}  // namespace candle_graph
