@@ -54,6 +54,7 @@ void CaptureState::reset_for_reuse() {
   shapes.clear();
   memory_samples.clear();
   open_ops.clear();
+  last_top_level = -1;
   auto_backward.reset();
   serial = 0;
   if (name_by_pointer.size() > kPointerNames) name_by_pointer.clear();

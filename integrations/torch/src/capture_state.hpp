@@ -95,6 +95,7 @@ struct CaptureState {
   std::vector<std::uint64_t> shapes;
   std::vector<MemorySample> memory_samples;
   std::vector<std::int32_t> open_ops;  // stack of recorded ops in progress
+  std::int32_t last_top_level = -1;    // latest op recorded outside any other op
   std::optional<SpanGuard> auto_backward;
   std::uint64_t serial = 0;  // distinguishes captures for the engine's final callback
 

@@ -156,10 +156,44 @@ void end_auto_backward_of(std::uint64_t serial) noexcept {
   if (s != nullptr && s->serial == serial) end_auto_backward(*s);
 }
 
-void begin_auto_backward(CaptureState& s) {
+// `loss.backward()` first makes the implicit gradient with `aten::ones_like` (no autograd
+// record is open yet), then starts the engine. When the last top-level op before the engine's
+// first record is that ones_like, in the span still open, it belongs to backward(): the index
+// of that op, else -1.
+std::int32_t implicit_gradient_op(const CaptureState& s, SpanRef current) {
+  const std::int32_t k = s.last_top_level;
+  if (k < 0) return -1;
+  const OpSample& op = s.ops[static_cast<std::size_t>(k)];
+  if (op.end_tick == 0 || op.span.number != current.number) return -1;
+  return s.names[op.name] == "aten::ones_like" ? k : -1;
+}
+
+void begin_auto_backward(CaptureState& s, SpanRef current) {
   if (s.auto_backward || s.session == nullptr) return;
-  s.auto_backward.emplace(
-      s.session->begin_step_span(s.measurement_name + "/backward", ExecutionStep::backward));
+  const std::string name = s.measurement_name + "/backward";
+  const std::int32_t seed = implicit_gradient_op(s, current);
+  if (seed >= 0) {
+    // The span starts with the ones_like, which (with its nested ops and their memory events)
+    // moves into it: ops inside backward() land in the backward span (issue 5 item 4).
+    const OpSample& first = s.ops[static_cast<std::size_t>(seed)];
+    try {
+      s.auto_backward.emplace(s.session->begin_step_span_at(name, ExecutionStep::backward,
+                                                            s.timestamp_ns(first.start_tick)));
+    } catch (const InstrumentError&) {
+      // e.g. a clock step back: the span starts now and the op stays where it ran
+    }
+    if (s.auto_backward) {
+      const SpanRef span{s.auto_backward->id().number(),
+                         static_cast<std::int8_t>(ExecutionStep::backward)};
+      for (std::size_t i = static_cast<std::size_t>(seed); i < s.ops.size(); ++i)
+        s.ops[i].span = span;
+      for (auto m = s.memory_samples.rbegin();
+           m != s.memory_samples.rend() && m->tick >= first.start_tick; ++m)
+        if (m->op >= seed) m->span = span;
+    }
+  }
+  if (!s.auto_backward)
+    s.auto_backward.emplace(s.session->begin_step_span(name, ExecutionStep::backward));
   try {
     // Called from the start callback of an engine record, so a graph task is running here.
     const std::uint64_t serial = s.serial;
@@ -181,7 +215,7 @@ void begin_auto_backward(CaptureState& s) {
   if (!backward && s.auto_backward) end_auto_backward(s);
   SpanRef span = s.current_span();
   if (backward && span.step != kBackward) {
-    begin_auto_backward(s);
+    begin_auto_backward(s, span);
     if (s.auto_backward) span = SpanRef{s.auto_backward->id().number(), kBackward};
   }
   return span;
@@ -218,6 +252,7 @@ void begin_auto_backward(CaptureState& s) {
     const auto index = static_cast<std::int32_t>(s.ops.size());
     s.ops.push_back(op);
     s.open_ops.push_back(index);
+    if (parent < 0) s.last_top_level = index;
     s.ops.back().start_tick = now_tick();  // last: the bookkeeping above is not the op's time
   } catch (...) {
     s.open_ops.push_back(-1);

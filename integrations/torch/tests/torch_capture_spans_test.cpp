@@ -127,4 +127,39 @@ TEST(TorchCaptureSpans, AutomaticBackwardSpanEndsWhenBackwardReturns) {
   EXPECT_GT(last_op_end, backward->start_ns);
 }
 
+// loss.backward() makes the implicit gradient (aten::ones_like, with its nested ops and its
+// allocation) before the autograd engine runs its first record: it is part of backward() and
+// lands in the automatic backward span, which starts when the ones_like started.
+TEST(TorchCaptureSpans, ImplicitGradientOfBackwardIsInTheBackwardSpan) {
+  const cg::TraceDocument doc = capture({.trace = temp_trace("implicit_gradient")});
+  const cg::TraceHealth health = cg::analyze_health(doc);
+  EXPECT_TRUE(health.trusted) << health.error_summary();
+  const cg::SpanRecord* backward = nullptr;
+  for (const auto& s : doc.spans)
+    if (s.step == cg::ExecutionStep::backward) backward = &s;
+  ASSERT_NE(backward, nullptr);
+  std::size_t ones_like = 0;
+  std::string seed_output;
+  for (const auto& op : doc.ops) {
+    if (op.op_name == "aten::ones_like") {
+      ++ones_like;
+      EXPECT_EQ(op.span_id, backward->id);
+      EXPECT_EQ(op.timestamp_ns, backward->start_ns) << "the span starts with the ones_like";
+      if (op.output) seed_output = *op.output;
+    }
+    if (op.span_id == backward->id) {
+      EXPECT_GE(op.timestamp_ns, backward->start_ns) << op.op_name;
+    }
+  }
+  EXPECT_EQ(ones_like, 1u);  // Adam's state exists at update 2: nothing else calls ones_like
+  ASSERT_FALSE(seed_output.empty());
+  std::size_t seed_allocs = 0;
+  for (const auto& m : doc.memory)
+    if (m.tensor_id == seed_output && m.action == cg::MemoryAction::alloc) {
+      ++seed_allocs;
+      EXPECT_EQ(m.span_id, backward->id);
+    }
+  EXPECT_EQ(seed_allocs, 1u);
+}
+
 }  // namespace
