@@ -38,30 +38,17 @@ std::string fold(std::string_view s) {
 
 }  // namespace
 
-std::string_view to_string(ExecutionPhase v) noexcept {
-  return kPhase[static_cast<int>(v)];
-}
-std::string_view to_string(ExecutionStep v) noexcept {
-  return kStep[static_cast<int>(v)];
-}
-std::string_view to_string(SpanKind v) noexcept {
-  return kSpanKind[static_cast<int>(v)];
-}
-std::string_view to_string(TimingMode v) noexcept {
-  return kTiming[static_cast<int>(v)];
-}
-std::string_view to_string(GradientState v) noexcept {
-  return kGradient[static_cast<int>(v)];
-}
-std::string_view to_string(MemoryAction v) noexcept {
-  return kAction[static_cast<int>(v)];
-}
-std::string_view to_string(MemoryCategory v) noexcept {
-  return kCategory[static_cast<int>(v)];
-}
-std::string_view to_string(HealthSeverity v) noexcept {
-  return kSeverity[static_cast<int>(v)];
-}
+// One line per enum, read as a table.
+// clang-format off
+std::string_view to_string(ExecutionPhase v) noexcept { return kPhase[static_cast<int>(v)]; }
+std::string_view to_string(ExecutionStep v) noexcept { return kStep[static_cast<int>(v)]; }
+std::string_view to_string(SpanKind v) noexcept { return kSpanKind[static_cast<int>(v)]; }
+std::string_view to_string(TimingMode v) noexcept { return kTiming[static_cast<int>(v)]; }
+std::string_view to_string(GradientState v) noexcept { return kGradient[static_cast<int>(v)]; }
+std::string_view to_string(MemoryAction v) noexcept { return kAction[static_cast<int>(v)]; }
+std::string_view to_string(MemoryCategory v) noexcept { return kCategory[static_cast<int>(v)]; }
+std::string_view to_string(HealthSeverity v) noexcept { return kSeverity[static_cast<int>(v)]; }
+// clang-format on
 
 std::optional<ExecutionPhase> parse_execution_phase(std::string_view s) noexcept {
   return lookup<ExecutionPhase>(kPhase, s);

@@ -115,30 +115,24 @@ std::string quote_for_message(std::string_view s) {
   return out;
 }
 
+// One line per error code, read as a table.
+// clang-format off
 std::string describe_error(simdjson::error_code e) {
   switch (e) {
-    case simdjson::UTF8_ERROR:
-      return "invalid UTF-8 in the line";
-    case simdjson::DEPTH_ERROR:
-      return "JSON nested too deeply";
-    case simdjson::UNCLOSED_STRING:
-      return "invalid JSON: unterminated string";
-    case simdjson::STRING_ERROR:
-      return "invalid JSON: bad string escape or control character";
-    case simdjson::NUMBER_ERROR:
-      return "invalid JSON: malformed number";
+    case simdjson::UTF8_ERROR: return "invalid UTF-8 in the line";
+    case simdjson::DEPTH_ERROR: return "JSON nested too deeply";
+    case simdjson::UNCLOSED_STRING: return "invalid JSON: unterminated string";
+    case simdjson::STRING_ERROR: return "invalid JSON: bad string escape or control character";
+    case simdjson::NUMBER_ERROR: return "invalid JSON: malformed number";
     case simdjson::T_ATOM_ERROR:
     case simdjson::F_ATOM_ERROR:
-    case simdjson::N_ATOM_ERROR:
-      return "invalid JSON: unexpected literal";
-    case simdjson::CAPACITY:
-      return "line too large to parse";
-    case simdjson::MEMALLOC:
-      return "out of memory while parsing the line";
-    default:
-      return std::string("invalid JSON: ") + simdjson::error_message(e);
+    case simdjson::N_ATOM_ERROR: return "invalid JSON: unexpected literal";
+    case simdjson::CAPACITY: return "line too large to parse";
+    case simdjson::MEMALLOC: return "out of memory while parsing the line";
+    default: return std::string("invalid JSON: ") + simdjson::error_message(e);
   }
 }
+// clang-format on
 
 struct Impl {
   od::parser parser;
@@ -421,46 +415,37 @@ struct Impl {
 // Field tables: a macro would hide the control flow, so each kind spells its fields out.
 // Bits are positions in Seen; names are the wire names of §4.
 
+// One line per field, read as a table.
+// clang-format off
 void Impl::parse_meta(Fields& fs) {
   MetaEvent e;
   Seen seen{this};
   std::span<const Tag> tag_view;
   for_each_field(fs, [&](std::string_view k, od::value& v) {
     auto& r = e.run;
-    if (is(k, "schema"))
-      seen.mark(0, k), e.schema = str(v, k);
-    else if (is(k, "run_id"))
-      seen.mark(1, k), r.run_id = str(v, k);
-    else if (is(k, "correlation_id"))
-      seen.mark(2, k), r.correlation_id = str(v, k);
-    else if (is(k, "entrypoint"))
-      seen.mark(3, k), r.entrypoint = str(v, k);
+    if (is(k, "schema")) seen.mark(0, k), e.schema = str(v, k);
+    else if (is(k, "run_id")) seen.mark(1, k), r.run_id = str(v, k);
+    else if (is(k, "correlation_id")) seen.mark(2, k), r.correlation_id = str(v, k);
+    else if (is(k, "entrypoint")) seen.mark(3, k), r.entrypoint = str(v, k);
     else if (is(k, "phase"))
       seen.mark(4, k), r.phase = enum_value(v, k, &parse_execution_phase, "`train`, `infer`");
-    else if (is(k, "timestamp"))
-      seen.mark(5, k), r.timestamp = str(v, k);
-    else if (is(k, "capture_step"))
-      seen.mark(6, k), r.capture_step = u64(v, k);
-    else if (is(k, "warmup_steps"))
-      seen.mark(7, k), r.warmup_steps = u64(v, k);
-    else if (is(k, "device"))
-      seen.mark(8, k), r.device = str(v, k);
+    else if (is(k, "timestamp")) seen.mark(5, k), r.timestamp = str(v, k);
+    else if (is(k, "capture_step")) seen.mark(6, k), r.capture_step = u64(v, k);
+    else if (is(k, "warmup_steps")) seen.mark(7, k), r.warmup_steps = u64(v, k);
+    else if (is(k, "device")) seen.mark(8, k), r.device = str(v, k);
     else if (is(k, "measured_region_device_synchronized"))
       seen.mark(9, k), r.measured_region_device_synchronized = boolean(v, k);
     else if (is(k, "timing_mode"))
-      seen.mark(10, k),
-          r.timing_mode = enum_value(v, k, &parse_timing_mode, "`host`, `device_synchronized`");
-    else if (is(k, "tags"))
-      seen.mark(11, k), tag_view = tag_map(v, k);
-    else if (is(k, "candle_version"))
-      seen.mark(12, k), r.candle_version = opt_str(v, k);
-    else
-      return false;
+      seen.mark(10, k), r.timing_mode = enum_value(v, k, &parse_timing_mode,
+                                                   "`host`, `device_synchronized`");
+    else if (is(k, "tags")) seen.mark(11, k), tag_view = tag_map(v, k);
+    else if (is(k, "candle_version")) seen.mark(12, k), r.candle_version = opt_str(v, k);
+    else return false;
     return true;
   });
   static constexpr std::pair<int, std::string_view> kRequired[] = {
-      {0, "schema"}, {1, "run_id"},       {2, "correlation_id"}, {3, "entrypoint"},
-      {4, "phase"},  {5, "timestamp"},    {6, "capture_step"},   {7, "warmup_steps"},
+      {0, "schema"}, {1, "run_id"}, {2, "correlation_id"}, {3, "entrypoint"},
+      {4, "phase"},  {5, "timestamp"}, {6, "capture_step"}, {7, "warmup_steps"},
       {8, "device"}, {10, "timing_mode"}, {11, "tags"}};
   for (auto [bit, name] : kRequired) seen.require(bit, name);
   e.run.tags = tag_view;
@@ -471,25 +456,19 @@ void Impl::parse_span_start(Fields& fs) {
   SpanStartEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "id"))
-      seen.mark(0, k), e.id = str(v, k);
-    else if (is(k, "parent_id"))
-      seen.mark(1, k), e.parent_id = opt_str(v, k);
-    else if (is(k, "name"))
-      seen.mark(2, k), e.name = str(v, k);
-    else if (is(k, "start_ns"))
-      seen.mark(3, k), e.start_ns = u64(v, k);
+    if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
+    else if (is(k, "parent_id")) seen.mark(1, k), e.parent_id = opt_str(v, k);
+    else if (is(k, "name")) seen.mark(2, k), e.name = str(v, k);
+    else if (is(k, "start_ns")) seen.mark(3, k), e.start_ns = u64(v, k);
     else if (is(k, "span_kind"))
-      seen.mark(4, k),
-          e.span_kind = enum_value(v, k, &parse_span_kind, "`function`, `op`, `module`");
-    else if (is(k, "measured"))
-      seen.mark(5, k), e.measured = boolean(v, k);
+      seen.mark(4, k), e.span_kind = enum_value(v, k, &parse_span_kind,
+                                                "`function`, `op`, `module`");
+    else if (is(k, "measured")) seen.mark(5, k), e.measured = boolean(v, k);
     else if (is(k, "step")) {
       seen.mark(6, k);
       if (!is_null(v))
         e.step = enum_value(v, k, &parse_execution_step, "`forward`, `backward`, `optimizer`");
-    } else
-      return false;
+    } else return false;
     return true;
   });
   seen.require(0, "id");
@@ -503,12 +482,9 @@ void Impl::parse_span_end(Fields& fs) {
   SpanEndEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "id"))
-      seen.mark(0, k), e.id = str(v, k);
-    else if (is(k, "duration_ns"))
-      seen.mark(1, k), e.duration_ns = u64(v, k);
-    else
-      return false;
+    if (is(k, "id")) seen.mark(0, k), e.id = str(v, k);
+    else if (is(k, "duration_ns")) seen.mark(1, k), e.duration_ns = u64(v, k);
+    else return false;
     return true;
   });
   seen.require(0, "id");
@@ -519,30 +495,18 @@ void Impl::parse_op(Fields& fs) {
   OpEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "span_id"))
-      seen.mark(0, k), e.span_id = str(v, k);
-    else if (is(k, "op_name"))
-      seen.mark(1, k), e.op_name = str(v, k);
-    else if (is(k, "inputs"))
-      seen.mark(2, k), e.inputs = string_list(v, k);
-    else if (is(k, "output"))
-      seen.mark(3, k), e.output = opt_str(v, k);
-    else if (is(k, "shape"))
-      seen.mark(4, k), e.shape = shape(v, k);
-    else if (is(k, "dtype"))
-      seen.mark(5, k), e.dtype = str(v, k);
-    else if (is(k, "device"))
-      seen.mark(6, k), e.device = str(v, k);
-    else if (is(k, "duration_ns"))
-      seen.mark(7, k), e.duration_ns = u64(v, k);
-    else if (is(k, "timestamp_ns"))
-      seen.mark(8, k), e.timestamp_ns = u64(v, k);
-    else if (is(k, "storage_bytes"))
-      seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
-    else if (is(k, "input_storage_bytes"))
-      seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
-    else
-      return false;
+    if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
+    else if (is(k, "op_name")) seen.mark(1, k), e.op_name = str(v, k);
+    else if (is(k, "inputs")) seen.mark(2, k), e.inputs = string_list(v, k);
+    else if (is(k, "output")) seen.mark(3, k), e.output = opt_str(v, k);
+    else if (is(k, "shape")) seen.mark(4, k), e.shape = shape(v, k);
+    else if (is(k, "dtype")) seen.mark(5, k), e.dtype = str(v, k);
+    else if (is(k, "device")) seen.mark(6, k), e.device = str(v, k);
+    else if (is(k, "duration_ns")) seen.mark(7, k), e.duration_ns = u64(v, k);
+    else if (is(k, "timestamp_ns")) seen.mark(8, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "storage_bytes")) seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
+    else if (is(k, "input_storage_bytes")) seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
+    else return false;
     return true;
   });
   seen.require(0, "span_id");
@@ -557,26 +521,18 @@ void Impl::parse_tensor(Fields& fs) {
   TensorEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "span_id"))
-      seen.mark(0, k), e.span_id = str(v, k);
-    else if (is(k, "tensor_id"))
-      seen.mark(1, k), e.tensor_id = str(v, k);
-    else if (is(k, "shape"))
-      seen.mark(2, k), e.shape = shape(v, k);
-    else if (is(k, "dtype"))
-      seen.mark(3, k), e.dtype = str(v, k);
-    else if (is(k, "device"))
-      seen.mark(4, k), e.device = str(v, k);
-    else if (is(k, "requires_grad"))
-      seen.mark(5, k), e.requires_grad = boolean(v, k);
-    else if (is(k, "storage_bytes"))
-      seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
+    if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
+    else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (is(k, "shape")) seen.mark(2, k), e.shape = shape(v, k);
+    else if (is(k, "dtype")) seen.mark(3, k), e.dtype = str(v, k);
+    else if (is(k, "device")) seen.mark(4, k), e.device = str(v, k);
+    else if (is(k, "requires_grad")) seen.mark(5, k), e.requires_grad = boolean(v, k);
+    else if (is(k, "storage_bytes")) seen.mark(6, k), e.storage_bytes = opt_u64(v, k);
     else if (is(k, "category"))
-      seen.mark(7, k),
-          e.category = enum_value(v, k, &parse_memory_category,
-                                  "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
-    else
-      return false;
+      seen.mark(7, k), e.category = enum_value(
+                           v, k, &parse_memory_category,
+                           "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
+    else return false;
     return true;
   });
   seen.require(0, "span_id");
@@ -590,30 +546,21 @@ void Impl::parse_memory(Fields& fs) {
   MemoryEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "timestamp_ns"))
-      seen.mark(0, k), e.timestamp_ns = u64(v, k);
-    else if (is(k, "tensor_id"))
-      seen.mark(1, k), e.tensor_id = str(v, k);
-    else if (is(k, "span_id"))
-      seen.mark(2, k), e.span_id = str(v, k);
-    else if (is(k, "op_name"))
-      seen.mark(3, k), e.op_name = opt_str(v, k);
-    else if (is(k, "device"))
-      seen.mark(4, k), e.device = str(v, k);
-    else if (is(k, "bytes"))
-      seen.mark(5, k), e.bytes = u64(v, k);
+    if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "tensor_id")) seen.mark(1, k), e.tensor_id = str(v, k);
+    else if (is(k, "span_id")) seen.mark(2, k), e.span_id = str(v, k);
+    else if (is(k, "op_name")) seen.mark(3, k), e.op_name = opt_str(v, k);
+    else if (is(k, "device")) seen.mark(4, k), e.device = str(v, k);
+    else if (is(k, "bytes")) seen.mark(5, k), e.bytes = u64(v, k);
     else if (is(k, "action"))
       seen.mark(6, k), e.action = enum_value(v, k, &parse_memory_action, "`alloc`, `free`");
-    else if (is(k, "shape"))
-      seen.mark(7, k), e.shape = shape(v, k);
-    else if (is(k, "dtype"))
-      seen.mark(8, k), e.dtype = str(v, k);
+    else if (is(k, "shape")) seen.mark(7, k), e.shape = shape(v, k);
+    else if (is(k, "dtype")) seen.mark(8, k), e.dtype = str(v, k);
     else if (is(k, "category"))
-      seen.mark(9, k),
-          e.category = enum_value(v, k, &parse_memory_category,
-                                  "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
-    else
-      return false;
+      seen.mark(9, k), e.category = enum_value(
+                           v, k, &parse_memory_category,
+                           "`parameter`, `activation`, `gradient`, `optimizer`, `other`");
+    else return false;
     return true;
   });
   static constexpr std::pair<int, std::string_view> kRequired[] = {
@@ -627,18 +574,12 @@ void Impl::parse_device_memory(Fields& fs) {
   DeviceMemoryEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "timestamp_ns"))
-      seen.mark(0, k), e.timestamp_ns = u64(v, k);
-    else if (is(k, "device"))
-      seen.mark(1, k), e.device = str(v, k);
-    else if (is(k, "used_bytes"))
-      seen.mark(2, k), e.used_bytes = u64(v, k);
-    else if (is(k, "free_bytes"))
-      seen.mark(3, k), e.free_bytes = u64(v, k);
-    else if (is(k, "reserved_bytes"))
-      seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
-    else
-      return false;
+    if (is(k, "timestamp_ns")) seen.mark(0, k), e.timestamp_ns = u64(v, k);
+    else if (is(k, "device")) seen.mark(1, k), e.device = str(v, k);
+    else if (is(k, "used_bytes")) seen.mark(2, k), e.used_bytes = u64(v, k);
+    else if (is(k, "free_bytes")) seen.mark(3, k), e.free_bytes = u64(v, k);
+    else if (is(k, "reserved_bytes")) seen.mark(4, k), e.reserved_bytes = opt_u64(v, k);
+    else return false;
     return true;
   });
   seen.require(0, "timestamp_ns");
@@ -652,19 +593,14 @@ void Impl::parse_gradient(Fields& fs) {
   GradientEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "event_id"))
-      seen.mark(0, k), e.event_id = str(v, k);
-    else if (is(k, "root"))
-      seen.mark(1, k), e.root = str(v, k);
-    else if (is(k, "key"))
-      seen.mark(2, k), e.key = str(v, k);
+    if (is(k, "event_id")) seen.mark(0, k), e.event_id = str(v, k);
+    else if (is(k, "root")) seen.mark(1, k), e.root = str(v, k);
+    else if (is(k, "key")) seen.mark(2, k), e.key = str(v, k);
     else if (is(k, "state"))
       seen.mark(3, k), e.state = enum_value(v, k, &parse_gradient_state,
                                             "`present`, `missing`, `zero`, `non_finite`");
-    else if (is(k, "norm"))
-      seen.mark(4, k), e.norm = opt_f64(v, k);
-    else
-      return false;
+    else if (is(k, "norm")) seen.mark(4, k), e.norm = opt_f64(v, k);
+    else return false;
     return true;
   });
   seen.require(0, "event_id");
@@ -678,14 +614,10 @@ void Impl::parse_edge(Fields& fs) {
   EdgeEvent e;
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
-    if (is(k, "from_span"))
-      seen.mark(0, k), e.from_span = str(v, k);
-    else if (is(k, "to_span"))
-      seen.mark(1, k), e.to_span = str(v, k);
-    else if (is(k, "duration_ns"))
-      seen.mark(2, k), e.duration_ns = u64(v, k);
-    else
-      return false;
+    if (is(k, "from_span")) seen.mark(0, k), e.from_span = str(v, k);
+    else if (is(k, "to_span")) seen.mark(1, k), e.to_span = str(v, k);
+    else if (is(k, "duration_ns")) seen.mark(2, k), e.duration_ns = u64(v, k);
+    else return false;
     return true;
   });
   seen.require(0, "from_span");
@@ -693,6 +625,7 @@ void Impl::parse_edge(Fields& fs) {
   seen.require(2, "duration_ns");
   event = e;
 }
+// clang-format on
 
 class Backend final : public LineParserBackend {
  public:
@@ -747,26 +680,19 @@ void Backend::parse_object(od::object obj) {
     p.check(obj.end().get(fs.end));
   }
 
-  if (is(kind, "op"))
-    p.kind_name = "op", p.parse_op(fs);
-  else if (is(kind, "span_start"))
-    p.kind_name = "span_start", p.parse_span_start(fs);
-  else if (is(kind, "span_end"))
-    p.kind_name = "span_end", p.parse_span_end(fs);
-  else if (is(kind, "memory"))
-    p.kind_name = "memory", p.parse_memory(fs);
-  else if (is(kind, "tensor"))
-    p.kind_name = "tensor", p.parse_tensor(fs);
-  else if (is(kind, "device_memory"))
-    p.kind_name = "device_memory", p.parse_device_memory(fs);
-  else if (is(kind, "gradient"))
-    p.kind_name = "gradient", p.parse_gradient(fs);
-  else if (is(kind, "edge"))
-    p.kind_name = "edge", p.parse_edge(fs);
-  else if (is(kind, "meta"))
-    p.kind_name = "meta", p.parse_meta(fs);
-  else
-    p.fail("unknown event kind " + quote_for_message(kind));
+  // One line per event kind.
+  // clang-format off
+  if (is(kind, "op")) p.kind_name = "op", p.parse_op(fs);
+  else if (is(kind, "span_start")) p.kind_name = "span_start", p.parse_span_start(fs);
+  else if (is(kind, "span_end")) p.kind_name = "span_end", p.parse_span_end(fs);
+  else if (is(kind, "memory")) p.kind_name = "memory", p.parse_memory(fs);
+  else if (is(kind, "tensor")) p.kind_name = "tensor", p.parse_tensor(fs);
+  else if (is(kind, "device_memory")) p.kind_name = "device_memory", p.parse_device_memory(fs);
+  else if (is(kind, "gradient")) p.kind_name = "gradient", p.parse_gradient(fs);
+  else if (is(kind, "edge")) p.kind_name = "edge", p.parse_edge(fs);
+  else if (is(kind, "meta")) p.kind_name = "meta", p.parse_meta(fs);
+  else p.fail("unknown event kind " + quote_for_message(kind));
+  // clang-format on
 }
 
 const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
