@@ -60,10 +60,10 @@ std::string render_evidence_html(std::string_view payload_json, const ViewerAsse
     throw Error("", 0,
                 "the HTML viewer front end is not built into this binary: " +
                     std::string(assets.missing_reason));
-  // The bundle is inlined: a closing tag inside it would end the element early (§12.2).
+  // The bundle is inlined: a closing tag inside it would end the element early (§12.2). A
+  // network address would break the offline promise (URL schemes are case-insensitive).
   if (contains_ci(assets.script, "</script") || contains_ci(assets.style, "</style") ||
-      assets.script.find("https://") != std::string_view::npos ||
-      assets.style.find("https://") != std::string_view::npos)
+      contains_ci(assets.script, "https://") || contains_ci(assets.style, "https://"))
     throw Error("", 0, "viewer: the bundled front end cannot be inlined safely");
 
   const std::string csp = "default-src 'none'; script-src 'sha256-" + sha256_base64(assets.script) +

@@ -145,6 +145,12 @@ TEST(RenderEvidenceHtml, AssetsReferringToTheNetworkAreRefused) {
   assets = hand_made_assets();
   assets.style = "@import url(https://example.com/a.css);";
   EXPECT_THROW(render_evidence_html("{}", assets), Error);
+  assets = hand_made_assets();
+  assets.script = "fetch('HTTPS://example.com/x');";  // schemes are case-insensitive
+  EXPECT_THROW(render_evidence_html("{}", assets), Error);
+  assets = hand_made_assets();
+  assets.style = "@import url(Https://example.com/a.css);";
+  EXPECT_THROW(render_evidence_html("{}", assets), Error);
 }
 
 TEST(RenderEvidenceHtml, UnavailableAssetsGiveAnErrorNamingWhy) {
