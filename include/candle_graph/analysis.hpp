@@ -112,6 +112,9 @@ struct NodeId {
   // What follows `base` in the formatted id: `/op/{n}` for an op node (written into `buf`), or
   // nothing.
   std::string_view suffix(char (&buf)[32]) const noexcept;
+  // Writes the formatted id to `out` when it fits in `capacity` bytes; returns its size, or 0
+  // when it does not fit (nothing is written then).
+  std::size_t format_to(char* out, std::size_t capacity) const noexcept;
   // Byte-wise order of the formatted ids, without formatting them on the heap.
   friend int compare(const NodeId& a, const NodeId& b) noexcept;
   friend bool operator==(const NodeId& a, const NodeId& b) noexcept { return compare(a, b) == 0; }

@@ -43,12 +43,9 @@ Key order_key(std::string_view s) noexcept {
 // An op node's id is `base/op/N`: the window is built from the pieces (the base is short).
 Key order_key(const NodeId& id) noexcept {
   if (!id.is_op() || id.base.size() > kWindow) return order_key(id.base);  // long either way
-  char digits[32];
-  const std::string_view suffix = id.suffix(digits);
-  unsigned char window[kWindow + 32] = {};
-  std::memcpy(window, id.base.data(), id.base.size());
-  std::memcpy(window + id.base.size(), suffix.data(), suffix.size());
-  return key_of_window(window, id.base.size() + suffix.size());  // byte 15 on is ignored
+  char window[kWindow + 32] = {};  // a short base and `/op/N` always fit
+  const std::size_t size = id.format_to(window, sizeof window);
+  return key_of_window(reinterpret_cast<const unsigned char*>(window), size);  // 15 bytes count
 }
 
 // Item::tag_pos: the kind (data) in bit 31 and "derived" (not an explicit edge) in bit 30 above

@@ -1,7 +1,5 @@
 #include "graph/graph_json.hpp"
 
-#include <cstring>
-
 #include "memory/memory_json.hpp"
 
 namespace candle_graph::graph {
@@ -17,13 +15,9 @@ void write_node_id(JsonStream& w, const NodeId& id) {
   }
   // Op ids are formatted here, never stored: on the stack when the span id is short (always in
   // practice), else in a scratch string.
-  char digits[32];
-  const std::string_view suffix = id.suffix(digits);
   char buf[128];
-  if (id.base.size() + suffix.size() <= sizeof buf) {
-    std::memcpy(buf, id.base.data(), id.base.size());
-    std::memcpy(buf + id.base.size(), suffix.data(), suffix.size());
-    w.string(std::string_view(buf, id.base.size() + suffix.size()));
+  if (const std::size_t size = id.format_to(buf, sizeof buf)) {
+    w.string(std::string_view(buf, size));
     return;
   }
   thread_local std::string scratch;

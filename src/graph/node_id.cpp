@@ -12,6 +12,15 @@ std::string_view NodeId::suffix(char (&buf)[32]) const noexcept {
   return {buf, static_cast<std::size_t>(r.ptr - buf)};
 }
 
+std::size_t NodeId::format_to(char* out, std::size_t capacity) const noexcept {
+  char buf[32];
+  const std::string_view tail = suffix(buf);
+  if (base.size() + tail.size() > capacity) return 0;
+  std::memcpy(out, base.data(), base.size());
+  std::memcpy(out + base.size(), tail.data(), tail.size());
+  return base.size() + tail.size();
+}
+
 void NodeId::append_to(std::string& out) const {
   char buf[32];
   out.append(base);
