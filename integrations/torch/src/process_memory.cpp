@@ -1,70 +1,24 @@
-// Reads the resident set (/proc/self/statm) and MemAvailable (/proc/meminfo) with one pread()
-// each into stack buffers: the start checkpoint is taken right before the captured update, so
-// it should leave as little behind in the caches as possible (no iostream, no heap, no
-// open/close).
+// Reads the resident set (/proc/self/statm) and MemAvailable (/proc/meminfo) with one read()
+// each into a stack buffer: no iostream and no heap work right before the captured update.
 #include "process_memory.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <charconv>
-#include <cstring>
 #include <string_view>
 
 namespace candle_graph::libtorch::detail {
 namespace {
 
-// One /proc file kept open for the life of the process and re-read with pread at offset 0 (the
-// kernel regenerates the text on every read from 0): a checkpoint then costs one system call
-// per file instead of open + read + close. The start checkpoint is taken right before the
-// captured update, and every kernel entry there leaves colder caches and branch predictors to
-// the update. A forked child reopens (its /proc/self is not the parent's).
-class ProcFile {
- public:
-  explicit constexpr ProcFile(const char* path) : path_(path) {}
-
-  // The file's first `size` bytes (enough for the fields read here), or an empty view.
-  std::string_view read(char* buffer, std::size_t size) {
-    int fd = fd_.load(std::memory_order_acquire);
-    if (fd < 0) {
-      const int opened = ::open(path_, O_RDONLY | O_CLOEXEC);
-      if (opened < 0) return {};
-      if (fd_.compare_exchange_strong(fd, opened, std::memory_order_acq_rel)) {
-        fd = opened;
-      } else {
-        ::close(opened);  // another thread was first; fd holds its descriptor
-      }
-    }
-    const ssize_t n = ::pread(fd, buffer, size, 0);
-    return n > 0 ? std::string_view(buffer, static_cast<std::size_t>(n)) : std::string_view();
-  }
-
-  void forget_after_fork() noexcept {
-    const int fd = fd_.exchange(-1);
-    if (fd >= 0) ::close(fd);
-  }
-
- private:
-  const char* path_;
-  std::atomic<int> fd_{-1};
-};
-
-ProcFile g_statm("/proc/self/statm");
-ProcFile g_meminfo("/proc/meminfo");
-
-void forget_files_in_child() noexcept {
-  g_statm.forget_after_fork();
-  g_meminfo.forget_after_fork();
-}
-
-void register_fork_handler_once() {
-  static const bool registered = [] {
-    ::pthread_atfork(nullptr, nullptr, &forget_files_in_child);
-    return true;
-  }();
-  (void)registered;
+// The first `size` bytes of a small /proc file (enough for the fields read here), or an empty
+// view when it cannot be read.
+std::string_view read_proc_file(const char* path, char* buffer, std::size_t size) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  const ssize_t n = ::read(fd, buffer, size);
+  ::close(fd);
+  return n > 0 ? std::string_view(buffer, static_cast<std::size_t>(n)) : std::string_view();
 }
 
 std::optional<std::uint64_t> leading_number(std::string_view text) {
@@ -78,7 +32,7 @@ std::optional<std::uint64_t> leading_number(std::string_view text) {
 // statm: "size resident shared ..." in pages; resident is what /proc/self/status calls VmRSS.
 std::optional<std::uint64_t> resident_bytes() {
   char buffer[256];
-  const std::string_view statm = g_statm.read(buffer, sizeof buffer);
+  const std::string_view statm = read_proc_file("/proc/self/statm", buffer, sizeof buffer);
   const std::size_t space = statm.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
   const auto pages = leading_number(statm.substr(space + 1));
@@ -89,7 +43,7 @@ std::optional<std::uint64_t> resident_bytes() {
 
 std::optional<std::uint64_t> available_bytes() {
   char buffer[4096];
-  const std::string_view meminfo = g_meminfo.read(buffer, sizeof buffer);
+  const std::string_view meminfo = read_proc_file("/proc/meminfo", buffer, sizeof buffer);
   constexpr std::string_view kField = "\nMemAvailable:";
   const std::size_t at = meminfo.find(kField);
   if (at == std::string_view::npos) return std::nullopt;
@@ -101,7 +55,6 @@ std::optional<std::uint64_t> available_bytes() {
 }  // namespace
 
 std::optional<ProcessMemory> read_process_memory() {
-  register_fork_handler_once();
   const auto used = resident_bytes();
   const auto free = available_bytes();
   if (!used || !free) return std::nullopt;

@@ -48,9 +48,9 @@ TEST(ProcessMemory, MatchesVmRssAndMemAvailable) {
       << mem->free_bytes << " vs MemAvailable " << available;
 }
 
-// The /proc files stay open between checkpoints; a forked child must not read its parent's
-// /proc/self/statm through the inherited descriptor. The child grows its own resident set by
-// 64 MiB, which the parent's figures would not show.
+// A forked child reads its own resident set, not its parent's (e.g. through a descriptor of
+// /proc/self/statm opened before the fork). The child grows its resident set by 64 MiB, which
+// the parent's figures would not show.
 TEST(ProcessMemory, ForkedChildReadsItsOwnResidentSet) {
   ASSERT_TRUE(candle_graph::libtorch::detail::read_process_memory().has_value());  // opens them
   const pid_t child = ::fork();
