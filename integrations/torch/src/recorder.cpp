@@ -90,13 +90,17 @@ std::string dtype_label(c10::ScalarType t) {
   }
 }
 
-[[gnu::noinline]] std::uint8_t device_index(CaptureState& s, c10::Device d) {
-  if (d.is_cpu()) return 0;  // device_labels[0] is "cpu"
+[[gnu::noinline]] std::uint8_t other_device_index(CaptureState& s, c10::Device d) {
   const std::string label = d.str();
   for (std::size_t i = 0; i < s.device_labels.size(); ++i)
     if (s.device_labels[i] == label) return static_cast<std::uint8_t>(i);
   s.device_labels.push_back(label);
   return static_cast<std::uint8_t>(s.device_labels.size() - 1);
+}
+
+// Out of line only for a device other than the CPU.
+inline std::uint8_t device_index(CaptureState& s, c10::Device d) {
+  return d.is_cpu() ? 0 : other_device_index(s, d);  // device_labels[0] is "cpu"
 }
 
 bool starts_with(const char* s, std::string_view prefix) {
@@ -291,8 +295,7 @@ void begin_auto_backward(CaptureState& s, SpanRef current) {
       for (const std::int64_t d : t.sizes()) s.shapes.push_back(static_cast<std::uint64_t>(d));
       op.shape_len = static_cast<std::uint32_t>(s.shapes.size()) - op.shape_begin;
       op.dtype = static_cast<std::uint8_t>(t.scalar_type());
-      const c10::Device device = t.device();
-      op.device = device.is_cpu() ? 0 : device_index(s, device);
+      op.device = device_index(s, t.device());
       op.output_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
       SerialInfo& info = s.serials[key.serial];
       if (key.version == 0 && key.view_op == 0 && info.producer < 0) info.producer = index;
@@ -355,9 +358,7 @@ struct MemoryReporter final : prof::ProfilerStateBase {
     id.captured_alloc = true;
     id.bytes = static_cast<std::uint64_t>(bytes);
     s.identities.insert(ptr, id);
-    if (!s.paused)
-      s.memory_samples.push_back(
-          sample(bytes, id.serial, device.is_cpu() ? 0 : device_index(s, device)));
+    if (!s.paused) s.memory_samples.push_back(sample(bytes, id.serial, device_index(s, device)));
   }
 
   void on_free(void* ptr, std::int64_t bytes, c10::Device device) {
@@ -367,8 +368,7 @@ struct MemoryReporter final : prof::ProfilerStateBase {
     if (known == nullptr || !known->captured_alloc) [[unlikely]] {
       count_pre_capture_free(s, static_cast<std::uint64_t>(bytes));
     } else if (!s.serials[known->serial].internal) {
-      s.memory_samples.push_back(
-          sample(-bytes, known->serial, device.is_cpu() ? 0 : device_index(s, device)));
+      s.memory_samples.push_back(sample(-bytes, known->serial, device_index(s, device)));
     }
     if (known != nullptr) {
       release_weak(*known);
@@ -420,10 +420,6 @@ namespace {
   return *found;
 }
 
-[[gnu::cold, gnu::noinline]] TensorKey storage_less_key(CaptureState& s) {
-  return TensorKey{s.new_serial(false), 0, 0};  // empty or storage-less tensor
-}
-
 }  // namespace
 
 [[gnu::hot]] TensorKey identify(CaptureState& s, const at::Tensor& t) {
@@ -431,7 +427,7 @@ namespace {
   const c10::Storage& storage = impl->unsafe_storage();
   const void* p = storage ? storage.data() : nullptr;
   if (p == nullptr) [[unlikely]]
-    return storage_less_key(s);
+    return TensorKey{s.new_serial(false), 0, 0};  // empty or storage-less
   Identity* found = s.identities.find(p);
   if (found == nullptr || found->storage == nullptr || storage_gone(*found)) [[unlikely]]
     found = &register_block(s, p, storage, found);
