@@ -119,12 +119,21 @@ struct CaptureState {
   std::uint64_t pre_capture_free_bytes = 0;
   std::uint64_t frees_seen = 0;  // every free the reporter saw (matched or not)
 
+  // Sizes the previous capture on this thread reached (what warm() reads).
+  struct Used {
+    std::size_t ops = 0, inputs = 0, shapes = 0, memory = 0, serials = 0;
+  } used;
+
   // First use: room for a typical update, written once now so that the measured step neither
   // grows these buffers nor takes first-touch page faults on them.
   void preallocate();
   // Empties the state for the next capture on this thread; keeps every buffer's capacity and the
   // interned names (see acquire_capture_state).
   void reset_for_reuse();
+  // Reads the memory the coming update will write (the previous capture's share of each buffer,
+  // the lookup tables, the interned names) so that the update's first stores and probes hit the
+  // cache instead of fetching lines that other work evicted since the last capture.
+  void warm() const noexcept;
 
   std::uint64_t new_serial(bool internal) {
     serials.push_back(SerialInfo{0, -1, internal});

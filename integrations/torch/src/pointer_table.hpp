@@ -84,6 +84,10 @@ class PointerTable {
     if (n * 2 > slots_.size()) rehash(round_up(n * 2));
   }
 
+  // The slot array, for reading it into the cache ahead of use.
+  const void* data() const noexcept { return slots_.data(); }
+  std::size_t bytes() const noexcept { return slots_.size() * sizeof(Slot); }
+
   template <typename F>
   void for_each(F&& f) {
     for (Slot& s : slots_)

@@ -31,6 +31,27 @@ std::vector<std::uint64_t> shape_of(const at::Tensor& t) {
   return shape;
 }
 
+// A recorder's first records are its most expensive: by the time the user's update starts, the
+// work since the previous capture has evicted from the caches LibTorch's RecordFunction path with
+// callbacks on, the allocator reporter's path and the capture's own buffers, and the update's
+// first ops would pay for fetching them back (and report that time as theirs). So, like
+// torch.profiler's warm-up phase, the capture runs two tiny ops through its callbacks unrecorded
+// (paused: no op record, their blocks internal), then reads the memory the update will write.
+// Not when LibTorch's profiler holds the PROFILER_STATE slot: it would record the two ops.
+// Measured on the overhead bench: see docs/performance.md, "Session 6".
+void warm_up(detail::CaptureState& s, bool run_ops) {
+  if (run_ops) {
+    try {
+      ::torch::NoGradGuard no_grad;
+      const at::Tensor t = at::zeros({4});
+      (void)t.add(1);
+    } catch (...) {
+      // a warm-up that failed only leaves the caches cold
+    }
+  }
+  s.warm();
+}
+
 // The capture's own tensor work (gradient norms) runs with the recorder paused: its ops are not
 // the user's step, and its temporary blocks are marked internal.
 class Pause {
@@ -89,8 +110,10 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
       model_(&model),
       options_(std::move(options)),
       phase_(run.fields().phase) {
-  std::optional<std::string> memory_problem =
-      options_.memory ? detail::memory_slot_problem()
+  // Set when LibTorch's own profiler is active (it holds the PROFILER_STATE slot).
+  const std::optional<std::string> slot_problem = detail::memory_slot_problem();
+  const std::optional<std::string> memory_problem =
+      options_.memory ? slot_problem
                       : std::optional<std::string>("off: CaptureOptions::memory is false");
   summary_.memory_captured = !memory_problem;
   summary_.memory_note = memory_problem.value_or("");
@@ -134,6 +157,7 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
     if (p.value().grad().defined()) detail::label_tensor(s, p.value().grad(), p.key() + ".grad");
   }
   for (const auto& b : model.named_buffers(/*recurse=*/true)) checkpoint(b.key(), b.value(), false);
+  warm_up(s, /*run_ops=*/!slot_problem);
 
   measurement_ = session_->begin_measurement(options_.measurement_name);
   if (const auto mem = detail::read_process_memory())
