@@ -152,14 +152,6 @@ bool is_backward_record(const at::RecordFunction& fn, const char* name) {
           starts_with(name, "autograd::engine::evaluate_function"));
 }
 
-// Runs when the autograd engine finishes the backward pass that opened the automatic span (the
-// engine's final callbacks, on the thread that called backward() on CPU): the span ends when
-// backward() does, not at the next op or span of the user's code (issue 5 item 4).
-void end_auto_backward_of(std::uint64_t serial) noexcept {
-  CaptureState* s = tl_state;
-  if (s != nullptr && s->serial == serial) end_auto_backward(*s);
-}
-
 // `loss.backward()` first makes the implicit gradient with `aten::ones_like` (no autograd
 // record is open yet), then starts the engine. When the last top-level op before the engine's
 // first record is that ones_like, in the span still open, it belongs to backward(): the index
@@ -452,6 +444,14 @@ void label_tensor(CaptureState& s, const at::Tensor& t, std::string_view label) 
   if (key.serial >= s.serials.size()) return;
   s.labels.emplace_back(label);
   s.serials[key.serial].label = static_cast<std::uint32_t>(s.labels.size() - 1);
+}
+
+// Also runs when the autograd engine finishes the backward pass that opened the automatic span
+// (the engine's final callbacks, on the thread that called backward() on CPU): the span ends
+// when backward() does, not at the next op or span of the user's code (issue 5 item 4).
+void end_auto_backward_of(std::uint64_t serial) noexcept {
+  CaptureState* s = tl_state;
+  if (s != nullptr && s->serial == serial) end_auto_backward(*s);
 }
 
 void end_auto_backward(CaptureState& s) noexcept {

@@ -42,5 +42,7 @@ TensorKey identify(CaptureState& state, const at::Tensor& tensor);
 void label_tensor(CaptureState& state, const at::Tensor& tensor, std::string_view label);
 // Ends the automatic backward span if one is open.
 void end_auto_backward(CaptureState& state) noexcept;
+// The same for the capture with this serial, if it is the one recording on the calling thread.
+void end_auto_backward_of(std::uint64_t capture_serial) noexcept;
 
 }  // namespace candle_graph::libtorch::detail

@@ -71,7 +71,7 @@ class Pause {
 // ---- CaptureSpan -------------------------------------------------------------------------------
 
 CaptureSpan::CaptureSpan(CaptureSpan&& other) noexcept
-    : state_(std::exchange(other.state_, nullptr)), guard_(std::move(other.guard_)) {}
+    : capture_(std::exchange(other.capture_, 0)), guard_(std::move(other.guard_)) {}
 
 CaptureSpan& CaptureSpan::operator=(CaptureSpan&& other) noexcept {
   if (this != &other) {
@@ -79,7 +79,7 @@ CaptureSpan& CaptureSpan::operator=(CaptureSpan&& other) noexcept {
       end();
     } catch (...) {
     }
-    state_ = std::exchange(other.state_, nullptr);
+    capture_ = std::exchange(other.capture_, 0);
     guard_ = std::move(other.guard_);
   }
   return *this;
@@ -94,11 +94,12 @@ CaptureSpan::~CaptureSpan() {
 }
 
 void CaptureSpan::end() {
-  if (state_ == nullptr) return;
-  detail::CaptureState& s = *state_;
-  state_ = nullptr;
-  // An automatic backward span opened inside this span ends first (spans end in LIFO order).
-  detail::end_auto_backward(s);
+  if (capture_ == 0) return;
+  // An automatic backward span opened inside this span ends first (spans end in LIFO order) if
+  // the capture is still recording on this thread. Only then: a span that outlives its capture
+  // must not touch the capture's state, which the next capture on the thread reuses (or which is
+  // gone with its thread).
+  detail::end_auto_backward_of(std::exchange(capture_, 0));
   guard_.end();
 }
 
@@ -182,14 +183,14 @@ CaptureSpan TorchCapture::begin_step_span(std::string_view name, ExecutionStep s
   detail::end_auto_backward(s);
   SpanGuard guard =
       session_->begin_step_span(options_.measurement_name + "/" + std::string(name), step);
-  return CaptureSpan(&s, std::move(guard));
+  return CaptureSpan(s.serial, std::move(guard));
 }
 
 CaptureSpan TorchCapture::begin_span(std::string_view name) {
   detail::CaptureState& s = *state_;
   detail::end_auto_backward(s);
   SpanGuard guard = session_->begin_span(options_.measurement_name + "/" + std::string(name));
-  return CaptureSpan(&s, std::move(guard));
+  return CaptureSpan(s.serial, std::move(guard));
 }
 
 void TorchCapture::record_input(std::string_view name, const at::Tensor& t) {

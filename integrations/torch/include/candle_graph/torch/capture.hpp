@@ -98,9 +98,9 @@ class CaptureSpan {
 
  private:
   friend class TorchCapture;
-  CaptureSpan(detail::CaptureState* state, SpanGuard guard) noexcept
-      : state_(state), guard_(std::move(guard)) {}
-  detail::CaptureState* state_ = nullptr;
+  CaptureSpan(std::uint64_t capture, SpanGuard guard) noexcept
+      : capture_(capture), guard_(std::move(guard)) {}
+  std::uint64_t capture_ = 0;  // serial of the capture that opened the span, 0 = ended
   SpanGuard guard_;
 };
 
