@@ -35,18 +35,26 @@ std::vector<std::uint64_t> shape_of(const at::Tensor& t) {
 // work since the previous capture has evicted from the caches LibTorch's RecordFunction path with
 // callbacks on, the allocator reporter's path and the capture's own buffers, and the update's
 // first ops would pay for fetching them back (and report that time as theirs). So, like
-// torch.profiler's warm-up phase, the capture runs two tiny ops through its callbacks unrecorded
-// (paused: no op record, their blocks internal), then reads the memory the update will write.
-// Not when LibTorch's profiler holds the PROFILER_STATE slot: it would record the two ops.
-// Measured on the overhead bench: see docs/performance.md, "Session 6".
-void warm_up(detail::CaptureState& s, bool run_ops) {
-  if (run_ops) {
+// torch.profiler's warm-up phase, the capture runs a few tiny ops through its callbacks
+// unrecorded (paused: no op record, their blocks internal) — for a training update also a
+// backward pass of a 4-element graph of its own, so that the autograd engine's records are warm
+// too — then reads the memory the update will write. Not when LibTorch's profiler holds the
+// PROFILER_STATE slot: it would record them. Measured: docs/performance.md, "Session 6".
+enum class WarmUp { memory_only, ops, ops_and_backward };
+
+void warm_up(detail::CaptureState& s, WarmUp what) {
+  if (what != WarmUp::memory_only) {
     try {
       ::torch::NoGradGuard no_grad;
       const at::Tensor t = at::zeros({4});
       (void)t.add(1);
+      if (what == WarmUp::ops_and_backward) {
+        const at::AutoGradMode grad(true);
+        const at::Tensor x = at::zeros({4}).requires_grad_(true);
+        x.mul(2).sum().backward();
+      }
     } catch (...) {
-      // a warm-up that failed only leaves the caches cold
+      // a warm-up that failed (e.g. under InferenceMode) only leaves the caches cold
     }
   }
   s.warm();
@@ -158,7 +166,9 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
     if (p.value().grad().defined()) detail::label_tensor(s, p.value().grad(), p.key() + ".grad");
   }
   for (const auto& b : model.named_buffers(/*recurse=*/true)) checkpoint(b.key(), b.value(), false);
-  warm_up(s, /*run_ops=*/!slot_problem);
+  warm_up(s, slot_problem                      ? WarmUp::memory_only
+             : phase_ == ExecutionPhase::train ? WarmUp::ops_and_backward
+                                               : WarmUp::ops);
 
   measurement_ = session_->begin_measurement(options_.measurement_name);
   if (const auto mem = detail::read_process_memory())
