@@ -228,29 +228,37 @@ void begin_auto_backward(CaptureState& s, SpanRef current) {
     s.open_ops.push_back(-1);  // keeps the stack balanced for on_end
     return nullptr;
   }
+  const auto index = static_cast<std::int32_t>(s.ops.size());
   try {
     const std::int32_t parent = s.open_ops.empty() ? -1 : s.open_ops.back();
     const char* name = fn.name();
-    OpSample op;
-    op.span =
+    const SpanRef span =
         parent < 0 ? top_level_span(s, fn, name) : s.ops[static_cast<std::size_t>(parent)].span;
-    op.name = intern(s, name, fn.scope());
-    op.parent = parent;
-    op.inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
+    const std::uint32_t interned = intern(s, name, fn.scope());
+    const auto inputs_begin = static_cast<std::uint32_t>(s.inputs.size());
+    std::uint64_t input_bytes = 0;
     for (const c10::IValue& v : fn.inputs()) {
       if (!v.isTensor()) continue;
       const at::Tensor& t = v.toTensor();
       if (!t.defined()) continue;
       s.inputs.push_back(identify(s, t));
-      op.input_bytes += static_cast<std::uint64_t>(t.numel()) * t.element_size();
+      input_bytes += static_cast<std::uint64_t>(t.numel()) * t.element_size();
     }
-    op.inputs_count = static_cast<std::uint32_t>(s.inputs.size()) - op.inputs_begin;
-    const auto index = static_cast<std::int32_t>(s.ops.size());
-    s.ops.push_back(op);
+    // Built in place: a record assembled on the stack and copied in was read back with wide
+    // loads over narrower stores (store-forwarding stalls, seen with perf annotate).
+    OpSample& op = s.ops.emplace_back();
+    op.name = interned;
+    op.parent = parent;
+    op.span = span;
+    op.inputs_begin = inputs_begin;
+    op.inputs_count = static_cast<std::uint32_t>(s.inputs.size()) - inputs_begin;
+    op.input_bytes = input_bytes;
     s.open_ops.push_back(index);
     if (parent < 0) s.last_top_level = index;
-    s.ops.back().start_tick = now_tick();  // last: the bookkeeping above is not the op's time
+    op.start_tick = now_tick();  // last: the bookkeeping above is not the op's time
   } catch (...) {
+    if (s.ops.size() > static_cast<std::size_t>(index))
+      s.ops.resize(static_cast<std::size_t>(index));
     s.open_ops.push_back(-1);
   }
   return nullptr;  // state lives in CaptureState: no heap allocation per op
