@@ -110,8 +110,12 @@ class CaptureSpan {
 class TorchCapture {
  public:
   // Opens `trace` (meta tags torch.memory_capture, torch.version, torch.threads are added to
-  // `run`), checkpoints the parameters and buffers of `model` and starts recording. Throws
-  // InstrumentError when the file cannot be written or another capture is active on the thread.
+  // `run`), checkpoints the parameters and buffers of `model`, warms up and starts recording.
+  // The warm-up runs `zeros` and `add` on 4 elements (and, for a training run, a backward pass of
+  // its own 4-element graph) unrecorded, so that the update's first ops do not pay for cold
+  // caches; other RecordFunction observers of the process see those ops. It is skipped while
+  // LibTorch's profiler is active. Throws InstrumentError when the file cannot be written or
+  // another capture is active on the thread.
   TorchCapture(const std::filesystem::path& trace, ProfileRun run, const ::torch::nn::Module& model,
                CaptureOptions options = {});
   TorchCapture(const TorchCapture&) = delete;
