@@ -44,6 +44,8 @@ enum class WarmUp { memory_only, ops, ops_and_backward };
 
 void warm_up(detail::CaptureState& s, WarmUp what) {
   if (what != WarmUp::memory_only) {
+    const std::size_t serials = s.serials.size();
+    const std::size_t blocks = s.identities.size();
     try {
       ::torch::NoGradGuard no_grad;
       const at::Tensor t = at::zeros({4});
@@ -56,6 +58,9 @@ void warm_up(detail::CaptureState& s, WarmUp what) {
     } catch (...) {
       // a warm-up that failed (e.g. under InferenceMode) only leaves the caches cold
     }
+    // Its blocks are gone again (each free erased its identity): their serials are handed out
+    // again, so the trace's tensor ids do not depend on the warm-up. Kept if a block survived.
+    if (s.identities.size() == blocks) s.serials.resize(serials);
   }
   s.warm();
 }
