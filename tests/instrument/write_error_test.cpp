@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "candle_graph/instrument.hpp"
 #include "instrument/session_test_support.hpp"
@@ -59,6 +63,57 @@ TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileSta
   EXPECT_LE(text.size(), kFileLimit);
   EXPECT_EQ(text.back(), '\n');                    // cut back to whole lines
   EXPECT_GT(parse_trace(path).ops.size(), 1000u);  // and what is there parses
+}
+
+// The trace buffer cannot be mapped (address-space limit): the session throws an InstrumentError
+// naming the file and the cause, and creates no file (line_sink.cpp maps before it opens).
+// Child exit codes: 0 = as expected, else what went wrong.
+int open_sessions_until_the_buffer_cannot_be_mapped(const ScratchDir& dir) {
+  long pages = 0;  // current size of the address space (statm's first field, in pages)
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  if (pages <= 0) return 10;
+  // Room for small heap growth, not for another 380 KiB buffer.
+  const rlim_t bytes = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
+  const rlimit limit{bytes + (128 << 10), bytes + (128 << 10)};
+  if (::setrlimit(RLIMIT_AS, &limit) != 0) return 11;
+  // Sessions kept open: a finished session's buffer would be reused by the next one (and the
+  // parent may have left spare buffers that this child inherited).
+  std::vector<std::unique_ptr<TraceSession>> open;
+  for (int i = 0; i < 8; ++i) {
+    const std::filesystem::path path = dir / ("s" + std::to_string(i) + ".jsonl");
+    try {
+      open.push_back(std::make_unique<TraceSession>(path, ProfileRun::training("e", 1, "cpu")));
+    } catch (const InstrumentError& e) {
+      const std::string what = e.what();
+      if (what.find("cannot map the trace buffer") == std::string::npos) return 12;
+      if (what.find(std::strerror(ENOMEM)) == std::string::npos) return 13;
+      if (what.find(path.string()) == std::string::npos) return 14;
+      if (std::filesystem::exists(path)) return 15;
+      return 0;
+    } catch (...) {
+      return 16;
+    }
+  }
+  return 17;  // every session opened: the limit did not bite
+}
+
+TEST(InstrumentWriteError, UnmappableBufferThrowsAndCreatesNoFile) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "an address-space limit breaks the sanitizer's own mappings";
+#else
+  ScratchDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(open_sessions_until_the_buffer_cannot_be_mapped(dir));
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "10/11 setup, 12/13/14 message, 15 file created, 16 other error, 17 no error";
+#endif
 }
 
 }  // namespace
