@@ -9,21 +9,41 @@
 
 #include "torch_example_model.hpp"
 
+constexpr const char* kHelp =
+    "torch_infer: captures one inference call (no gradient) of the example CNN into a\n"
+    "candle-graph trace/6 file, after one uncaptured call.\n"
+    "\n"
+    "usage: torch_infer [-o TRACE] [--batch B]\n"
+    "  -o, --output TRACE  trace file to write (default torch_infer.jsonl)\n"
+    "  --batch B           images per call (default 8)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "then: candle-graph validate TRACE; candle-graph import TRACE -o evidence.json\n";
+
 int main(int argc, char** argv) {
   std::string out = "torch_infer.jsonl";
   std::int64_t batch = 8;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
     if ((arg == "-o" || arg == "--output") && i + 1 < argc) {
       out = argv[++i];
     } else if (arg == "--batch" && i + 1 < argc) {
-      batch = std::atoll(argv[++i]);
-      if (batch <= 0) {
+      char* end = nullptr;
+      const char* text = argv[++i];
+      batch = std::strtoll(text, &end, 10);
+      if (end == text || *end != '\0' || batch <= 0) {
         std::fprintf(stderr, "torch_infer: --batch needs a positive integer\n");
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: torch_infer [-o TRACE] [--batch B]\n");
+      std::fprintf(stderr,
+                   "torch_infer: unknown or incomplete argument %s\nusage: torch_infer [-o TRACE] "
+                   "[--batch B] (--help for more)\n",
+                   argv[i]);
       return 2;
     }
   }

@@ -21,10 +21,24 @@ struct Args {
   std::int64_t batch = 8;
 };
 
+constexpr const char* kHelp =
+    "torch_train: trains the example CNN (Conv2d 1->4, max-pool, Linear 64->32->10, Adam) on a\n"
+    "generated data set and captures one update into a candle-graph trace/6 file.\n"
+    "\n"
+    "usage: torch_train [-o TRACE] [--capture-step N] [--steps M] [--batch B]\n"
+    "  -o, --output TRACE  trace file to write (default torch_train.jsonl)\n"
+    "  --capture-step N    the update to capture, 1-based (default 3: two plain updates first)\n"
+    "  --steps M           updates to run in all (default 5; raised to N if smaller)\n"
+    "  --batch B           images per update (default 8)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "then: candle-graph validate TRACE; candle-graph import TRACE -o evidence.json;\n"
+    "      candle-graph view TRACE -o trace.html\n";
+
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "torch_train: %s\nusage: torch_train [-o TRACE] [--capture-step N] [--steps M] "
-               "[--batch B]\n",
+               "[--batch B] (--help for more)\n",
                why);
   std::exit(2);
 }
@@ -41,6 +55,10 @@ Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kHelp, stdout);
+      std::exit(0);
+    }
     if (i + 1 >= argc) usage(("missing value after " + std::string(arg)).c_str());
     if (arg == "-o" || arg == "--output")
       a.out = argv[++i];
