@@ -23,6 +23,18 @@ using testing_support::ScratchDir;
 
 constexpr rlim_t kFileLimit = 1 << 20;  // 1 MiB: several hand-offs to the writer thread
 
+// Runs `body` in a forked child (a resource limit there cannot affect the other tests) and
+// returns its exit code; -1 when it did not exit normally, -2 when fork failed.
+template <typename Body>
+int exit_code_in_child(Body&& body) {
+  const pid_t child = ::fork();
+  if (child < 0) return -2;
+  if (child == 0) ::_exit(body());
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
 // Child exit codes: 0 = an InstrumentError with the expected text, else what went wrong.
 int record_until_the_file_limit(const std::filesystem::path& path) {
   ::signal(SIGXFSZ, SIG_IGN);  // so write() fails with EFBIG instead of killing the process
@@ -50,13 +62,8 @@ int record_until_the_file_limit(const std::filesystem::path& path) {
 TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileStaysWhole) {
   ScratchDir dir;
   const auto path = dir / "limited.jsonl";
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(record_until_the_file_limit(path));
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "10 setrlimit, 11 no error, 12/13/14 message, 15 other";
+  EXPECT_EQ(exit_code_in_child([&] { return record_until_the_file_limit(path); }), 0)
+      << "10 setrlimit, 11 no error, 12/13/14 message, 15 other";
 
   const std::string text = testing_support::read_file(path);
   EXPECT_GT(text.size(), 0u);
@@ -105,13 +112,8 @@ TEST(InstrumentWriteError, UnmappableBufferThrowsAndCreatesNoFile) {
   GTEST_SKIP() << "an address-space limit breaks the sanitizer's own mappings";
 #else
   ScratchDir dir;
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(open_sessions_until_the_buffer_cannot_be_mapped(dir));
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0)
+  EXPECT_EQ(
+      exit_code_in_child([&] { return open_sessions_until_the_buffer_cannot_be_mapped(dir); }), 0)
       << "10/11 setup, 12/13/14 message, 15 file created, 16 other error, 17 no error";
 #endif
 }
