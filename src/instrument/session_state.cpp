@@ -113,13 +113,12 @@ SpanGuard SessionState::begin(std::string_view name, SpanKind kind, bool measure
 
 SpanGuard SessionState::begin_backdated(std::string_view name, ExecutionStep step,
                                         std::uint64_t start_ns, SpanKind kind) {
-  const std::int64_t now = now_tick();
-  if (start_ns > elapsed_at(now))
-    throw InstrumentError(sink_.path(), "span `" + std::string(name) + "` would start at " +
-                                            std::to_string(start_ns) +
-                                            " ns, after the session's clock now (" +
-                                            std::to_string(elapsed_at(now)) +
-                                            " ns); a backdated span must start in the past");
+  const std::uint64_t now_ns = elapsed_at(now_tick());
+  if (start_ns > now_ns)
+    throw InstrumentError(
+        sink_.path(), "span `" + std::string(name) + "` would start at " +
+                          std::to_string(start_ns) + " ns, after the session's clock now (" +
+                          std::to_string(now_ns) + " ns); a backdated span must start in the past");
   return begin_at(name, kind, false, step, origin_tick_ + static_cast<std::int64_t>(start_ns));
 }
 

@@ -171,12 +171,6 @@ TEST(InstrumentMisuse, MovedFromSessionSaysWhereTheStateWent) {
   EXPECT_NO_THROW(b.finish());
 }
 
-}  // namespace
-}  // namespace candle_graph
-
-namespace candle_graph {
-namespace {
-
 // begin_step_span_at backdates a span (the LibTorch capture's automatic backward span starts at
 // the implicit gradient's ones_like). A start in the future is refused and leaves nothing
 // behind; a start before the enclosing span's start is written and health reports it.
