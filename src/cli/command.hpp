@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace candle_graph::cli {
 
@@ -25,6 +26,22 @@ Runner register_query(CLI::App& app);
 Runner register_compare(CLI::App& app);
 Runner register_report(CLI::App& app);
 Runner register_view(CLI::App& app);
+Runner register_export(CLI::App& app);   // export_command.cpp (formats: export_*_command.cpp)
+Runner register_convert(CLI::App& app);  // convert_command.cpp
+Runner register_sql(CLI::App& app);      // sql_command.cpp
+Runner register_verify(CLI::App& app);   // verify_command.cpp
+
+// `export TRACE... --format F -o OUT`: what the export command parsed, handed to the format's
+// runner (one file per format).
+struct ExportArgs {
+  std::vector<std::filesystem::path> traces;
+  std::string format;
+  std::filesystem::path output;
+  std::optional<std::filesystem::path> nsight_dir;
+  bool append = false;  // sqlite: add runs to an existing database
+};
+int run_export_chrome(const ExportArgs& args);  // export_chrome_command.cpp
+int run_export_sqlite(const ExportArgs& args);  // export_sqlite_command.cpp
 
 // Writes `text` to `out` atomically, or to stdout when `out` is empty. Refuses to write over any
 // of `inputs` (exit code 2 via UsageError).

@@ -29,6 +29,10 @@ int main(int argc, char** argv) {
   add(register_compare(app));
   add(register_report(app));
   add(register_view(app));
+  add(register_export(app));
+  add(register_convert(app));
+  add(register_sql(app));
+  add(register_verify(app));
 
   try {
     app.parse(argc, argv);
