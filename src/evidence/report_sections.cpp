@@ -62,6 +62,11 @@ std::string when_text(const TraceDocument& doc, std::uint32_t measured, std::uin
          ")";
 }
 
+// An op's share of the measured total; a zero total has no shares.
+std::string op_share(const TimeDigest& t, const OpNameCost& op) {
+  return t.total_ms > 0 ? format_share(op.share) : "n/a";
+}
+
 void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& d) {
   const TraceDocument& doc = *p.doc;
   const TimeDigest& t = d.time;
@@ -94,7 +99,7 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
     }
     md += "| " + code(op.name) + " | " + u64(op.calls) + " | " +
           format_duration_ns(op.self_time_ns) + " | " + format_duration_ns(op.mean_ns) + " | " +
-          format_share(op.share) + " | " + where + " |\n";
+          op_share(t, op) + " | " + where + " |\n";
   }
 }
 
@@ -248,7 +253,7 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
       std::string name(op.name);
       name.resize(width, ' ');
       out += (i == 0 ? "Heaviest ops:   " : "                ") + name + "  " +
-             format_duration_ns(op.self_time_ns) + " self, " + format_share(op.share) +
+             format_duration_ns(op.self_time_ns) + " self, " + op_share(d.time, op) +
              " of the total, " + std::to_string(op.calls) + " call" + (op.calls == 1 ? "" : "s") +
              "\n";
     }
