@@ -189,6 +189,18 @@ await withBrowser(async (context) => {
     await page.setViewportSize({ width: 1400, height: 900 });
   });
 
+  await run.check('Span costs at 1280x800 and 1920x1080: no number, kind or header is clipped', async () => {
+    // Names may be clipped (at their start, full name in the tooltip); every other cell fits.
+    for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+      await page.setViewportSize(size);
+      await show('span_costs');
+      const clipped = await page.evaluate(() => [...document.querySelectorAll('#span-costs-table td:not(.name-cell), #span-costs-table th')]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
+      assert(clipped.length === 0, `clipped at ${size.width}x${size.height}: ${JSON.stringify(clipped)}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
   await run.check('GPU: unavailable with the reason', async () => {
     await show('gpu');
     const text = await panelText('gpu');
