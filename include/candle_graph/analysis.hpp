@@ -49,6 +49,8 @@ struct MemorySummary {
   std::uint64_t peak_bytes = 0;
   std::uint64_t peak_timestamp_ns = 0;
   std::string_view peak_device;  // empty when there is no memory event
+  // The span of the allocation that set the peak (not written to JSON: the report names it).
+  std::string_view peak_span_id;
   CategoryBytes peak_by_category;
   std::uint64_t autograd_retained_bytes = 0;
 };

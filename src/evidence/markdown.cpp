@@ -41,7 +41,7 @@ std::string render_markdown(const EvidencePacket& p) {
         std::to_string(run.warmup_steps) + " warmup update" + (run.warmup_steps == 1 ? "" : "s") +
         ")\n";
   md += "- Device: `" + std::string(run.device) + "`\n";
-  md += "- Timing mode: " + std::string(debug_name(run.timing_mode)) + "\n";
+  md += "- Timing mode: `" + std::string(debug_name(run.timing_mode)) + "`\n";
   md += std::string("- Measured region device-synchronized: ") +
         (run.measured_region_device_synchronized ? "true" : "false") + "\n";
   md += "- Total: " + format("%.2f", p.graph.summary.total_ms) + " ms\n";

@@ -137,6 +137,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
       sum.peak_bytes = d.live;
       sum.peak_timestamp_ns = e.timestamp_ns;
       sum.peak_device = e.device;
+      sum.peak_span_id = e.span_id;
       sum.peak_by_category = d.by_category;
       peak_position = pos;  // the breakdown is rebuilt once at the end, not copied per peak
       live_at_peak = live.size();

@@ -178,7 +178,7 @@ TEST_F(Example, MarkdownIsExactlySection9_3) {
 - Entrypoint: `demo::train::update`
 - Capture update: 1 (0 warmup updates)
 - Device: `cpu`
-- Timing mode: Host
+- Timing mode: `Host`
 - Measured region device-synchronized: false
 - Total: 13.00 ms
 

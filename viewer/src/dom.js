@@ -58,6 +58,9 @@ export function table(columns, rows, { caption, id, empty = 'None.' } = {}) {
     return el('div', { class: 'table-wrap' }, t);
   }
   t.className = 'vtable';
+  // Fixed layout: numeric columns get a fixed width and the text columns share the rest, so a
+  // long name is not clipped to an equal share while the numbers have room to spare.
+  t.insertBefore(el('colgroup', null, columns.map((c) => el('col', { class: c.num ? 'col-num' : null }))), t.querySelector('thead'));
   t.setAttribute('aria-rowcount', String(rows.length + 1));
   const wrap = el('div', { class: 'table-wrap vscroll vscroll-short' }, t);
   virtualRows(wrap, t, head, body, () => rows.length, (i) => {

@@ -164,6 +164,43 @@ await withBrowser(async (context) => {
     await page.screenshot({ path: join(args.out, 'view-memory.png'), fullPage: true });
   });
 
+  await run.check('Memory legend: one item per label, none touching another (was "peakcapacity")', async () => {
+    await show('memory');
+    // The §4.11 trace: categories activation and gradient, the peak line, and a capacity of
+    // 8 MiB far above the 10 KiB peak, so it is named in the legend instead of drawn.
+    const legend = page.locator('#view-panel-memory .chart-legend').first();
+    const items = await legend.locator('.legend-item').allInnerTexts();
+    const want = ['activation', 'gradient', 'peak', 'capacity 8.0 MiB (above the chart)'];
+    assert(JSON.stringify(items.map((t) => t.trim())) === JSON.stringify(want), `legend items ${JSON.stringify(items)}`);
+    const text = (await legend.innerText()).replace(/\s+/g, ' ').trim();
+    assert(text === want.join(' '), `legend reads "${text}"`);
+    for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+      await page.setViewportSize(size);
+      await settle();
+      const boxes = await legend.locator('.legend-item').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+          const a = boxes[i], b = boxes[j];
+          const apart = a.right + 4 <= b.left || b.right + 4 <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+          assert(apart, `legend items ${want[i]} and ${want[j]} touch at ${size.width}x${size.height}`);
+        }
+      }
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
+  await run.check('Span costs at 1280x800 and 1920x1080: no number, kind or header is clipped', async () => {
+    // Names may be clipped (at their start, full name in the tooltip); every other cell fits.
+    for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+      await page.setViewportSize(size);
+      await show('span_costs');
+      const clipped = await page.evaluate(() => [...document.querySelectorAll('#span-costs-table td:not(.name-cell), #span-costs-table th')]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
+      assert(clipped.length === 0, `clipped at ${size.width}x${size.height}: ${JSON.stringify(clipped)}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
   await run.check('GPU: unavailable with the reason', async () => {
     await show('gpu');
     const text = await panelText('gpu');

@@ -73,15 +73,21 @@ function chart(points, device) {
   for (const p of points) for (const k of Object.keys(p.by_category || {})) if (!categories.includes(k)) categories.push(k);
   categories.sort();
   const colorOf = (k, i) => CATEGORY_COLORS[k] || fallbackColors[i % fallbackColors.length];
+  // One item per entry (swatch + label), with a space between items: labels never run into each
+  // other, neither on screen nor in the text a screen reader or innerText reads.
+  const item = (swatch, label) => {
+    if (legend.childNodes.length) legend.append(' ');
+    legend.append(swatch ? el('span', { class: 'legend-item' }, swatch, label) : el('span', { class: 'legend-item' }, label));
+  };
   categories.forEach((k, i) => {
     // CSSOM, not a style attribute: the page's CSP forbids inline style attributes.
     const swatch = el('span', { class: 'swatch' });
     swatch.style.setProperty('--c', colorOf(k, i));
-    legend.append(swatch, k);
+    item(swatch, k);
   });
-  legend.append(el('span', { class: 'swatch line-peak' }), 'peak');
-  if (device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4) legend.append(el('span', { class: 'swatch line-cap' }), 'capacity');
-  else if (device.capacity_bytes > 0) legend.append(`capacity ${shortBytes(device.capacity_bytes)} (above the chart)`);
+  item(el('span', { class: 'swatch line-peak' }), 'peak');
+  if (device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4) item(el('span', { class: 'swatch line-cap' }), 'capacity');
+  else if (device.capacity_bytes > 0) item(null, `capacity ${shortBytes(device.capacity_bytes)} (above the chart)`);
   if (points.length === 0) return el('p', { class: 'empty' }, 'No allocation events on this device.');
   const t0 = points[0].timestamp_ns;
   const t1 = Math.max(points[points.length - 1].timestamp_ns, t0 + 1);

@@ -6,8 +6,10 @@ import { el, virtualRows } from '../dom.js';
 import { formatBytes, formatMs, shortBytes } from '../format.js';
 
 // Rows have a fixed height, so cells cannot wrap: bytes are shown short (the exact value is the
-// cell's tooltip) and long names keep their informative end (`…/backward/layer42`).
-const NAME_CHARS = 44;
+// cell's tooltip) and long names keep their informative end (`…/backward/layer42`): the cell is
+// clipped at its start by CSS (style.css, name-cell) to whatever width the window leaves, and
+// names longer than any column are cut here first so a row's DOM stays small.
+const NAME_CHARS = 160;
 const clipStart = (s) => (s.length > NAME_CHARS ? `…${s.slice(s.length - NAME_CHARS + 1)}` : s);
 const bytes = (v) => (v == null ? '–' : shortBytes(v));
 const COLUMNS = [
@@ -56,6 +58,7 @@ export function renderSpanCosts(panel, payload, index, inspector) {
     const row = order[i];
     const tr = el('tr', { tabindex: '0', 'data-id': row.id, 'data-index': i, 'aria-rowindex': i + 2 },
       COLUMNS.map((c) => {
+        if (c.key === 'name') return el('td', { class: 'name-cell', title: c.full(row) }, el('span', null, c.text(row)));
         return el('td', { class: c.num ? 'num' : null, title: (c.full || c.text)(row) }, c.text(row));
       }));
     if (inspector.selected === row.id) tr.classList.add('selected');
