@@ -46,7 +46,10 @@ LiveAllocation to_allocation(const MemoryEvent& e) {
 
 }  // namespace
 
-MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
+namespace {
+
+MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPointSink sink,
+                            void* user) {
   doc.check_indexed();
   MemoryProfile profile;
   const auto& events = doc.memory;
@@ -129,6 +132,8 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
         d.capacity_known && d.capacity > d.live ? d.capacity - d.live : 0;
     if (timeline)
       profile.timeline.push_back({e.timestamp_ns, e.device, d.live, free_bytes, d.by_category});
+    if (sink != nullptr)
+      sink(MemoryTimelinePoint{e.timestamp_ns, e.device, d.live, free_bytes, d.by_category}, user);
     if (d.live > d.peak) {
       d.peak = d.live;
       d.peak_ts = e.timestamp_ns;
@@ -181,6 +186,16 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
       profile.by_device.begin(), profile.by_device.end(),
       [](const DeviceMemoryStats& a, const DeviceMemoryStats& b) { return a.device < b.device; });
   return profile;
+}
+
+}  // namespace
+
+MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
+  return replay_memory(doc, timeline, nullptr, nullptr);
+}
+
+MemoryProfile analyze_memory(const TraceDocument& doc, MemoryPointSink sink, void* user) {
+  return replay_memory(doc, false, sink, user);
 }
 
 }  // namespace candle_graph
