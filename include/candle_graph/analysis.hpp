@@ -93,7 +93,8 @@ struct MemoryProfile {
 // the summary skip ~88 bytes per memory event.
 MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline = true);
 // The same without storing the timeline: each point is handed to `sink` in replay order (the
-// Chrome export streams them as counter samples, with no memory per event).
+// Chrome export streams them as counter samples, with no memory per event). The peak breakdown
+// stays empty (it needs memory per event); everything else is the same.
 using MemoryPointSink = void (*)(const MemoryTimelinePoint& point, void* user);
 MemoryProfile analyze_memory(const TraceDocument& doc, MemoryPointSink sink, void* user);
 

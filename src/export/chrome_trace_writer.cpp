@@ -142,7 +142,7 @@ class ProducerTable {
  public:
   ProducerTable(const TraceDocument& doc, std::size_t outputs) : doc_(doc) {
     std::size_t cap = 16;
-    while (cap < outputs * 2) cap <<= 1;
+    while (cap < outputs + outputs / 2) cap <<= 1;  // load ≤ 2/3
     slots_.assign(cap, kNoIndex);
   }
   std::uint32_t find(std::string_view id) const {

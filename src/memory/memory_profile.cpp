@@ -88,7 +88,9 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
   // position order: the live set at the peak is read off this list after the replay instead of
   // replaying a second time up to the peak.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ended;
-  ended.reserve(events.size() / 2 + 1);  // one per free of a balanced trace: no regrowth copies
+  // Only for the peak breakdown, which a streaming caller (sink) does not get.
+  const bool breakdown = sink == nullptr;
+  if (breakdown) ended.reserve(events.size() / 2 + 1);  // one per free: no regrowth copies
   std::size_t live_at_peak = 0;
   detail::KeysAhead keys(
       order.size(), [&](std::size_t p) { return detail::LiveKey::of(events[order[p]].tensor_id); },
@@ -112,7 +114,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
       d.live = saturating_add(d.live, e.bytes);
       d.by_category.add(e.category, e.bytes);
       const auto replaced = live.put(k, key, AllocValue::of(e), same_id);
-      if (replaced.event != kNoIndex) ended.emplace_back(replaced.event, position);
+      if (breakdown && replaced.event != kNoIndex) ended.emplace_back(replaced.event, position);
     } else {
       ++sum.free_count;
       ++d.frees;
@@ -123,7 +125,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
         const std::uint64_t bytes = alloc.value.bytes();
         d.live = d.live > bytes ? d.live - bytes : 0;
         d.by_category.subtract(alloc.value.memory_category(), bytes);
-        ended.emplace_back(alloc.event, position);
+        if (breakdown) ended.emplace_back(alloc.event, position);
       } else {
         d.live = d.live > e.bytes ? d.live - e.bytes : 0;
       }
@@ -157,7 +159,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
     }
   }
 
-  if (have_peak) {
+  if (have_peak && breakdown) {
     // Live at the peak: allocated at or before it and not freed or replaced by then.
     std::vector<std::uint8_t> gone(events.size(), 0);
     for (const auto& [alloc, position] : ended) {
