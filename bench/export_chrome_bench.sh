@@ -21,9 +21,8 @@ bytes=$(stat -c %s "$f")
 best_cpu() {
   local best="" wall="" rss=""
   for _ in $(seq "$REPEAT"); do
-    local out
-    out=$( { /usr/bin/time -f "TIME %e %U %S %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | grep '^TIME' )
-    read -r _ e u s m <<<"$out"
+    /usr/bin/time -o "$DATA/time.txt" -f "TIME %e %U %S %M" "$@" >/dev/null 2>&1
+    read -r _ e u s m < <(grep '^TIME' "$DATA/time.txt")
     local cpu; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u + s}')
     if [ -z "$best" ] || awk "BEGIN{exit !($cpu < $best)}"; then best=$cpu; wall=$e; rss=$m; fi
   done
