@@ -29,6 +29,8 @@ const kinetoFixture = join(fixturesArg > 0 ? join(process.argv[fixturesArg + 1],
   'hta-simple_add-a100.json');
 
 function assert(cond, message) { if (!cond) throw new Error(message); }
+if (!existsSync(join(DIST, 'index.html')))
+  throw new Error(`${DIST}/index.html is missing: run npm ci in viewer/ (./run does it; speedscope is pinned in package.json)`);
 
 // A static server for speedscope's files and the profiles under test; nothing else is reachable.
 const profiles = new Map();  // URL path -> file
