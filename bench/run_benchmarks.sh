@@ -71,6 +71,8 @@ with open(sys.argv[1], "rb") as f:
   done
 done
 echo
+# Chrome export (issue 14) vs the same ceiling, ~300 MB synth trace (its own script).
+"$ROOT/bench/export_chrome_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 # Further benchmark programs (Google Benchmark) added by later stages.
 for b in "$BUILD"/bench/*_bench; do
   case "$(basename "$b")" in trace_read_bench | evidence_bench) continue ;; esac

@@ -94,6 +94,11 @@ struct MemoryProfile {
 // `timeline` the timeline stays empty (everything else is the same): callers that only read
 // the summary skip ~88 bytes per memory event.
 MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline = true);
+// The same without storing the timeline: each point is handed to `sink` in replay order (the
+// Chrome export streams them as counter samples, with no memory per event). The peak breakdown
+// stays empty (it needs memory per event); everything else is the same.
+using MemoryPointSink = void (*)(const MemoryTimelinePoint& point, void* user);
+MemoryProfile analyze_memory(const TraceDocument& doc, MemoryPointSink sink, void* user);
 
 // ---- §8 execution graph graph/3 --------------------------------------------------------------
 

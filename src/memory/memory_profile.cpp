@@ -46,7 +46,10 @@ LiveAllocation to_allocation(const MemoryEvent& e) {
 
 }  // namespace
 
-MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
+namespace {
+
+MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPointSink sink,
+                            void* user) {
   doc.check_indexed();
   MemoryProfile profile;
   const auto& events = doc.memory;
@@ -85,7 +88,9 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
   // position order: the live set at the peak is read off this list after the replay instead of
   // replaying a second time up to the peak.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ended;
-  ended.reserve(events.size() / 2 + 1);  // one per free of a balanced trace: no regrowth copies
+  // Only for the peak breakdown, which a streaming caller (sink) does not get.
+  const bool breakdown = sink == nullptr;
+  if (breakdown) ended.reserve(events.size() / 2 + 1);  // one per free: no regrowth copies
   std::size_t live_at_peak = 0;
   detail::KeysAhead keys(
       order.size(), [&](std::size_t p) { return detail::LiveKey::of(events[order[p]].tensor_id); },
@@ -109,7 +114,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
       d.live = saturating_add(d.live, e.bytes);
       d.by_category.add(e.category, e.bytes);
       const auto replaced = live.put(k, key, AllocValue::of(e), same_id);
-      if (replaced.event != kNoIndex) ended.emplace_back(replaced.event, position);
+      if (breakdown && replaced.event != kNoIndex) ended.emplace_back(replaced.event, position);
     } else {
       ++sum.free_count;
       ++d.frees;
@@ -120,7 +125,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
         const std::uint64_t bytes = alloc.value.bytes();
         d.live = d.live > bytes ? d.live - bytes : 0;
         d.by_category.subtract(alloc.value.memory_category(), bytes);
-        ended.emplace_back(alloc.event, position);
+        if (breakdown) ended.emplace_back(alloc.event, position);
       } else {
         d.live = d.live > e.bytes ? d.live - e.bytes : 0;
       }
@@ -129,6 +134,8 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
         d.capacity_known && d.capacity > d.live ? d.capacity - d.live : 0;
     if (timeline)
       profile.timeline.push_back({e.timestamp_ns, e.device, d.live, free_bytes, d.by_category});
+    if (sink != nullptr)
+      sink(MemoryTimelinePoint{e.timestamp_ns, e.device, d.live, free_bytes, d.by_category}, user);
     if (d.live > d.peak) {
       d.peak = d.live;
       d.peak_ts = e.timestamp_ns;
@@ -153,7 +160,7 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
     }
   }
 
-  if (have_peak) {
+  if (have_peak && breakdown) {
     // Live at the peak: allocated at or before it and not freed or replaced by then.
     std::vector<std::uint8_t> gone(events.size(), 0);
     for (const auto& [alloc, position] : ended) {
@@ -182,6 +189,16 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
       profile.by_device.begin(), profile.by_device.end(),
       [](const DeviceMemoryStats& a, const DeviceMemoryStats& b) { return a.device < b.device; });
   return profile;
+}
+
+}  // namespace
+
+MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
+  return replay_memory(doc, timeline, nullptr, nullptr);
+}
+
+MemoryProfile analyze_memory(const TraceDocument& doc, MemoryPointSink sink, void* user) {
+  return replay_memory(doc, false, sink, user);
 }
 
 }  // namespace candle_graph

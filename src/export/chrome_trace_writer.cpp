@@ -1,0 +1,385 @@
+#include "export/chrome_trace_writer.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "candle_graph/analysis.hpp"
+#include "export/chrome_tracks.hpp"
+#include "output/json_text.hpp"
+
+namespace candle_graph::exporting {
+namespace {
+
+using Sink = std::function<void(std::string_view)>;
+constexpr std::size_t kFlushAt = std::size_t{1} << 20;
+
+// The traceEvents text: one event per line, numbers and strings through output/json_text (every
+// control character escaped, invalid UTF-8 replaced), flushed to the sink in ~1 MiB pieces.
+class EventText {
+ public:
+  explicit EventText(const Sink& sink) : sink_(sink) { buf_.reserve(kFlushAt + (1 << 16)); }
+
+  // Starts an event: `{"ph":"X"` and the separator from the previous one.
+  void begin(char ph) {
+    buf_ += first_ ? "\n{\"ph\":\"" : ",\n{\"ph\":\"";
+    first_ = false;
+    buf_ += ph;
+    buf_ += '"';
+  }
+  void end() {
+    buf_ += '}';
+    if (buf_.size() >= kFlushAt) flush();
+  }
+  // `,"key":` for a schema key (plain ASCII, no escaping needed).
+  EventText& key(std::string_view k) {
+    buf_ += ",\"";
+    buf_ += k;
+    buf_ += "\":";
+    return *this;
+  }
+  // The first member of an object: no comma.
+  EventText& first_key(std::string_view k) {
+    buf_ += '"';
+    buf_ += k;
+    buf_ += "\":";
+    return *this;
+  }
+  void str(std::string_view s) { output::append_json_string(buf_, s); }
+  void u64(std::uint64_t v) { output::append_u64(buf_, v); }
+  void f64(double v) { output::append_f64(buf_, v); }
+  void boolean(bool v) { buf_ += v ? "true" : "false"; }
+  void raw(std::string_view s) { buf_ += s; }
+
+  void flush() {
+    bytes_ += buf_.size();
+    if (!buf_.empty()) sink_(buf_);
+    buf_.clear();
+  }
+  std::uint64_t bytes() const noexcept { return bytes_ + buf_.size(); }
+
+ private:
+  const Sink& sink_;
+  std::string buf_;
+  bool first_ = true;
+  std::uint64_t bytes_ = 0;
+};
+
+// `"pid":1,"tid":T,"ts":X` after the event's name.
+void where(EventText& w, std::uint32_t tid, double ts_us) {
+  w.key("pid").raw("1");
+  w.key("tid").u64(tid);
+  w.key("ts").f64(ts_us);
+}
+
+void write_span(EventText& w, const SpanRecord& s, const PlacedSlice& p) {
+  w.begin('X');
+  w.key("cat").raw("\"span\"");
+  w.key("name").str(s.name);
+  where(w, p.tid, p.ts_us);
+  w.key("dur").f64(p.dur_us);
+  w.key("args").raw("{");
+  w.first_key("span_id").str(s.id);
+  if (s.parent_id) w.key("parent_id").str(*s.parent_id);
+  w.key("measured").boolean(s.measured);
+  if (s.step) w.key("step").str(to_string(*s.step));
+  w.key("span_kind").str(to_string(s.kind));
+  w.key("start_ns").u64(s.start_ns);
+  w.key("duration_ns").u64(s.duration_ns);
+  w.raw("}");
+  w.end();
+}
+
+void write_op(EventText& w, const OpEvent& o, const PlacedSlice& p) {
+  w.begin('X');
+  w.key("cat").raw("\"op\"");
+  w.key("name").str(o.op_name);
+  where(w, p.tid, p.ts_us);
+  w.key("dur").f64(p.dur_us);
+  w.key("args").raw("{");
+  w.first_key("span_id").str(o.span_id);
+  w.key("inputs").raw("[");
+  for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+    if (i) w.raw(",");
+    w.str(o.inputs[i]);
+  }
+  w.raw("]");
+  if (o.output) w.key("output").str(*o.output);
+  w.key("shape").raw("[");
+  for (std::size_t i = 0; i < o.shape.size(); ++i) {
+    if (i) w.raw(",");
+    w.u64(o.shape[i]);
+  }
+  w.raw("]");
+  w.key("dtype").str(o.dtype);
+  w.key("device").str(o.device);
+  w.key("timestamp_ns").u64(o.timestamp_ns);
+  w.key("duration_ns").u64(o.duration_ns);
+  w.key("storage_bytes").u64(o.storage_bytes.value_or(0));
+  w.raw("}");
+  w.end();
+}
+
+// One s/f pair. Both ends bind to the slice enclosing (pid 1, tid, ts).
+void write_flow(EventText& w, std::uint64_t id, std::string_view cat, std::string_view name,
+                std::uint32_t from_tid, double from_us, std::uint32_t to_tid, double to_us) {
+  for (int end = 0; end < 2; ++end) {
+    w.begin(end == 0 ? 's' : 'f');
+    if (end == 1) w.key("bp").raw("\"e\"");
+    w.key("id").u64(id);
+    w.key("cat").str(cat);
+    w.key("name").str(name);
+    where(w, end == 0 ? from_tid : to_tid, end == 0 ? from_us : to_us);
+    w.end();
+  }
+}
+
+// Producer of each tensor id, in document order: an open-addressing table of op indices keyed
+// by the op's output id (the strings stay in the document; 4 bytes per slot).
+class ProducerTable {
+ public:
+  ProducerTable(const TraceDocument& doc, std::size_t outputs) : doc_(doc) {
+    std::size_t cap = 16;
+    while (cap < outputs + outputs / 2) cap <<= 1;  // load ≤ 2/3
+    slots_.assign(cap, kNoIndex);
+  }
+  std::uint32_t find(std::string_view id) const {
+    for (std::size_t i = start(id);; i = (i + 1) & (slots_.size() - 1)) {
+      const std::uint32_t op = slots_[i];
+      if (op == kNoIndex || *doc_.ops[op].output == id) return op;
+    }
+  }
+  void set(std::uint32_t op) {  // op has an output; replaces an earlier producer of the id
+    const std::string_view id = *doc_.ops[op].output;
+    for (std::size_t i = start(id);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] == kNoIndex || *doc_.ops[slots_[i]].output == id) {
+        slots_[i] = op;
+        return;
+      }
+    }
+  }
+
+ private:
+  std::size_t start(std::string_view id) const {
+    return std::hash<std::string_view>{}(id) & (slots_.size() - 1);
+  }
+  const TraceDocument& doc_;
+  std::vector<std::uint32_t> slots_;
+};
+
+// Counter samples of the memory replay: one sample per device and instant (the last state at
+// that timestamp), written when the device's next instant arrives.
+struct CounterState {
+  EventText* w = nullptr;
+  std::uint64_t samples = 0;
+  struct Device {
+    std::string live_name, category_name;
+    MemoryTimelinePoint point;
+  };
+  std::vector<Device> devices;  // few devices: a linear search by name
+
+  void write(const Device& d) {
+    const MemoryTimelinePoint& p = d.point;
+    const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
+    w->begin('C');
+    w->key("name").str(d.live_name);
+    where(*w, 1, ts);
+    w->key("args").raw("{");
+    w->first_key("bytes").u64(p.live_bytes);
+    w->raw("}");
+    w->end();
+    w->begin('C');
+    w->key("name").str(d.category_name);
+    where(*w, 1, ts);
+    w->key("args").raw("{");
+    bool first = true;
+    for (MemoryCategory c : p.by_category.keys()) {
+      if (!first) w->raw(",");
+      first = false;
+      w->first_key(to_string(c)).u64(p.by_category.get(c));
+    }
+    w->raw("}");
+    w->end();
+    samples += 2;
+  }
+  void add(const MemoryTimelinePoint& p) {
+    for (Device& d : devices) {
+      if (d.point.device != p.device) continue;
+      if (d.point.timestamp_ns != p.timestamp_ns) write(d);
+      d.point = p;
+      return;
+    }
+    const std::string device(p.device);
+    devices.push_back({"live memory " + device, "live memory " + device + " by category", p});
+  }
+  void finish() {
+    for (const Device& d : devices) write(d);
+    devices.clear();
+  }
+  static void sink(const MemoryTimelinePoint& p, void* self) {
+    static_cast<CounterState*>(self)->add(p);
+  }
+};
+
+void write_device_memory(EventText& w, const TraceDocument& doc, ChromeExportStats& stats) {
+  std::vector<std::uint32_t> order(doc.device_memory.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return doc.device_memory[a].timestamp_ns < doc.device_memory[b].timestamp_ns;
+  });
+  for (std::uint32_t i : order) {
+    const DeviceMemoryEvent& d = doc.device_memory[i];
+    w.begin('C');
+    w.key("name").str("device memory " + std::string(d.device));
+    where(w, 1, static_cast<double>(d.timestamp_ns) / 1000.0);
+    w.key("args").raw("{");
+    w.first_key("used_bytes").u64(d.used_bytes);
+    w.key("free_bytes").u64(d.free_bytes);
+    if (d.reserved_bytes) w.key("reserved_bytes").u64(*d.reserved_bytes);
+    w.raw("}");
+    w.end();
+    ++stats.counter_samples;
+  }
+}
+
+void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks) {
+  std::string process = "candle-graph: ";
+  process += doc.run.entrypoint;
+  process += " (run ";
+  process += doc.run.run_id;
+  process += ")";
+  w.begin('M');
+  w.key("name").raw("\"process_name\"");
+  w.key("pid").raw("1");
+  w.key("tid").raw("0");
+  w.key("args").raw("{");
+  w.first_key("name").str(process);
+  w.raw("}");
+  w.end();
+  for (std::uint32_t tid = 1; tid <= tracks; ++tid) {
+    const std::string name = tid == 1 ? std::string("spans and ops")
+                                      : "spans and ops, overlapping #" + std::to_string(tid - 1);
+    w.begin('M');
+    w.key("name").raw("\"thread_name\"");
+    w.key("pid").raw("1");
+    w.key("tid").u64(tid);
+    w.key("args").raw("{");
+    w.first_key("name").str(name);
+    w.raw("}");
+    w.end();
+    w.begin('M');
+    w.key("name").raw("\"thread_sort_index\"");
+    w.key("pid").raw("1");
+    w.key("tid").u64(tid);
+    w.key("args").raw("{");
+    w.first_key("sort_index").u64(tid);
+    w.raw("}");
+    w.end();
+  }
+}
+
+void write_other_data(EventText& w, const TraceDocument& doc) {
+  const TraceRunMeta& r = doc.run;
+  w.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
+  w.first_key("schema").str(kChromeSchema);
+  w.key("trace_schema").str(doc.schema);
+  w.key("run_id").str(r.run_id);
+  w.key("correlation_id").str(r.correlation_id);
+  w.key("entrypoint").str(r.entrypoint);
+  w.key("phase").str(to_string(r.phase));
+  w.key("capture_step").u64(r.capture_step);
+  w.key("warmup_steps").u64(r.warmup_steps);
+  w.key("device").str(r.device);
+  w.key("timing_mode").str(to_string(r.timing_mode));
+  w.key("tags").raw("{");
+  for (std::size_t i = 0; i < r.tags.size(); ++i) {
+    if (i) w.raw(",");
+    w.str(r.tags[i].key);
+    w.raw(":");
+    w.str(r.tags[i].value);
+  }
+  w.raw("}}}\n");
+}
+
+}  // namespace
+
+ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink) {
+  doc.check_indexed();
+  ChromeExportStats stats;
+  EventText w(sink);
+  w.raw("{\"traceEvents\":[");
+
+  // Slices, as they are placed. Per op: its track and the middle of its slice, where the data
+  // flows bind (an op has no children, so the middle is its own).
+  std::vector<std::uint32_t> op_tid(doc.ops.size(), 0);
+  std::vector<double> op_bind(doc.ops.size(), 0.0);
+  std::vector<std::uint32_t> span_tid(doc.spans.size(), 0);
+  std::vector<double> span_bind;
+  const TrackLayoutStats layout = layout_tracks(
+      doc,
+      [&](const PlacedSlice& p) {
+        if (p.is_op) {
+          write_op(w, doc.ops[p.index], p);
+          op_tid[p.index] = p.tid;
+          op_bind[p.index] = p.ts_us + p.dur_us / 2;
+          ++stats.ops;
+        } else {
+          write_span(w, doc.spans[p.index], p);
+          span_tid[p.index] = p.tid;
+          ++stats.spans;
+        }
+      },
+      &span_bind);
+  stats.tracks = layout.tracks;
+  stats.clamped = layout.clamped;
+  stats.overflowed = layout.overflowed;
+
+  // Flows. Ids are unique per category pair (s and f of one flow share cat, name and id).
+  std::uint64_t flow_id = 0;
+  for (const EdgeEvent& e : doc.edges) {
+    const std::uint32_t from = doc.find_span(e.from_span), to = doc.find_span(e.to_span);
+    if (from == kNoIndex || to == kNoIndex || span_tid[from] == 0 || span_tid[to] == 0) continue;
+    write_flow(w, ++flow_id, "edge", "edge", span_tid[from], span_bind[from], span_tid[to],
+               span_bind[to]);
+    ++stats.edge_flows;
+  }
+  std::size_t outputs = 0;
+  for (const OpEvent& o : doc.ops) outputs += o.output ? 1 : 0;
+  {
+    ProducerTable producers(doc, outputs);
+    for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
+      const OpEvent& o = doc.ops[k];
+      if (!o.output) continue;  // graph/3: ops without an output have no data edges
+      for (std::size_t j = 0; j < o.inputs.size(); ++j) {
+        const std::string_view in = o.inputs[j];
+        if (std::find(o.inputs.begin(), o.inputs.begin() + j, in) != o.inputs.begin() + j)
+          continue;  // the same input twice is one data edge
+        const std::uint32_t p = producers.find(in);
+        if (p == kNoIndex || op_tid[p] == 0 || op_tid[k] == 0) continue;
+        write_flow(w, ++flow_id, "data", in, op_tid[p], op_bind[p], op_tid[k], op_bind[k]);
+        ++stats.data_flows;
+      }
+      producers.set(k);
+    }
+  }
+  std::vector<std::uint32_t>().swap(op_tid);
+  std::vector<double>().swap(op_bind);
+
+  // Counters: the memory replay's timeline, streamed; then the device checkpoints.
+  CounterState counters;
+  counters.w = &w;
+  analyze_memory(doc, &CounterState::sink, &counters);
+  counters.finish();
+  stats.counter_samples = counters.samples;
+  write_device_memory(w, doc, stats);
+
+  write_metadata(w, doc, stats.tracks);
+  write_other_data(w, doc);
+  w.flush();
+  stats.bytes = w.bytes();
+  return stats;
+}
+
+}  // namespace candle_graph::exporting

@@ -1,0 +1,30 @@
+// gzip through zlib for outputs that end in `.gz` (Perfetto and chrome://tracing open gzip).
+// Bytes written are compressed in a stream and passed on to the next sink piece by piece, so a
+// large export is never held in memory uncompressed or compressed.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string_view>
+
+namespace candle_graph::exporting {
+
+class GzipSink {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  // `level`: zlib's 1 (fastest) … 9 (smallest). 1 keeps compression from dominating the export.
+  explicit GzipSink(Sink next, int level = 1);
+  GzipSink(const GzipSink&) = delete;
+  GzipSink& operator=(const GzipSink&) = delete;
+  ~GzipSink();
+
+  void write(std::string_view bytes);
+  // Writes the gzip trailer; nothing may be written after it.
+  void finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace candle_graph::exporting
