@@ -20,15 +20,21 @@ struct Guard {
 };
 
 bool is_read_only_pragma(const char* name, const char* value) {
-  if (value) return false;  // `PRAGMA x = v` and `PRAGMA x(v)` set something (or may)
-  static constexpr const char* kReadOnly[] = {
-      "table_info",  "table_xinfo",      "table_list",      "index_list",     "index_info",
-      "index_xinfo", "foreign_key_list", "database_list",   "collation_list", "function_list",
-      "module_list", "pragma_list",      "compile_options", "page_count",     "page_size",
-      "encoding",    "user_version",     "schema_version",  "application_id", "freelist_count",
-      "query_only",  "data_version"};
-  for (const char* p : kReadOnly)
-    if (name && std::strcmp(name, p) == 0) return true;
+  if (!name) return false;
+  // Pragmas whose argument names a table or index: reading the schema, never setting anything.
+  static constexpr const char* kSchemaReaders[] = {"table_info",      "table_xinfo", "table_list",
+                                                   "index_list",      "index_info",  "index_xinfo",
+                                                   "foreign_key_list"};
+  for (const char* p : kSchemaReaders)
+    if (std::strcmp(name, p) == 0) return true;
+  // The rest only when they are read (`PRAGMA x = v` and `PRAGMA x(v)` set something).
+  static constexpr const char* kReaders[] = {
+      "database_list",   "collation_list", "function_list",  "module_list", "pragma_list",
+      "compile_options", "page_count",     "page_size",      "encoding",    "user_version",
+      "schema_version",  "application_id", "freelist_count", "query_only",  "data_version"};
+  if (value) return false;
+  for (const char* p : kReaders)
+    if (std::strcmp(name, p) == 0) return true;
   return false;
 }
 
