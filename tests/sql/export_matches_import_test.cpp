@@ -146,6 +146,7 @@ TEST(SqlExport, FixturesMatchImport) {
 }
 
 TEST(SqlExport, SynthTraceMatchesImport) {
+  CG_SQL_SKIP_WHEN_SANITIZED();
   TempDir dir("cg-sql");
   const fs::path trace = dir / "synth.jsonl";
   const auto r = run_cli(
@@ -155,6 +156,7 @@ TEST(SqlExport, SynthTraceMatchesImport) {
 }
 
 TEST(SqlExport, LibTorchCaptureMatchesImport) {
+  CG_SQL_SKIP_WHEN_SANITIZED();
   const fs::path train =
       fs::path(CG_BINARY).parent_path() / "integrations" / "torch" / "torch_train";
   if (!fs::exists(train))
