@@ -68,4 +68,15 @@ inline bool have(const char* program) {
   return ::access(program, X_OK) == 0;
 }
 
+// The sanitizer pass of CI runs only the fast tests (each CLI run is several times slower under
+// ASan); the Release pass runs everything.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 }  // namespace cgsql
+
+#define CG_SQL_SKIP_WHEN_SANITIZED() \
+  if (cgsql::kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass"
