@@ -24,7 +24,8 @@ best_of() {
   for _ in $(seq "$REPEAT"); do
     eval "$prep"
     local out
-    out=$( { /usr/bin/time -f "TIME %e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | grep '^TIME' )
+    /usr/bin/time -o "$DATA/sql-bench-time" -f "TIME %e %M" "$@" >/dev/null 2>&1
+    out=$(grep '^TIME' "$DATA/sql-bench-time")
     local t=${out#TIME }; t=${t%% *}; local m=${out##* }
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
   done
@@ -54,4 +55,4 @@ echo "| \`export --format sqlite\` | $t_exp | $(ratio "$t_exp" "$t_imp") | $(mib
 echo "| \`sql TRACE \"SELECT * FROM op_stats\"\` (load + query) | $t_sqt | $(ratio "$t_sqt" "$t_imp") | $(mib "$r_sqt") | $(rss_ratio "$r_sqt") |"
 echo "| \`sql DB \"SELECT * FROM op_stats\"\` | $t_sqd | $(ratio "$t_sqd" "$t_imp") | $(mib "$r_sqd") | $(rss_ratio "$r_sqd") |"
 echo
-rm -f "$DB" "$DATA/sql-bench-evidence.json"
+rm -f "$DB" "$DATA/sql-bench-evidence.json" "$DATA/sql-bench-time"

@@ -49,7 +49,7 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
       throw Error(target_.string(), 0, "cannot copy the database for --append: " + ec.message());
   }
   try {
-    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
     tune_for_bulk_load(*db_);
     if (exists) {
       check_schema(*db_, "main", target_.string());

@@ -10,8 +10,10 @@ namespace candle_graph::sqlite {
 namespace {
 
 // Plain (non-STRICT) tables: STRICT needs SQLite 3.37, and the database must open in older
-// clients too. Every per-run table leads with run_id; `*_index` columns are 0-based positions in
-// the trace's own order (spans in start order, ops in document order, …).
+// clients too. The (run_id, *_index) keys are unique indices built after the load, not PRIMARY
+// KEY constraints: a constraint's index would be updated row by row during the bulk insert. Every
+// per-run table leads with run_id; `*_index` columns are 0-based positions in the trace's own order
+// (spans in start order, ops in document order, …).
 constexpr std::string_view kTables = R"sql(
 CREATE TABLE schema (
   name TEXT NOT NULL,
@@ -85,8 +87,7 @@ CREATE TABLE spans (
   total_time_ns INTEGER NOT NULL,
   self_time_ns INTEGER NOT NULL,
   bytes INTEGER NOT NULL,
-  peak_bytes INTEGER NOT NULL,
-  PRIMARY KEY (run_id, span_index)
+  peak_bytes INTEGER NOT NULL
 );
 CREATE TABLE ops (
   run_id TEXT NOT NULL,
@@ -105,8 +106,7 @@ CREATE TABLE ops (
   storage_bytes INTEGER NOT NULL,
   input_storage_bytes INTEGER NOT NULL,
   output TEXT,
-  input_count INTEGER NOT NULL,
-  PRIMARY KEY (run_id, op_index)
+  input_count INTEGER NOT NULL
 );
 CREATE TABLE op_inputs (
   run_id TEXT NOT NULL,
@@ -125,8 +125,7 @@ CREATE TABLE tensors (
   device TEXT NOT NULL,
   requires_grad INTEGER NOT NULL,
   storage_bytes INTEGER NOT NULL,
-  category TEXT NOT NULL,
-  PRIMARY KEY (run_id, tensor_index)
+  category TEXT NOT NULL
 );
 CREATE TABLE memory_events (
   run_id TEXT NOT NULL,
@@ -141,8 +140,7 @@ CREATE TABLE memory_events (
   bytes INTEGER NOT NULL,
   shape TEXT NOT NULL,
   dtype TEXT NOT NULL,
-  category TEXT NOT NULL,
-  PRIMARY KEY (run_id, event_index)
+  category TEXT NOT NULL
 );
 CREATE TABLE device_memory (
   run_id TEXT NOT NULL,
@@ -316,11 +314,15 @@ CREATE VIEW nsight_kernels AS
   FROM nsight_summary WHERE section = 'kernels';
 )sql";
 
-// The join keys: run_id with span, op, tensor and node ids.
+// The join keys: run_id with span, op, tensor and node ids. Not indexed: the timeline and the
+// peak allocations (read whole per run, in rowid order), names (GROUP BY sorts anyway).
 constexpr std::string_view kIndices = R"sql(
+CREATE UNIQUE INDEX IF NOT EXISTS spans_key ON spans (run_id, span_index);
+CREATE UNIQUE INDEX IF NOT EXISTS ops_key ON ops (run_id, op_index);
+CREATE UNIQUE INDEX IF NOT EXISTS tensors_key ON tensors (run_id, tensor_index);
+CREATE UNIQUE INDEX IF NOT EXISTS memory_events_key ON memory_events (run_id, event_index);
 CREATE INDEX IF NOT EXISTS spans_by_id ON spans (run_id, span_id);
 CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (run_id, parent_index);
-CREATE INDEX IF NOT EXISTS spans_by_name ON spans (run_id, name);
 CREATE INDEX IF NOT EXISTS ops_by_span ON ops (run_id, span_index);
 CREATE INDEX IF NOT EXISTS ops_by_name ON ops (run_id, op_name);
 CREATE INDEX IF NOT EXISTS ops_by_node ON ops (run_id, node_id);
@@ -332,8 +334,6 @@ CREATE INDEX IF NOT EXISTS memory_events_by_span ON memory_events (run_id, span_
 CREATE INDEX IF NOT EXISTS edges_by_from ON edges (run_id, from_id);
 CREATE INDEX IF NOT EXISTS edges_by_to ON edges (run_id, to_id);
 CREATE INDEX IF NOT EXISTS gradients_by_key ON gradients (run_id, root, key);
-CREATE INDEX IF NOT EXISTS peak_allocations_by_run ON peak_allocations (run_id, rank);
-CREATE INDEX IF NOT EXISTS memory_timeline_by_run ON memory_timeline (run_id, point_index);
 CREATE INDEX IF NOT EXISTS run_tags_by_run ON run_tags (run_id, key);
 CREATE INDEX IF NOT EXISTS health_issues_by_run ON health_issues (run_id);
 CREATE INDEX IF NOT EXISTS findings_by_run ON findings (run_id);
