@@ -51,8 +51,11 @@ QueryDatabase QueryDatabase::open_file(const std::filesystem::path& path) {
 }
 
 QueryDatabase QueryDatabase::in_memory() {
-  auto db = std::make_unique<sqlite::Connection>(
-      ":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
+  auto db =
+      std::make_unique<sqlite::Connection>(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                                           SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX);
+  // No rollback journal: a failed load ends the command, nothing is ever rolled back.
+  db->exec("PRAGMA journal_mode = OFF");
   db->exec("BEGIN");
   sqlite::create_schema(*db);
   return QueryDatabase(std::move(db));

@@ -170,3 +170,43 @@ TEST(SqlExport, LibTorchCaptureMatchesImport) {
 }
 
 }  // namespace
+
+namespace {
+
+// --nsight-dir: the GPU evidence rows equal import's `gpu` member for the same directory (real
+// `nsys stats` reports from /work/shared/fixtures/nsys, see SOURCES.md there).
+TEST(SqlExport, NsightRowsMatchImport) {
+  const fs::path shared = fs::path(CG_SHARED_FIXTURE_DIR) / "nsys";
+  const fs::path kernels = shared / "cuda_gpu_kern_sum-mingxu1067-GPU-Perf-Analyzer.csv";
+  const fs::path timeline = shared / "cuda_gpu_trace-apexedgesystems-vernier.csv";
+  if (!fs::exists(kernels) || !fs::exists(timeline))
+    GTEST_SKIP() << "shared Nsight fixtures not found under " << shared;
+  TempDir dir("cg-sql");
+  fs::create_directory(dir / "nsys");
+  fs::copy_file(kernels, dir / "nsys" / kernels.filename());
+  fs::copy_file(timeline, dir / "nsys" / timeline.filename());
+  const fs::path trace = fixture("spec_example.jsonl");
+  const fs::path db = dir / "gpu.db";
+  const auto e = run_cli({"export", trace.string(), "--format", "sqlite", "-o", db.string(),
+                          "--nsight-dir", (dir / "nsys").string()});
+  ASSERT_EQ(e.exit_code, 0) << describe(e);
+  const auto i = run_cli({"import", trace.string(), "--nsight-dir", (dir / "nsys").string()});
+  ASSERT_EQ(i.exit_code, 0) << describe(i);
+  const json gpu = json::parse(i.out)["gpu"];
+  ASSERT_EQ(gpu["status"], "available");
+  EXPECT_EQ(shell_query(db, "SELECT gpu_status FROM runs")[0]["gpu_status"], "available");
+  const json rows =
+      shell_query(db, "SELECT name, total_ns, count FROM nsight_kernels ORDER BY row_index");
+  ASSERT_EQ(rows.size(), gpu["kernels"].size());
+  ASSERT_FALSE(rows.empty());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    EXPECT_EQ(rows[k]["name"], gpu["kernels"][k]["name"]);
+    EXPECT_EQ(rows[k]["total_ns"], gpu["kernels"][k]["total_ns"]);
+    EXPECT_EQ(rows[k]["count"], gpu["kernels"][k]["count"]);
+  }
+  const json ops =
+      shell_query(db, "SELECT COUNT(*) AS n FROM nsight_timeline WHERE section = 'gpu_timeline'");
+  EXPECT_EQ(ops[0]["n"].get<std::size_t>(), gpu["gpu_timeline"].size());
+}
+
+}  // namespace
