@@ -32,7 +32,7 @@ best_of() {
   echo "$best $rss"
 }
 
-bytes=$(stat -c %s "$TRACE")
+bytes=$(stat -L -c %s "$TRACE")
 read -r t_imp r_imp < <(best_of : "$CG" import "$TRACE" -o "$DATA/sql-bench-evidence.json")
 read -r t_exp r_exp < <(best_of "rm -f '$DB'" "$CG" export "$TRACE" --format sqlite -o "$DB")
 [ -s "$DB" ] || "$CG" export "$TRACE" --format sqlite -o "$DB" >/dev/null 2>&1

@@ -25,8 +25,8 @@ int run_export_sqlite(const ExportArgs& args) {
   for (const auto& trace : args.traces) {
     const TraceDocument doc = load_trace(trace);
     try {
-      const evidence::EvidencePacket packet = build_evidence(doc, nullptr, args.nsight_dir);
-      db.add_run(packet, trace.string());
+      db.add_run(doc, trace.string(),
+                 [&] { return build_evidence(doc, nullptr, args.nsight_dir); });
     } catch (const Error& e) {
       if (e.path().empty()) throw Error(trace.string(), 0, e.message());
       throw;

@@ -28,7 +28,7 @@ sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& so
     }
     const TraceDocument doc = load_trace(source);
     try {
-      db.add_run(build_evidence(doc, nullptr, std::nullopt), source.string());
+      db.add_run(doc, source.string(), [&] { return build_evidence(doc, nullptr, std::nullopt); });
     } catch (const Error& e) {
       if (e.path().empty() || e.path() == ":memory:") throw Error(source.string(), 0, e.message());
       throw;
@@ -49,7 +49,7 @@ Runner register_sql(CLI::App& app) {
   struct Args {
     std::vector<std::string> positional;
     std::string format = "json";
-    std::optional<std::uint64_t> limit;
+    std::optional<std::int64_t> limit;
     double timeout = 30;
   };
   auto args = std::make_shared<Args>();
@@ -74,16 +74,22 @@ Runner register_sql(CLI::App& app) {
   cmd->add_option("--format", args->format, "json, csv or table")
       ->check(CLI::IsMember({"json", "csv", "table"}));
   cmd->add_option("--limit", args->limit,
-                  "at most N rows (0: all); default 100 for json, all for csv and table");
+                  "at most N rows (0: all); default 100 for json, all for csv and table")
+      ->check(CLI::Validator(
+          [](std::string& v) { return !v.empty() && v[0] == '-' ? "must be 0 or more" : ""; },
+          "N>=0"));
   cmd->add_option("--timeout", args->timeout, "interrupt the statement after S seconds")
       ->default_val(30)
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.001, 1e9));
   return [args] {
     std::vector<std::filesystem::path> sources(args->positional.begin(),
                                                args->positional.end() - 1);
     const std::string& statement = args->positional.back();
-    std::optional<std::uint64_t> limit = args->limit;
-    if (!limit && args->format == "json") limit = kSqlDefaultJsonLimit;
+    std::optional<std::uint64_t> limit;
+    if (args->limit)
+      limit = static_cast<std::uint64_t>(*args->limit);
+    else if (args->format == "json")
+      limit = kSqlDefaultJsonLimit;
     if (limit && *limit == 0) limit.reset();
 
     sql::QueryDatabase db = open_sql_sources(sources);

@@ -72,9 +72,10 @@ DatabaseFile::~DatabaseFile() {
   fs::remove(temp_, ec);
 }
 
-void DatabaseFile::add_run(const evidence::EvidencePacket& packet, std::string_view source) {
+void DatabaseFile::add_run(const TraceDocument& doc, std::string_view source,
+                           const std::function<evidence::EvidencePacket()>& analyse) {
   try {
-    load_run(*db_, packet, source);
+    load_run_overlapped(*db_, doc, source, analyse);
   } catch (const Error& e) {
     // Name the target, not the temporary file the connection is open on.
     if (e.path() == temp_.string()) throw Error(target_.string(), e.line(), e.message());

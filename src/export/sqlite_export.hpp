@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -21,8 +22,11 @@ class DatabaseFile {
   DatabaseFile& operator=(const DatabaseFile&) = delete;
   ~DatabaseFile();  // removes the temporary file unless commit() succeeded
 
-  // Loads one run (Error naming the run_id when the database already holds it).
-  void add_run(const evidence::EvidencePacket& packet, std::string_view source);
+  // Loads one run (Error naming the run_id when the database already holds it). `analyse`
+  // builds the packet of `doc`; it runs while the document's own tables load
+  // (load_run_overlapped).
+  void add_run(const TraceDocument& doc, std::string_view source,
+               const std::function<evidence::EvidencePacket()>& analyse);
   // Indices, COMMIT, close, rename over the target.
   void commit();
 

@@ -1,6 +1,9 @@
 #include "export/sqlite_loader.hpp"
 
+#include <exception>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "candle_graph/error.hpp"
@@ -189,7 +192,6 @@ void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
   const ExecutionGraph& g = packet.graph;
   const std::size_t n_spans = doc.spans.size();
   Insert ops(db, "ops", 17);
-  Insert inputs(db, "op_inputs", 4);
   std::string id, shape;
   for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
     const OpEvent& op = doc.ops[k];
@@ -201,15 +203,19 @@ void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
     ops.u64(node.self_time_ns).text(op.device).text(op.dtype).text(shape_json(op.shape, shape));
     ops.u64(op.storage_bytes.value_or(0)).u64(op.input_storage_bytes.value_or(0));
     ops.text(op.output).u64(op.inputs.size()).done();
-    for (std::size_t i = 0; i < op.inputs.size(); ++i)
-      inputs.text(doc.run.run_id).u64(k).u64(i).text(op.inputs[i]).done();
   }
 }
 
-void load_tensors_and_memory(const Connection& db, const evidence::EvidencePacket& packet) {
-  const TraceDocument& doc = *packet.doc;
+// The tables that need only the document (no analysis): they can load while the analysis runs.
+void load_document_tables(const Connection& db, const TraceDocument& doc) {
   const std::string_view run_id = doc.run.run_id;
   std::string shape;
+  Insert inputs(db, "op_inputs", 4);
+  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
+    const OpEvent& op = doc.ops[k];
+    for (std::size_t i = 0; i < op.inputs.size(); ++i)
+      inputs.text(run_id).u64(k).u64(i).text(op.inputs[i]).done();
+  }
   Insert tensors(db, "tensors", 11);
   for (std::uint32_t k = 0; k < doc.tensors.size(); ++k) {
     const TensorEvent& t = doc.tensors[k];
@@ -339,6 +345,17 @@ void load_nsight(const Connection& db, const evidence::EvidencePacket& packet) {
   timelines("nvtx_host_ranges", gpu.nvtx_host_ranges);
 }
 
+// Every table whose rows come from the analyses (graph/3, memory profile, health, evidence).
+void load_analysis_tables(const Connection& db, const evidence::EvidencePacket& packet,
+                          std::string_view source) {
+  load_meta(db, packet, source);
+  load_spans(db, packet);
+  load_ops(db, packet);
+  load_graph_memory(db, packet);
+  load_evidence(db, packet);
+  load_nsight(db, packet);
+}
+
 }  // namespace
 
 bool has_run(const Connection& db, std::string_view run_id) {
@@ -347,20 +364,36 @@ bool has_run(const Connection& db, std::string_view run_id) {
   return find.step();
 }
 
-void load_run(const Connection& db, const evidence::EvidencePacket& packet,
-              std::string_view source) {
-  const std::string_view run_id = packet.doc->run.run_id;
+void check_new_run(const Connection& db, std::string_view run_id, std::string_view source) {
   if (has_run(db, run_id))
     throw Error(db.path(), 0,
                 "run_id " + quoted(run_id) + " (from " + std::string(source) +
                     ") is already in the database; each run is stored once");
-  load_meta(db, packet, source);
-  load_spans(db, packet);
-  load_ops(db, packet);
-  load_tensors_and_memory(db, packet);
-  load_graph_memory(db, packet);
-  load_evidence(db, packet);
-  load_nsight(db, packet);
+}
+
+void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::string_view source,
+                         const std::function<evidence::EvidencePacket()>& analyse) {
+  check_new_run(db, doc.run.run_id, source);
+  // The connection belongs to the loader thread until join(); the analysis only reads `doc`.
+  std::exception_ptr loader_error;
+  std::thread loader([&] {
+    try {
+      load_document_tables(db, doc);
+    } catch (...) {
+      loader_error = std::current_exception();
+    }
+  });
+  std::optional<evidence::EvidencePacket> packet;
+  std::exception_ptr analysis_error;
+  try {
+    packet.emplace(analyse());
+  } catch (...) {
+    analysis_error = std::current_exception();
+  }
+  loader.join();
+  if (analysis_error) std::rethrow_exception(analysis_error);
+  if (loader_error) std::rethrow_exception(loader_error);
+  load_analysis_tables(db, *packet, source);
 }
 
 }  // namespace candle_graph::sqlite

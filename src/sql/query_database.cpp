@@ -61,8 +61,9 @@ QueryDatabase QueryDatabase::in_memory() {
   return QueryDatabase(std::move(db));
 }
 
-void QueryDatabase::add_run(const evidence::EvidencePacket& packet, std::string_view source) {
-  sqlite::load_run(*db_, packet, source);
+void QueryDatabase::add_run(const TraceDocument& doc, std::string_view source,
+                            const std::function<evidence::EvidencePacket()>& analyse) {
+  sqlite::load_run_overlapped(*db_, doc, source, analyse);
 }
 
 void QueryDatabase::add_database(const std::filesystem::path& path) {

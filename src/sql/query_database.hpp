@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -24,7 +25,9 @@ class QueryDatabase {
   // add_database, then finish_loading.
   static QueryDatabase in_memory();
 
-  void add_run(const evidence::EvidencePacket& packet, std::string_view source);
+  // Loads one trace; `analyse` builds its packet while the document's own tables load.
+  void add_run(const TraceDocument& doc, std::string_view source,
+               const std::function<evidence::EvidencePacket()>& analyse);
   // Copies every row of a candle-graph/sql/1 database file (opened read-only) into this one.
   // A run_id already present is refused, naming it and the file.
   void add_database(const std::filesystem::path& path);

@@ -1,5 +1,6 @@
 #include "sql/query_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -86,6 +87,13 @@ int authorize(void* user, int action, const char* a, const char* b, const char*,
     case SQLITE_PRAGMA:
       if (is_read_only_pragma(a, b)) return SQLITE_OK;
       break;
+    case SQLITE_UPDATE:
+      // SQLite checks these while it reads the schema for a table-valued function such as
+      // pragma_table_info(); a user UPDATE of the schema table is refused by SQLite itself
+      // (writable_schema is a PRAGMA this authorizer refuses), by stmt_readonly and query_only.
+      if (a && (std::strcmp(a, "sqlite_master") == 0 || std::strcmp(a, "sqlite_temp_master") == 0))
+        return SQLITE_OK;
+      break;
     default:
       break;
   }
@@ -145,7 +153,8 @@ void run_query(const sqlite::Connection& connection, std::string_view statement,
   // message, and this is the engine's own guarantee behind it.
   connection.exec("PRAGMA query_only = 1");
   Guard guard;
-  const auto timeout = std::chrono::duration<double>(options.timeout_seconds);
+  // Capped at ten years so the deadline cannot overflow the clock's 64-bit nanoseconds.
+  const auto timeout = std::chrono::duration<double>(std::min(options.timeout_seconds, 3.2e8));
   guard.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout);
   Hooks hooks(db, guard);
 
