@@ -27,7 +27,7 @@ fs::path temp_sibling(const fs::path& target) {
 void tune_for_bulk_load(const Connection& db) {
   db.exec(
       "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-      "PRAGMA cache_size = -16384;");
+      "PRAGMA cache_size = -8192;");
 }
 
 }  // namespace
