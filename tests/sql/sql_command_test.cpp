@@ -199,9 +199,13 @@ TEST(SqlCommand, WritingStatementsAreRefused) {
            "PRAGMA journal_mode = WAL", "VACUUM", "SELECT 1; DELETE FROM runs", "BEGIN",
            "REINDEX"}) {
     SCOPED_TRACE(sql);
-    // From a database file (opened read-only) and from a trace (in-memory database).
+    // From a database file (opened read-only), and for three statements also from a trace (an
+    // in-memory database, where only the guard stops writes): the guard does not depend on the
+    // source, so the other statements skip the slower trace load.
     std::vector<fs::path> sources{db};
-    if (!cgsql::kSanitized) sources.push_back(fixture("spec_example.jsonl"));
+    const bool also_trace = sql.rfind("DELETE", 0) == 0 || sql.rfind("ATTACH", 0) == 0 ||
+                            sql.rfind("PRAGMA query_only", 0) == 0;
+    if (also_trace && !cgsql::kSanitized) sources.push_back(fixture("spec_example.jsonl"));
     for (const fs::path& source : sources) {
       const auto r = run_cli({"sql", source.string(), sql});
       EXPECT_EQ(r.exit_code, 1) << describe(r);
