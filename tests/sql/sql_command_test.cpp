@@ -295,6 +295,19 @@ TEST(SqlCommand, AppendAddsRunsAndRefusesADuplicateRunId) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0]["run_id"], "run-4242-1786000000000000000");
   EXPECT_EQ(runs[1]["run_id"], "run-7-1786000000000000001");
+  // Two database files as `sql` sources are merged; the same runs twice are refused by name.
+  const fs::path copy = dir / "copy.db";
+  fs::copy_file(db, copy);
+  const auto both = run_cli({"sql", db.string(), copy.string(), "SELECT COUNT(*) FROM runs"});
+  EXPECT_EQ(both.exit_code, 1) << describe(both);
+  EXPECT_NE(both.err.find("run-4242-1786000000000000000"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("copy.db"), std::string::npos) << both.err;
+  const fs::path third = dir / "third.db";
+  ASSERT_EQ(export_db({fixture("evidence/edge_cases.jsonl").string()}, third).exit_code, 0);
+  EXPECT_EQ(cgsql::cg_sql({db.string(), third.string(), "SELECT COUNT(*) FROM runs"})["rows"][0][0],
+            3);
+  fs::remove(copy);
+  fs::remove(third);
   // Two traces with the same run id in one export: refused too.
   const auto twice = export_db({one.string(), one.string()}, dir / "twice.db");
   EXPECT_EQ(twice.exit_code, 1);
