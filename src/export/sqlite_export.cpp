@@ -58,6 +58,12 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
       db_->exec("BEGIN");
       create_schema(*db_);
     }
+  } catch (const Error& e) {
+    db_.reset();
+    fs::remove(temp_, ec);
+    // Name the target, not the temporary file the connection was opened on.
+    if (e.path() == temp_.string()) throw Error(target_.string(), e.line(), e.message());
+    throw;
   } catch (...) {
     db_.reset();
     fs::remove(temp_, ec);
