@@ -93,3 +93,5 @@ if [ -x "$TORCH_BENCH" ]; then
   echo "## torch_overhead_bench (LibTorch capture vs no capture vs LibTorch's profiler)"
   "$TORCH_BENCH" 2>/dev/null  # stderr: LibTorch's glog notes about pre-capture blocks
 fi
+# SQL export vs import, and `sql` end to end (issue 16): its own script and table.
+"$ROOT/bench/sql_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
