@@ -243,21 +243,21 @@ void CohortBuilder::add_unverified(Side side, std::string source, std::string me
   unverified_.push_back({side, std::move(source), bounded(std::move(message), 400)});
 }
 
-CohortComparison CohortBuilder::compare(const CohortOptions& options) const {
+CohortComparison CohortBuilder::compare(const CohortOptions& options) && {
   CohortComparison out;
-  out.baseline = baseline_;
-  out.candidate = candidate_;
-  out.unverified = unverified_;
+  out.baseline = std::move(baseline_);
+  out.candidate = std::move(candidate_);
+  out.unverified = std::move(unverified_);
   out.bootstrap = options.bootstrap;
   out.threshold_percent = options.threshold_percent;
 
   Reasons reasons;
-  for (const UnverifiedInput& u : unverified_)
+  for (const UnverifiedInput& u : out.unverified)
     reasons.add(EligibilityCode::unverified_inputs, u.source + " (" +
                                                         std::string(to_string(u.side)) +
                                                         "): not a verified bundle: " + u.message);
   for (Side side : {Side::baseline, Side::candidate}) {
-    const std::size_t n = (side == Side::baseline ? baseline_ : candidate_).size();
+    const std::size_t n = (side == Side::baseline ? out.baseline : out.candidate).size();
     if (n < kMinRunsPerCohort)
       reasons.add(EligibilityCode::insufficient_runs,
                   "the " + std::string(to_string(side)) + " cohort has " + std::to_string(n) +
@@ -265,8 +265,8 @@ CohortComparison CohortBuilder::compare(const CohortOptions& options) const {
                       std::to_string(kMinRunsPerCohort) + " are needed");
   }
   std::vector<const CohortRun*> all;
-  for (const CohortRun& r : baseline_) all.push_back(&r);
-  for (const CohortRun& r : candidate_) all.push_back(&r);
+  for (const CohortRun& r : out.baseline) all.push_back(&r);
+  for (const CohortRun& r : out.candidate) all.push_back(&r);
   std::map<std::string_view, std::vector<const CohortRun*>> by_id;
   for (const CohortRun* r : all) by_id[r->run_id].push_back(r);
   for (const auto& [id, runs] : by_id) {

@@ -139,7 +139,8 @@ class CohortBuilder {
   void add_run(Side side, const TraceDocument& doc, std::string source);
   // A directory input that could not be read as a verified bundle: reported, never compared.
   void add_unverified(Side side, std::string source, std::string message);
-  CohortComparison compare(const CohortOptions& options) const;
+  // Consumes the builder: the runs move into the result.
+  CohortComparison compare(const CohortOptions& options) &&;
 
  private:
   std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& index,

@@ -4,6 +4,7 @@
 // comparison/2 (src/bundle/cohort_comparison.hpp); each run is read once and reduced before the
 // next one is read.
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bundle/cohort_comparison.hpp"
@@ -64,7 +65,7 @@ int run_cohort_compare(const CompareArgs& a) {
   options.threshold_percent = a.threshold;
   options.bootstrap.resamples = a.resamples;
   options.bootstrap.seed = a.seed;
-  const bundle::CohortComparison c = builder.compare(options);
+  const bundle::CohortComparison c = std::move(builder).compare(options);
   emit_json(a.output, {}, [&](output::JsonStream& w) { bundle::write_cohort_comparison(w, c); });
   return a.require_eligible && !c.eligible ? kExitUntrusted : kExitOk;
 }

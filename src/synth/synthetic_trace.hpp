@@ -23,8 +23,8 @@ struct SynthOptions {
   double jitter_percent = 0.0;   // log-normal noise, sigma in percent: one factor for the run,
                                  // one more per duration (drawn from noise_seed, not seed)
   std::uint64_t noise_seed = 0;  // seeds the jitter; a different run, a different draw
-  std::string run_id;            // empty: `run-synth-<seed>`
-  std::vector<std::pair<std::string, std::string>> tags;  // added to the meta tags (unique keys)
+  std::string run_id{};          // empty: `run-synth-<seed>`
+  std::vector<std::pair<std::string, std::string>> tags{};  // more meta tags (unique keys)
 };
 
 struct SynthStats {
