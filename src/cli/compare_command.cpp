@@ -1,38 +1,133 @@
 // `candle-graph compare BASELINE CANDIDATE [-o FILE]`: comparison/1 (§9.4). No graph is built,
 // so untrusted traces compare too (then `comparable` is false).
+// `candle-graph compare --baseline B1 … Bn --candidate C1 … Cm [...]`: the cohort comparison
+// comparison/2 (src/bundle/cohort_comparison.hpp); each run is read once and reduced before the
+// next one is read.
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include "bundle/cohort_comparison.hpp"
+#include "bundle/cohort_json.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "evidence/evidence_json.hpp"
+#include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
+namespace {
+
+struct CompareArgs {
+  std::filesystem::path baseline;
+  std::filesystem::path candidate;
+  std::optional<std::filesystem::path> output;
+  std::vector<std::filesystem::path> baseline_runs;
+  std::vector<std::filesystem::path> candidate_runs;
+  double threshold = 0;
+  bool require_eligible = false;
+  std::uint64_t resamples = 10'000;
+  std::uint64_t seed = 1;
+};
+
+// Reads one cohort input into the builder. A directory is taken as an evidence bundle: when it
+// cannot be loaded (and so verified) it becomes an `unverified_inputs` reason instead of ending
+// the comparison; a trace file that cannot be read is an error (exit 1), as everywhere.
+void read_cohort_input(bundle::CohortBuilder& builder, bundle::Side side,
+                       const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    try {
+      const TraceDocument doc = load_trace(path);
+      builder.add_run(side, doc, path.string());
+    } catch (const Error& e) {
+      builder.add_unverified(side, path.string(), e.what());
+    }
+    return;
+  }
+  const TraceDocument doc = load_trace(path);
+  builder.add_run(side, doc, path.string());
+}
+
+int run_cohort_compare(const CompareArgs& a) {
+  if (a.baseline_runs.empty() || a.candidate_runs.empty())
+    throw UsageError("the cohort form needs both --baseline and --candidate runs");
+  if (!a.baseline.empty() || !a.candidate.empty())
+    throw UsageError("give either BASELINE CANDIDATE or --baseline … --candidate …, not both");
+  if (a.output && !a.output->empty() && *a.output != "-")
+    for (const auto* list : {&a.baseline_runs, &a.candidate_runs})
+      for (const auto& in : *list)
+        if (output::same_file(in, *a.output))
+          throw UsageError("refusing to write output over the input file " + in.string());
+  bundle::CohortBuilder builder;
+  for (const auto& p : a.baseline_runs) read_cohort_input(builder, bundle::Side::baseline, p);
+  for (const auto& p : a.candidate_runs) read_cohort_input(builder, bundle::Side::candidate, p);
+  bundle::CohortOptions options;
+  options.threshold_percent = a.threshold;
+  options.bootstrap.resamples = a.resamples;
+  options.bootstrap.seed = a.seed;
+  const bundle::CohortComparison c = std::move(builder).compare(options);
+  emit_json(a.output, {}, [&](output::JsonStream& w) { bundle::write_cohort_comparison(w, c); });
+  return a.require_eligible && !c.eligible ? kExitUntrusted : kExitOk;
+}
+
+}  // namespace
 
 Runner register_compare(CLI::App& app) {
-  struct Args {
-    std::filesystem::path baseline;
-    std::filesystem::path candidate;
-    std::optional<std::filesystem::path> output;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare a candidate trace with a baseline as candle-graph/comparison/1 JSON: whether the\n"
       "runs are comparable (entrypoint, phase, device, timing, warmup, workload tags), measured\n"
       "total and memory-peak deltas, the 50 span groups that changed most, gradient changes.\n"
-      "Exit: 0 ok (even when not comparable), 1 unreadable trace, 2 usage error.\n"
-      "Example: candle-graph compare main/trace.jsonl branch/trace.jsonl -o diff.json");
-  cmd->add_option("BASELINE", args->baseline, "trace/6 JSONL of the reference run")->required();
-  cmd->add_option("CANDIDATE", args->candidate, "trace/6 JSONL of the changed run")->required();
+      "With --baseline and --candidate, compare two cohorts of runs (traces or bundle\n"
+      "directories) as candle-graph/comparison/2: an eligibility verdict with reason codes\n"
+      "(insufficient_runs below 5 runs a side, duplicate_run_id, identity_conditions_differ,\n"
+      "untrusted_input, unverified_inputs), the 95 % bootstrap interval of the ratio of mean\n"
+      "measured totals minus 1 (paired over pairs when every run has a `pair_id` tag), the\n"
+      "verdict faster/slower/inconclusive (only when the whole interval lies beyond\n"
+      "--threshold), peak memory, the 50 span keys that changed most, gradient-state changes.\n"
+      "Exit: 0 ok (even when not comparable), 1 unreadable trace, 2 usage error, 3 not eligible\n"
+      "with --require-eligible.\n"
+      "Example: candle-graph compare main/trace.jsonl branch/trace.jsonl -o diff.json\n"
+      "Example: candle-graph compare --baseline main/run*.jsonl --candidate branch/run*.jsonl \\\n"
+      "           --threshold 2 --require-eligible -o cohorts.json");
+  cmd->add_option("BASELINE", args->baseline, "trace/6 JSONL of the reference run");
+  cmd->add_option("CANDIDATE", args->candidate, "trace/6 JSONL of the changed run");
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
+  CLI::Option* b =
+      cmd->add_option("--baseline", args->baseline_runs, "cohort form: the baseline runs")
+          ->expected(1, -1);
+  CLI::Option* c =
+      cmd->add_option("--candidate", args->candidate_runs, "cohort form: the candidate runs")
+          ->expected(1, -1);
+  b->needs(c);
+  c->needs(b);
+  CLI::Option* t = cmd->add_option("--threshold", args->threshold,
+                                   "cohort form: faster/slower only beyond this many percent")
+                       ->default_val(0.0)
+                       ->check(CLI::Range(0.0, 1e6));
+  CLI::Option* r = cmd->add_flag("--require-eligible", args->require_eligible,
+                                 "cohort form: exit 3 when the cohorts are not eligible");
+  CLI::Option* n =
+      cmd->add_option("--resamples", args->resamples, "cohort form: bootstrap resamples")
+          ->default_val(10'000)
+          ->check(CLI::Range(std::uint64_t{1'000}, std::uint64_t{1'000'000}));
+  CLI::Option* s =
+      cmd->add_option("--seed", args->seed, "cohort form: bootstrap seed (same seed, same JSON)")
+          ->default_val(1);
+  for (CLI::Option* o : {t, r, n, s}) o->needs(b);
   return [args] {
+    if (!args->baseline_runs.empty() || !args->candidate_runs.empty())
+      return run_cohort_compare(*args);
+    if (args->baseline.empty() || args->candidate.empty())
+      throw UsageError("compare needs BASELINE CANDIDATE, or --baseline … --candidate …");
     const TraceDocument baseline = load_trace(args->baseline);
     const TraceDocument candidate = load_trace(args->candidate);
-    const Comparison c = compare_documents(baseline, candidate);
+    const Comparison cmp = compare_documents(baseline, candidate);
     emit_json(args->output, {args->baseline, args->candidate}, [&](output::JsonStream& w) {
-      evidence::write_comparison(w, c, output::KeyOrder::declaration);
+      evidence::write_comparison(w, cmp, output::KeyOrder::declaration);
     });
-    return kExitOk;
+    return static_cast<int>(kExitOk);
   };
 }
 

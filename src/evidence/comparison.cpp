@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "candle_graph/analysis.hpp"
+#include "evidence/comparison_parts.hpp"
 
 namespace candle_graph {
 namespace {
@@ -40,10 +41,10 @@ std::string_view debug_step(ExecutionStep s) {
   return "";
 }
 
-struct SpanCost {
-  std::uint64_t count = 0;
-  std::uint64_t total_ns = 0;
-};
+}  // namespace
+
+namespace evidence {
+namespace {
 
 // Root path of span i: names from the top of its parent chain down to it, joined by `/`. The
 // walk stops at a missing parent or a cycle. Paths of spans whose chain ends at a real root are
@@ -100,6 +101,8 @@ class RootPaths {
   std::string cycle_result_;
 };
 
+}  // namespace
+
 std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
   std::map<std::string, SpanCost> out;
   RootPaths paths(doc);
@@ -127,11 +130,6 @@ std::uint64_t measured_total(const TraceDocument& doc) {
   return t;
 }
 
-struct GradientFact {
-  GradientState state;
-  std::optional<double> norm;
-};
-
 std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc) {
   std::map<std::string, GradientFact> out;
   for (const GradientEvent& g : doc.gradients)  // later duplicates overwrite
@@ -142,9 +140,16 @@ std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc) {
 // Tags without the descriptive keys, which are expected to differ between code revisions.
 constexpr std::string_view kDescriptive[] = {"source_revision", "source_commit", "build_id"};
 
-bool is_descriptive(std::string_view key) {
+bool is_descriptive_tag(std::string_view key) {
   return std::find(std::begin(kDescriptive), std::end(kDescriptive), key) != std::end(kDescriptive);
 }
+
+}  // namespace evidence
+
+namespace {
+
+using evidence::GradientFact;
+using evidence::SpanCost;
 
 std::optional<std::string_view> tag(const TraceRunMeta& run, std::string_view key) {
   for (const Tag& t : run.tags)
@@ -177,14 +182,14 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
   }
   std::vector<Tag> bw, cw;
   for (const Tag& t : b.tags)
-    if (!is_descriptive(t.key)) bw.push_back(t);
+    if (!evidence::is_descriptive_tag(t.key)) bw.push_back(t);
   for (const Tag& t : c.tags)
-    if (!is_descriptive(t.key)) cw.push_back(t);
+    if (!evidence::is_descriptive_tag(t.key)) cw.push_back(t);
   if (bw != cw) {
     out.comparable = false;
     out.warnings.push_back("workload tags differ; batch/model/precision conditions must match");
   }
-  for (std::string_view key : kDescriptive)
+  for (std::string_view key : evidence::kDescriptive)
     if (tag(b, key) != tag(c, key))
       out.warnings.push_back("descriptive `" + std::string(key) +
                              "` differs, as expected for a code-change comparison");
@@ -202,7 +207,8 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   out.comparable = analyze_health(baseline).trusted && analyze_health(candidate).trusted;
   compare_runs(baseline.run, candidate.run, out);
 
-  const std::uint64_t bt = measured_total(baseline), ct = measured_total(candidate);
+  const std::uint64_t bt = evidence::measured_total(baseline),
+                      ct = evidence::measured_total(candidate);
   out.total_delta_ns = signed_delta(ct, bt);
   out.total_delta_percent = percent(ct, bt);
   out.baseline_peak_bytes = analyze_memory(baseline).summary.peak_bytes;
@@ -210,7 +216,7 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   out.peak_delta_bytes = signed_delta(out.candidate_peak_bytes, out.baseline_peak_bytes);
 
   // Spans: union of keys (sorted), then stable by |delta| descending, at most 50.
-  const auto bs = span_costs(baseline), cs = span_costs(candidate);
+  const auto bs = evidence::span_costs(baseline), cs = evidence::span_costs(candidate);
   std::map<std::string_view, std::pair<SpanCost, SpanCost>> joined;
   for (const auto& [k, v] : bs) joined[k].first = v;
   for (const auto& [k, v] : cs) joined[k].second = v;
@@ -238,7 +244,7 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   if (out.spans.size() > 50) out.spans.resize(50);
 
   // Gradients: keys whose (state, norm) differ, by key, at most 100.
-  const auto bg = gradient_facts(baseline), cg = gradient_facts(candidate);
+  const auto bg = evidence::gradient_facts(baseline), cg = evidence::gradient_facts(candidate);
   std::map<std::string_view, std::pair<const GradientFact*, const GradientFact*>> grads;
   for (const auto& [k, v] : bg) grads[k].first = &v;
   for (const auto& [k, v] : cg) grads[k].second = &v;

@@ -1,5 +1,7 @@
 #include "synth/synthetic_trace.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -14,12 +16,32 @@ namespace {
 class Generator {
  public:
   Generator(const SynthOptions& o, const std::function<void(std::string_view)>& sink)
-      : opt_(o), sink_(sink), rng_(o.seed) {}
+      : opt_(o),
+        sink_(sink),
+        rng_(o.seed),
+        noise_(o.noise_seed),
+        retimed_(o.time_scale != 1.0 || o.jitter_percent != 0.0),
+        sigma_(o.jitter_percent / 100.0) {
+    if (!std::isfinite(o.time_scale) || o.time_scale <= 0 || !std::isfinite(o.jitter_percent) ||
+        o.jitter_percent < 0)
+      throw Error("synth: the time scale must be > 0 and the jitter >= 0");
+    if (sigma_ > 0) run_factor_ = std::exp(sigma_ * normal_(noise_));
+  }
 
   SynthStats run();
 
  private:
   std::uint64_t rand(std::uint64_t lo, std::uint64_t hi) { return lo + rng_() % (hi - lo + 1); }
+  // A drawn duration after --time-scale and --jitter. The noise has its own generator, so the
+  // structure and the draws of `rng_` stay those of the seed; untouched when neither is set (the
+  // default output stays byte-identical).
+  std::uint64_t timed(std::uint64_t raw) {
+    if (!retimed_) return raw;
+    double f = opt_.time_scale * run_factor_;
+    if (sigma_ > 0) f *= std::exp(sigma_ * normal_(noise_));
+    return std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::llround(static_cast<double>(raw) * f)));
+  }
   void emit(const TraceEvent& e) {
     append_event_json(buf_, e);
     buf_.push_back('\n');
@@ -44,11 +66,11 @@ class Generator {
     std::optional<std::string_view> p;
     if (parent) p = *parent;
     emit(SpanStartEvent{o.id, p, name, o.start, kind, measured, step});
-    clock_ += rand(200, 2000);
+    clock_ += timed(rand(200, 2000));
     return o;
   }
   void close(const Open& o) {
-    clock_ += rand(200, 2000);
+    clock_ += timed(rand(200, 2000));
     emit(SpanEndEvent{o.id, clock_ - o.start});
   }
   // One timed op; returns its output tensor id (empty when the op has none).
@@ -56,7 +78,7 @@ class Generator {
                  std::vector<std::uint64_t> shape, std::string_view dtype, bool with_output,
                  std::optional<MemoryCategory> alloc_category) {
     const std::uint64_t ts = clock_;
-    const std::uint64_t dur = rand(5'000, 400'000);
+    const std::uint64_t dur = timed(rand(5'000, 400'000));
     clock_ += dur;
     std::string out = with_output ? tensor_id() : std::string();
     std::vector<std::string_view> in(inputs.begin(), inputs.end());
@@ -77,7 +99,7 @@ class Generator {
     if (with_output && alloc_category) {
       memory(span, out, name, *e.storage_bytes, MemoryAction::alloc, shape, dtype, *alloc_category);
     }
-    clock_ += rand(50, 500);
+    clock_ += timed(rand(50, 500));
     return out;
   }
   void memory(const std::string& span, const std::string& tensor,
@@ -113,6 +135,11 @@ class Generator {
   const SynthOptions& opt_;
   const std::function<void(std::string_view)>& sink_;
   std::mt19937_64 rng_;
+  std::mt19937_64 noise_;
+  std::normal_distribution<double> normal_;
+  bool retimed_;
+  double sigma_;
+  double run_factor_ = 1.0;
   std::string buf_;
   SynthStats stats_;
   std::uint64_t clock_ = 0;
@@ -140,9 +167,15 @@ SynthStats Generator::run() {
   tags[1].value = layers_s;
   tags[2].value = k_s;
   tags[3].value = seed_s;
+  for (const auto& [k, v] : opt_.tags) {
+    if (std::any_of(tags.begin(), tags.end(), [&](const Tag& t) { return t.key == k; }))
+      throw Error("synth: tag `" + k + "` given twice (or it is one the generator writes)");
+    tags.push_back({k, v});
+  }
+  std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
   MetaEvent meta;
   meta.schema = kTraceSchema;
-  const std::string run_id = "run-synth-" + seed_s;
+  const std::string run_id = opt_.run_id.empty() ? "run-synth-" + seed_s : opt_.run_id;
   const std::string correlation = entry + "/update-3";
   meta.run = TraceRunMeta{run_id,
                           correlation,

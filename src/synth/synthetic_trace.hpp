@@ -8,13 +8,23 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace candle_graph::synth {
 
 struct SynthOptions {
   std::uint64_t layers = 4;
   std::uint64_t ops_per_span = 4;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // the structure, the durations drawn and the gradient norms
+  // Cohort runs (issue 17): the same structure with other timings. The defaults leave the output
+  // byte-identical to a generator without these options.
+  double time_scale = 1.0;       // multiplies every drawn duration (so every span grows by it)
+  double jitter_percent = 0.0;   // log-normal noise, sigma in percent: one factor for the run,
+                                 // one more per duration (drawn from noise_seed, not seed)
+  std::uint64_t noise_seed = 0;  // seeds the jitter; a different run, a different draw
+  std::string run_id{};          // empty: `run-synth-<seed>`
+  std::vector<std::pair<std::string, std::string>> tags{};  // more meta tags (unique keys)
 };
 
 struct SynthStats {
