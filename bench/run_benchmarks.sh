@@ -91,3 +91,5 @@ if [ -x "$TORCH_BENCH" ]; then
   echo "## torch_overhead_bench (LibTorch capture vs no capture vs LibTorch's profiler)"
   "$TORCH_BENCH" 2>/dev/null  # stderr: LibTorch's glog notes about pre-capture blocks
 fi
+# PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling (issue 14).
+"$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)

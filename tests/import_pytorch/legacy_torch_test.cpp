@@ -2,8 +2,8 @@
 // python3-torch 1.13 (a small MLP with forward/backward/optimizer record_function ranges and a
 // small CNN with module-level ranges, both under torch.profiler.schedule + prof.step()). One
 // python process writes both traces and, from the JSON PyTorch wrote, the number of events of
-// each step (fixtures/make_legacy_traces.py). Release pass only: skipped under the sanitizers
-// (torch's start costs seconds and its libraries are not instrumented).
+// each step (tests/fixtures/pytorch/make_legacy_traces.py). Release pass only: skipped under the
+// sanitizers (torch's start costs seconds and its libraries are not instrumented).
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -19,9 +19,9 @@ class LegacyTorch : public ::testing::Test {
     return;
 #else
     dir_ = new TempDir("cg-legacy-torch");
-    const std::string cmd = "/usr/bin/python3 '" CG_FIXTURE_DIR "/make_legacy_traces.py' '" +
-                            dir_->path().string() + "' > '" + (*dir_ / "python.log").string() +
-                            "' 2>&1";
+    const std::string cmd =
+        "/usr/bin/python3 '" CG_FIXTURE_DIR "/pytorch/make_legacy_traces.py' '" +
+        dir_->path().string() + "' > '" + (*dir_ / "python.log").string() + "' 2>&1";
     status_ = std::system(cmd.c_str());
     if (status_ == 0) expected_ = nlohmann::json::parse(slurp(*dir_ / "expected.json"));
 #endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `convert` throughput and peak RSS on a large generated Kineto trace, against the simdjson
+# ceiling (DOM parse of the whole document) measured in the same run (issue 14).
+# Usage: bench/pytorch_convert_bench.sh BUILD_DIR [--quick]   (--quick: 30 MB instead of 300 MB)
+# Needs BUILD_DIR/bench/pytorch_convert_tool (-DCG_BUILD_BENCH=ON) and BUILD_DIR/candle-graph.
+set -euo pipefail
+BUILD=$(cd "$1" && pwd); shift
+SIZE=300000000; [ "${1:-}" = "--quick" ] && SIZE=30000000
+TOOL=$BUILD/bench/pytorch_convert_tool
+CG=$BUILD/candle-graph
+DATA=$BUILD/bench-data
+REPEAT=${REPEAT:-3}
+mkdir -p "$DATA"
+f=$DATA/kineto-$SIZE.json
+[ -s "$f" ] || "$TOOL" generate "$SIZE" "$f"
+bytes=$(stat -c %s "$f")
+
+best_of() {  # best-of-N wall seconds and the peak RSS (KiB) of that run
+  local best="" rss=""
+  for _ in $(seq "$REPEAT"); do
+    local out
+    out=$( { /usr/bin/time -f "TIME %e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | grep '^TIME' )
+    local t=${out#TIME }; t=${t%% *}; local m=${out##* }
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+  done
+  echo "$best $rss"
+}
+
+read -r t_ceil r_ceil < <(best_of "$TOOL" ceiling "$f")
+read -r t_conv r_conv < <(best_of "$CG" convert "$f" -o "$DATA/kineto-converted.jsonl" -q)
+"$CG" validate "$DATA/kineto-converted.jsonl" --require-trusted >/dev/null
+
+echo "## PyTorch convert (\`bench/pytorch_convert_bench.sh\`, best of $REPEAT)"
+echo
+echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs ceiling |"
+echo "|---|---|---|---|---|---|---|---|"
+for row in "simdjson DOM parse of the whole file (ceiling)|$t_ceil|$r_ceil" "\`convert\` (CLI, trace/6 written)|$t_conv|$r_conv"; do
+  IFS='|' read -r tool t r <<<"$row"
+  printf '| generated Kineto trace | %s | %s | %s | %.0f | %.0f | %.2f | %.0f%% |\n' "$bytes" "$tool" "$t" \
+    "$(awk -v b="$bytes" -v s="$t" 'BEGIN{ if (s <= 0) s = 0.005; print b/1e6/s }')" \
+    "$(awk -v r="$r" 'BEGIN{print r/1024}')" "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
+    "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{ if (t <= 0) t = 0.005; print 100*a/t}')"
+done
+echo
