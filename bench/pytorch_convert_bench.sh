@@ -15,30 +15,34 @@ f=$DATA/kineto-$SIZE.json
 [ -s "$f" ] || "$TOOL" generate "$SIZE" "$f"
 bytes=$(stat -c %s "$f")
 
-best_of() {  # best-of-N wall seconds and the peak RSS (KiB) of that run
-  local best="" rss=""
+best_of() {  # best-of-N wall seconds, the peak RSS (KiB) and CPU seconds (user+sys) of that run
+  local best="" rss="" cpu=""
   for _ in $(seq "$REPEAT"); do
     local out
-    out=$( { /usr/bin/time -f "TIME %e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | grep '^TIME' )
-    local t=${out#TIME }; t=${t%% *}; local m=${out##* }
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+    /usr/bin/time -o "$DATA/time.txt" -f "TIME %e %M %U %S" "$@" >/dev/null 2>&1
+    out=$(grep '^TIME' "$DATA/time.txt")
+    local t m u s; read -r _ t m u s <<<"$out"
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}'); fi
   done
-  echo "$best $rss"
+  echo "$best $rss $cpu"
 }
 
-read -r t_ceil r_ceil < <(best_of "$TOOL" ceiling "$f")
-read -r t_conv r_conv < <(best_of "$CG" convert "$f" -o "$DATA/kineto-converted.jsonl" -q)
+read -r t_ceil r_ceil c_ceil < <(best_of "$TOOL" ceiling "$f")
+read -r t_conv r_conv c_conv < <(best_of "$CG" convert "$f" -o "$DATA/kineto-converted.jsonl" -q)
 "$CG" validate "$DATA/kineto-converted.jsonl" --require-trusted >/dev/null
 
 echo "## PyTorch convert (\`bench/pytorch_convert_bench.sh\`, best of $REPEAT)"
 echo
-echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs ceiling |"
-echo "|---|---|---|---|---|---|---|---|"
-for row in "simdjson DOM parse of the whole file (ceiling)|$t_ceil|$r_ceil" "\`convert\` (CLI, trace/6 written)|$t_conv|$r_conv"; do
-  IFS='|' read -r tool t r <<<"$row"
-  printf '| generated Kineto trace | %s | %s | %s | %.0f | %.0f | %.2f | %.0f%% |\n' "$bytes" "$tool" "$t" \
+echo "\"vs ceiling\" = ceiling time / row time (wall, and CPU = user+sys); higher is better."
+echo
+echo "| input | bytes | tool | seconds | CPU s | MB/s | peak RSS (MiB) | RSS / file | vs ceiling (wall) | vs ceiling (CPU) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for row in "simdjson DOM parse of the whole file (ceiling)|$t_ceil|$r_ceil|$c_ceil" "\`convert\` (CLI, trace/6 written)|$t_conv|$r_conv|$c_conv"; do
+  IFS='|' read -r tool t r c <<<"$row"
+  printf '| generated Kineto trace | %s | %s | %s | %s | %.0f | %.0f | %.2f | %.0f%% | %.0f%% |\n' "$bytes" "$tool" "$t" "$c" \
     "$(awk -v b="$bytes" -v s="$t" 'BEGIN{ if (s <= 0) s = 0.005; print b/1e6/s }')" \
     "$(awk -v r="$r" 'BEGIN{print r/1024}')" "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
-    "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{ if (t <= 0) t = 0.005; print 100*a/t}')"
+    "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{ if (t <= 0) t = 0.005; print 100*a/t}')" \
+    "$(awk -v a="$c_ceil" -v t="$c" 'BEGIN{ if (t <= 0) t = 0.005; print 100*a/t}')"
 done
 echo

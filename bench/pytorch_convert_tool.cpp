@@ -35,7 +35,7 @@ int generate(unsigned long long target, const char* path) {
                "\"computeMinor\": 0, \"numSms\": 108}\n  ],\n  \"record_shapes\": 1,\n  "
                "\"profile_memory\": 1,\n  \"traceEvents\": [\n");
   unsigned long long written = 0;
-  double ts = 1694039968000000.0;
+  double ts = 4203669603018.756;  // fractional µs like the ROCm 6.2 fixture
   long long corr = 1, ext = 1, addr = 139926520725504LL;
   bool first = true;
   auto sep = [&] {

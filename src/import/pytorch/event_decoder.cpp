@@ -141,7 +141,8 @@ void EventDecoder::flush() {
   batch_.resize(size + simdjson::SIMDJSON_PADDING, '\0');
   std::size_t done = 0;
   simdjson::dom::document_stream stream;
-  const std::size_t window = std::max<std::size_t>(size, 4096);
+  // A constant window (unless one event is larger) keeps the parser's buffers allocated once.
+  const std::size_t window = std::max(size, kBatchBytes);
   if (!parser_.parse_many(reinterpret_cast<const std::uint8_t*>(batch_.data()), size, window)
            .get(stream)) {
     for (auto it = stream.begin(); it != stream.end() && done < starts_.size(); ++it) {
