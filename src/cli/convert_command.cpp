@@ -48,6 +48,11 @@ Runner register_convert(CLI::App& app) {
     }
     import::pytorch::ConvertOptions options;
     options.step = args->step;
+    const std::string label = args->input.string();
+    if (!args->quiet) {
+      options.progress = &progress_to_stderr;
+      options.progress_user = const_cast<std::string*>(&label);
+    }
     const import::pytorch::ConvertResult r =
         import::pytorch::convert_pytorch_trace(args->input, args->output, options);
     if (!args->quiet) {

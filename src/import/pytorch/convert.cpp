@@ -24,7 +24,8 @@ ConvertResult convert_pytorch_trace(const std::filesystem::path& input,
   }
   Model model;
   EventDecoder decoder(path, model);
-  const EventScanner::Result scan = EventScanner::scan(input, decoder);
+  const EventScanner::Result scan =
+      EventScanner::scan(input, decoder, options.progress, options.progress_user);
   decoder.finish();
   if (model.events == 0) throw Error(path, 0, "not a PyTorch profiler trace: it holds no events");
 

@@ -14,6 +14,10 @@ namespace candle_graph::import::pytorch {
 
 struct ConvertOptions {
   std::optional<std::uint64_t> step;  // ProfilerStep#N to measure; default: the last complete one
+  // Called after each chunk read with (bytes of the file read so far, file size) for progress on
+  // long conversions (for .gz: compressed bytes).
+  void (*progress)(std::uint64_t done, std::uint64_t total, void* user) = nullptr;
+  void* progress_user = nullptr;
 };
 
 struct ConvertResult {

@@ -41,12 +41,17 @@ struct GzCloser {
 
 class Scanner {
  public:
-  Scanner(std::string path, EventScanner::Handler& handler) : path_(std::move(path)), h_(handler) {}
+  Scanner(std::string path, EventScanner::Handler& handler, EventScanner::Progress progress,
+          void* progress_user)
+      : path_(std::move(path)), h_(handler), progress_(progress), progress_user_(progress_user) {}
 
   EventScanner::Result run() {
     std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path_.c_str(), "rb"));
     if (!file) throw Error(path_, 0, "cannot open the file for reading");
     gzbuffer(file.get(), 1 << 17);
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path_, ec);
+    file_size_ = ec ? 0 : static_cast<std::uint64_t>(size);
     std::vector<unsigned char> buf(kChunk);
     bool first = true;
     for (;;) {
@@ -65,7 +70,12 @@ class Scanner {
       if (got == 0) break;
       chunk(buf.data(), static_cast<std::size_t>(got));
       base_ += static_cast<std::uint64_t>(got);
+      if (progress_) {
+        const auto at = gzoffset(file.get());
+        progress_(at > 0 ? static_cast<std::uint64_t>(at) : base_, file_size_, progress_user_);
+      }
     }
+    if (progress_ && file_size_ > 0) progress_(file_size_, file_size_, progress_user_);
     int code = Z_OK;
     gzerror(file.get(), &code);
     if (code != Z_OK) {
@@ -291,6 +301,9 @@ class Scanner {
   static constexpr int kMaxDepth = 1024;
   std::string path_;
   EventScanner::Handler& h_;
+  EventScanner::Progress progress_ = nullptr;
+  void* progress_user_ = nullptr;
+  std::uint64_t file_size_ = 0;
   EventScanner::Result result_;
   std::uint64_t base_ = 0;
   bool in_string_ = false;
@@ -315,8 +328,9 @@ class Scanner {
 
 }  // namespace
 
-EventScanner::Result EventScanner::scan(const std::filesystem::path& path, Handler& handler) {
-  Scanner scanner(path.string(), handler);
+EventScanner::Result EventScanner::scan(const std::filesystem::path& path, Handler& handler,
+                                        Progress progress, void* progress_user) {
+  Scanner scanner(path.string(), handler, progress, progress_user);
   return scanner.run();
 }
 

@@ -35,7 +35,10 @@ class EventScanner {
   };
 
   // Throws Error(path, 0, "... at byte N") when the file is not JSON of either layout.
-  static Result scan(const std::filesystem::path& path, Handler& handler);
+  // `progress` (optional) gets (file bytes consumed, file size, user) after every chunk.
+  using Progress = void (*)(std::uint64_t done, std::uint64_t total, void* user);
+  static Result scan(const std::filesystem::path& path, Handler& handler,
+                     Progress progress = nullptr, void* progress_user = nullptr);
 };
 
 }  // namespace candle_graph::import::pytorch

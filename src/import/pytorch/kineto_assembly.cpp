@@ -174,7 +174,7 @@ ConvertResult assemble_pytorch(Model& m, const ConvertOptions& options, const So
         device_ops.push_back(i);
         break;
       default:
-        ++rep["convert.ignored.candle-graph export events outside a candle-graph export"];
+        ++rep["convert.ignored.span_or_op_without_candle_graph_schema"];
         break;
     }
   }
