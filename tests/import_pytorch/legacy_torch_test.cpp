@@ -12,46 +12,22 @@
 namespace cgimport {
 namespace {
 
-class LegacyTorch : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-#if defined(__SANITIZE_ADDRESS__)
-    return;
-#else
-    dir_ = new TempDir("cg-legacy-torch");
-    const std::string cmd =
-        "/usr/bin/python3 '" CG_FIXTURE_DIR "/pytorch/make_legacy_traces.py' '" +
-        dir_->path().string() + "' > '" + (*dir_ / "python.log").string() + "' 2>&1";
-    status_ = std::system(cmd.c_str());
-    if (status_ == 0) expected_ = nlohmann::json::parse(slurp(*dir_ / "expected.json"));
-#endif
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
-  void SetUp() override {
-#if defined(__SANITIZE_ADDRESS__)
-    GTEST_SKIP() << "torch runs in the Release pass only";
-#else
-    ASSERT_EQ(status_, 0) << "/usr/bin/python3 with python3-torch failed:\n"
-                          << slurp(*dir_ / "python.log");
-#endif
-  }
-
-  static inline TempDir* dir_ = nullptr;
-  static inline int status_ = -1;
-  static inline nlohmann::json expected_;
+// One test (not a fixture with several): ctest runs every test in its own process, and torch's
+// start costs seconds, so one python process writes everything this test checks.
+struct LegacyTraces {
+  TempDir dir{"cg-legacy-torch"};
+  nlohmann::json expected;
 };
 
-TEST_F(LegacyTorch, MlpDefaultStepIsTheLastAndKeepsEveryOp) {
-  const nlohmann::json& e = expected_["mlp"];
+[[maybe_unused]] void check_mlp(const LegacyTraces& t) {
+  SCOPED_TRACE("mlp");
+  const nlohmann::json& e = t.expected["mlp"];
   ASSERT_EQ(e["steps"].size(), 3u);  // schedule(active=3)
   std::string last;
   for (const auto& [n, ops] : e["steps"].items()) {
     if (last.empty() || std::stoull(n) > std::stoull(last)) last = n;
   }
-  const Converted c = convert_and_read(*dir_ / "mlp.json", *dir_ / "mlp.jsonl");
+  const Converted c = convert_and_read(t.dir / "mlp.json", t.dir / "mlp.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.format, "legacy-autograd-profiler");
   EXPECT_EQ(c.result.measured, "ProfilerStep#" + last);
@@ -62,22 +38,21 @@ TEST_F(LegacyTorch, MlpDefaultStepIsTheLastAndKeepsEveryOp) {
   EXPECT_EQ(c.health.coverage.backward_spans, 1u);
   EXPECT_GE(c.health.coverage.optimizer_spans, 1u);
   EXPECT_EQ(c.doc.run.phase, candle_graph::ExecutionPhase::train);
-}
-
-TEST_F(LegacyTorch, EveryMlpStepOnRequest) {
-  for (const auto& [n, ops] : expected_["mlp"]["steps"].items()) {
+  // Every step on request (--step N).
+  for (const auto& [n, ops] : e["steps"].items()) {
     candle_graph::import::pytorch::ConvertOptions options;
     options.step = std::stoull(n);
-    const Converted c =
-        convert_and_read(*dir_ / "mlp.json", *dir_ / ("mlp-" + n + ".jsonl"), options);
-    EXPECT_TRUE(c.health.trusted) << "step " << n << "\n" << error_codes(c.health);
-    EXPECT_EQ(c.doc.ops.size(), ops.get<std::size_t>()) << "step " << n;
+    const Converted s =
+        convert_and_read(t.dir / "mlp.json", t.dir / ("mlp-" + n + ".jsonl"), options);
+    EXPECT_TRUE(s.health.trusted) << "step " << n << "\n" << error_codes(s.health);
+    EXPECT_EQ(s.doc.ops.size(), ops.get<std::size_t>()) << "step " << n;
   }
 }
 
-TEST_F(LegacyTorch, CnnStepsComeFromTheAutogradEngine) {
-  const nlohmann::json& e = expected_["cnn"];
-  const Converted c = convert_and_read(*dir_ / "cnn.json", *dir_ / "cnn.jsonl");
+[[maybe_unused]] void check_cnn(const LegacyTraces& t) {
+  SCOPED_TRACE("cnn");
+  const nlohmann::json& e = t.expected["cnn"];
+  const Converted c = convert_and_read(t.dir / "cnn.json", t.dir / "cnn.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   const std::string n = c.result.measured.substr(c.result.measured.find('#') + 1);
   ASSERT_TRUE(e["steps"].contains(n)) << c.result.measured;
@@ -90,6 +65,22 @@ TEST_F(LegacyTorch, CnnStepsComeFromTheAutogradEngine) {
   std::size_t conv_blocks = 0;
   for (const auto& s : c.doc.spans) conv_blocks += s.name == "conv-block" ? 1 : 0;
   EXPECT_EQ(conv_blocks, 1u);
+}
+
+TEST(LegacyTorch, MlpAndCnnTracesConvertWithPyTorchsOwnOpCounts) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "torch runs in the Release pass only";
+#else
+  LegacyTraces t;
+  const std::string cmd = "/usr/bin/python3 '" CG_FIXTURE_DIR "/pytorch/make_legacy_traces.py' '" +
+                          t.dir.path().string() + "' > '" + (t.dir / "python.log").string() +
+                          "' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "/usr/bin/python3 with python3-torch failed:\n"
+                                         << slurp(t.dir / "python.log");
+  t.expected = nlohmann::json::parse(slurp(t.dir / "expected.json"));
+  check_mlp(t);
+  check_cnn(t);
+#endif
 }
 
 }  // namespace
