@@ -22,6 +22,9 @@ ConvertResult assemble_candle_chrome(Model& model, const SourceInfo& source,
 
 // "YYYY-MM-DDTHH:MM:SS.mmmZ" for Unix-epoch nanoseconds.
 std::string iso_utc(std::int64_t epoch_ns);
+// `convert.ignored.<category>` counts, at most 32 categories (the rest summed).
+void add_ignored(std::map<std::string, std::uint64_t>& repairs,
+                 const std::map<std::string, std::uint64_t>& ignored);
 // Repairs as sorted (key, count) pairs plus their meta tags.
 void add_counts(ConvertResult& result, const std::map<std::string, std::uint64_t>& counts);
 

@@ -98,7 +98,7 @@ ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std:
     if (start_of(a) != start_of(b)) return start_of(a) < start_of(b);
     return dur_of(a) > dur_of(b);
   });
-  for (const auto& [cat, n] : m.ignored) rep["convert.ignored." + cat] = n;
+  add_ignored(rep, m.ignored);
   rep["convert.ignored.metadata"] = m.metadata_events;
   rep["convert.flows_not_mapped"] = m.flows.size();
   rep["convert.memory_instants_not_mapped"] = m.memory.size();

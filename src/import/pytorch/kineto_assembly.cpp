@@ -141,6 +141,20 @@ std::string iso_utc(std::int64_t epoch_ns) {
   return buf;
 }
 
+void add_ignored(std::map<std::string, std::uint64_t>& rep,
+                 const std::map<std::string, std::uint64_t>& ignored) {
+  // Categories come from the file: a bounded number of tags, each with a bounded key.
+  constexpr std::size_t kMaxCategories = 32, kMaxKey = 64;
+  std::size_t listed = 0;
+  for (const auto& [cat, n] : ignored) {
+    if (listed++ < kMaxCategories) {
+      rep["convert.ignored." + cat.substr(0, kMaxKey)] += n;
+    } else {
+      rep["convert.ignored.other_categories"] += n;
+    }
+  }
+}
+
 void add_counts(ConvertResult& result, const std::map<std::string, std::uint64_t>& counts) {
   for (const auto& [k, v] : counts) {
     if (v > 0) result.repairs.emplace_back(k, v);
@@ -458,7 +472,7 @@ ConvertResult assemble_pytorch(Model& m, const ConvertOptions& options, const So
     rep["convert.unmatched_flow_starts"] = lone_starts;
     rep["convert.unmatched_flow_ends"] = lone_ends;
   }
-  for (const auto& [cat, n] : m.ignored) rep["convert.ignored." + cat] = n;
+  add_ignored(rep, m.ignored);
   rep["convert.ignored.metadata"] = m.metadata_events;
   rep["convert.skipped_malformed_events"] = m.malformed_events;
   if (src.missing_array_end) rep["convert.repaired_missing_array_end"] = 1;
