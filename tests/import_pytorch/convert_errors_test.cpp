@@ -55,6 +55,30 @@ TEST(ConvertErrors, MalformedJsonNamesTheByteOffset) {
   EXPECT_TRUE(has(m, "at byte 17")) << m;
 }
 
+TEST(ConvertErrors, HostileInput) {
+  TempDir dir;
+  // Invalid UTF-8 in a name: simdjson rejects the event; the error names its offset (17).
+  const std::string bad_utf8 =
+      std::string(R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"a)") + "\xff" +
+      R"(","ts":1,"dur":1}]})";
+  EXPECT_TRUE(has(convert_error(dir, "utf8.json", bad_utf8), "at byte 17"));
+  // 2000 nested arrays inside an event: refused by the scanner, not a stack overflow.
+  const std::string deep =
+      R"({"traceEvents": [{"args":)" + std::string(2000, '[') + std::string(2000, ']') + "}]}";
+  EXPECT_TRUE(has(convert_error(dir, "deep.json", deep), "deeper than 1024"));
+  // A timestamp beyond any clock and control characters in a name: the event with the huge ts
+  // is skipped and counted, the name is escaped in the output, and the trace stays trusted.
+  const Converted c = convert_and_read(
+      dir.write("odd.json",
+                R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1e300,"dur":1},
+{"ph":"X","cat":"cpu_op","name":"tab\there\u0001","ts":5,"dur":1}]})"),
+      dir / "t.jsonl");
+  EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
+  EXPECT_EQ(c.tag("convert.skipped_malformed_events"), "1");
+  ASSERT_EQ(c.doc.ops.size(), 1u);
+  EXPECT_EQ(c.doc.ops[0].op_name, "tab\there\x01");
+}
+
 TEST(ConvertErrors, RefusesToOverwriteItsInput) {
   TempDir dir;
   const fs::path in = dir.write("x.json", R"([{"name":"aten::mm","ph":"X","ts":1,"dur":1}])");
