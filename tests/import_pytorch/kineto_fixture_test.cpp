@@ -77,6 +77,8 @@ TEST(KinetoFixtures, RocmTrainingStepHasForwardBackwardOptimizer) {
   EXPECT_EQ(c.health.coverage.forward_spans, 1u);
   EXPECT_EQ(c.health.coverage.backward_spans, 1u);
   EXPECT_EQ(c.health.coverage.optimizer_spans, 1u);
+  // traceName "./logs/mi250_minitoy_train_ROCm6_2_kineto.json" (jq .traceName): its file name.
+  EXPECT_EQ(c.doc.run.entrypoint, "mi250_minitoy_train_ROCm6_2_kineto");
   // The kernels ran on GPU 2 (pid 2, args.device 2).
   EXPECT_EQ(c.doc.run.device, "cuda:2");
   // Fractional µs: ProfilerStep#1 "dur": 9288.291 -> 9288291 ns exactly.

@@ -265,12 +265,24 @@ ConvertResult assemble_pytorch(Model& m, const ConvertOptions& options, const So
       sel >= 0 ? std::string(m.strings.str(steps[sel].name)) : std::string("profiled window");
 
   // ---- spans ---------------------------------------------------------------------------------
-  std::string entrypoint = top_level_string(m, "traceName");
-  if (entrypoint.empty()) {
-    entrypoint = std::filesystem::path(src.file_name).stem().string();
-    if (entrypoint.size() > 5 && entrypoint.ends_with(".json"))
-      entrypoint.resize(entrypoint.size() - 5);
-  }
+  // traceName is often a path ("./logs/run.pt.trace.json"): its file name without the
+  // extensions PyTorch adds; else the input file's name the same way.
+  auto short_name = [](std::string name) {
+    const std::size_t slash = name.find_last_of('/');
+    if (slash != std::string::npos) name.erase(0, slash + 1);
+    for (bool again = true; again;) {
+      again = false;
+      for (std::string_view ext : {".gz", ".json", ".pt.trace", ".trace"}) {
+        if (name.size() > ext.size() && name.ends_with(ext)) {
+          name.resize(name.size() - ext.size());
+          again = true;
+        }
+      }
+    }
+    return name;
+  };
+  std::string entrypoint = short_name(top_level_string(m, "traceName"));
+  if (entrypoint.empty()) entrypoint = short_name(src.file_name);
   if (entrypoint.empty()) entrypoint = "pytorch";
   std::vector<Draft> drafts;
   drafts.push_back({entrypoint, r0, r1, std::nullopt, false, kNone, {}});
