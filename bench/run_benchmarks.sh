@@ -96,3 +96,5 @@ if [ -x "$TORCH_BENCH" ]; then
 fi
 # SQL export vs import, and `sql` end to end (issue 16): its own script and table.
 "$ROOT/bench/sql_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
+# PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling (issue 14).
+"$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)

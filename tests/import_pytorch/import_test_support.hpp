@@ -1,0 +1,67 @@
+// Shared by the convert tests: run the converter, read the result back through the library's own
+// trace reader and health analysis (the same code `validate` uses).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "candle_graph/health.hpp"
+#include "candle_graph/trace.hpp"
+#include "import/pytorch/convert.hpp"
+#include "support/temp_dir.hpp"
+
+namespace cgimport {
+
+namespace fs = std::filesystem;
+using candle_graph::testing::TempDir;
+
+inline fs::path shared_fixture(std::string_view name) {
+  return fs::path(CG_SHARED_FIXTURE_DIR) / "pytorch-chrome-trace" / name;
+}
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Converted {
+  candle_graph::import::pytorch::ConvertResult result;
+  candle_graph::TraceDocument doc;
+  candle_graph::TraceHealth health;
+  std::map<std::string, std::string> tags;
+  std::size_t device_ops = 0;  // ops whose device is not "cpu"
+
+  std::string tag(const std::string& key) const {
+    const auto it = tags.find(key);
+    return it == tags.end() ? std::string() : it->second;
+  }
+};
+
+inline Converted convert_and_read(
+    const fs::path& input, const fs::path& output,
+    const candle_graph::import::pytorch::ConvertOptions& options = {}) {
+  Converted c;
+  c.result = candle_graph::import::pytorch::convert_pytorch_trace(input, output, options);
+  c.doc = candle_graph::parse_trace(output);
+  c.health = candle_graph::analyze_health(c.doc);
+  for (const candle_graph::Tag& t : c.doc.run.tags)
+    c.tags[std::string(t.key)] = std::string(t.value);
+  for (const candle_graph::OpEvent& op : c.doc.ops) c.device_ops += op.device != "cpu" ? 1 : 0;
+  return c;
+}
+
+inline std::string error_codes(const candle_graph::TraceHealth& h) {
+  std::string s;
+  for (const auto& i : h.issues) {
+    if (i.severity == candle_graph::HealthSeverity::error)
+      s += std::string(i.code) + ": " + std::string(i.message) + "\n";
+  }
+  return s;
+}
+
+}  // namespace cgimport
