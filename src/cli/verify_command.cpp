@@ -1,12 +1,46 @@
-// Placeholder: the `verify` command is being built (see the open issue).
-#include "candle_graph/error.hpp"
+// `candle-graph verify DIR [--semantic] [-o FILE]`: candle-graph/bundle-verification/1.
+#include <cstdio>
+#include <memory>
+
+#include "bundle/bundle_verify.hpp"
 #include "cli/command.hpp"
+#include "output/json_document.hpp"
 
 namespace candle_graph::cli {
 
 Runner register_verify(CLI::App& app) {
-  app.add_subcommand("verify", "(not built yet)");
-  return []() -> int { throw Error("verify is not built yet"); };
+  struct Args {
+    std::filesystem::path dir;
+    bool semantic = false;
+    std::optional<std::filesystem::path> output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "verify",
+      "Check an evidence bundle (written by `report --bundle`) against its manifest: every\n"
+      "declared file is re-hashed (SHA-256) and size-checked; extra, missing, changed, symlinked\n"
+      "or non-regular files are findings, each naming its path, and so is a hostile or broken\n"
+      "manifest (malformed JSON, `..` or absolute paths, a path listed twice, a size that lies,\n"
+      "a file larger than any trace could be). Nothing outside DIR is read and no symlink is\n"
+      "followed. --semantic also rebuilds the evidence from the retained trace (and baseline and\n"
+      "Nsight files) and requires evidence.json, report.md and viewer.html to equal it.\n"
+      "Prints candle-graph/bundle-verification/1 JSON: verified, findings [{code, path, "
+      "message}].\n"
+      "Exit: 0 verified, 1 not verified (or I/O error), 2 usage error.\n"
+      "Example: candle-graph verify evidence/run-42 --semantic | jq .findings");
+  cmd->add_option("DIR", args->dir, "bundle directory")->required();
+  cmd->add_flag("--semantic", args->semantic,
+                "also rebuild the evidence from the retained inputs and compare");
+  cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
+  return [args] {
+    const bundle::VerificationResult r =
+        bundle::verify_bundle(args->dir, {.semantic = args->semantic});
+    emit_output(args->output, output::to_pretty(bundle::verification_to_json(r)), {});
+    if (!r.verified)
+      std::fprintf(stderr, "error: %s: bundle not verified: %s\n", args->dir.string().c_str(),
+                   bundle::summarize_findings(r.findings).c_str());
+    return r.verified ? kExitOk : kExitRuntime;
+  };
 }
 
 }  // namespace candle_graph::cli
