@@ -67,14 +67,14 @@ void add(std::vector<Finding>& findings, std::string code, std::string path, std
 }
 
 // A required string member, or a finding.
-const nlohmann::json* member(const nlohmann::json& obj, const char* key,
-                             nlohmann::json::value_t type, std::vector<Finding>& findings,
-                             const std::string& where) {
+const nlohmann::ordered_json* member(const nlohmann::ordered_json& obj, const char* key,
+                                     nlohmann::ordered_json::value_t type,
+                                     std::vector<Finding>& findings, const std::string& where) {
   const auto it = obj.find(key);
-  const bool ok = it != obj.end() &&
-                  (it->type() == type ||
-                   (type == nlohmann::json::value_t::number_unsigned && it->is_number_integer() &&
-                    !it->is_number_float() && it->get<std::int64_t>() >= 0));
+  const bool ok = it != obj.end() && (it->type() == type ||
+                                      (type == nlohmann::ordered_json::value_t::number_unsigned &&
+                                       it->is_number_integer() && !it->is_number_float() &&
+                                       it->get<std::int64_t>() >= 0));
   if (!ok) {
     add(findings, "manifest_invalid", std::string(kManifestName),
         where + ": missing or mistyped member \"" + key + "\"");
@@ -83,7 +83,7 @@ const nlohmann::json* member(const nlohmann::json& obj, const char* key,
   return &*it;
 }
 
-std::optional<std::string> optional_string(const nlohmann::json& obj, const char* key,
+std::optional<std::string> optional_string(const nlohmann::ordered_json& obj, const char* key,
                                            std::vector<Finding>& findings, bool& ok) {
   const auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
@@ -100,11 +100,12 @@ std::optional<std::string> optional_string(const nlohmann::json& obj, const char
 
 std::optional<BundleManifest> parse_manifest(std::string_view text,
                                              std::vector<Finding>& findings) {
-  using vt = nlohmann::json::value_t;
+  using vt = nlohmann::ordered_json::value_t;
   const std::string manifest(kManifestName);
-  nlohmann::json j;
+  // Ordered, so that re-serialising a parsed manifest reproduces the original's key order.
+  nlohmann::ordered_json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     add(findings, "manifest_malformed", manifest,
         "not valid JSON at byte " + std::to_string(e.byte) +
@@ -194,6 +195,14 @@ std::optional<BundleManifest> parse_manifest(std::string_view text,
     }
   }
   if (findings.size() != before) return std::nullopt;
+  // Only the form `report --bundle` writes is accepted: an edit that keeps the JSON valid (extra
+  // members, reordered keys, other spacing) is tampering all the same.
+  if (manifest_to_json(m) != text) {
+    add(findings, "manifest_invalid", manifest,
+        "not in the canonical form `report --bundle` writes (extra members, other order or "
+        "spacing): the manifest was edited");
+    return std::nullopt;
+  }
   return m;
 }
 

@@ -82,6 +82,7 @@ class Verifier {
     for (const auto& [path, file] : declared_)
       if (!seen_.count(path))
         add("missing", path, "declared in the manifest but not in the bundle");
+    if (r_.findings.empty()) check_run_id();
     if (r_.findings.empty() && options_.semantic) semantic_check();
     return finish();
   }
@@ -135,6 +136,11 @@ class Verifier {
       add("size_limit", name, "the manifest grew beyond the limit while being read");
       return false;
     }
+    r_.manifest_sha256 = sha256_hex(text);
+    if (options_.manifest_sha256 && *options_.manifest_sha256 != *r_.manifest_sha256)
+      add("hash_mismatch", name,
+          "SHA-256 " + *r_.manifest_sha256 + " differs from the expected " +
+              *options_.manifest_sha256);
     r_.manifest = parse_manifest(text, r_.findings);
     return r_.manifest.has_value();
   }
@@ -295,6 +301,44 @@ class Verifier {
       add("hash_mismatch", rel, "SHA-256 " + digest + " differs from the declared " + f.sha256);
   }
 
+  // The manifest's run id must be the one of the (verified) trace's meta line, its first line.
+  void check_run_id() {
+    const std::string name(kTraceName);
+    Fd fd(open_regular(dirfd_.get(), name.c_str()));
+    if (!fd.ok()) {
+      add("unreadable", name, "cannot open: " + errno_text(errno));
+      return;
+    }
+    // The first non-blank line (the reader requires the meta there), within the first MiB.
+    std::string head;
+    char buf[65536];
+    std::size_t start = std::string::npos, end = std::string::npos;
+    while (head.size() < (std::size_t{1} << 20)) {
+      const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      head.append(buf, static_cast<std::size_t>(n));
+      start = head.find_first_not_of(" \t\r\n\f\v");
+      if (start != std::string::npos && (end = head.find('\n', start)) != std::string::npos) break;
+    }
+    if (start == std::string::npos) start = head.size();
+    head = head.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (head.size() >= 3 && head.compare(0, 3, "\xEF\xBB\xBF") == 0) head.erase(0, 3);
+    try {
+      Arena arena;
+      const TraceEvent e = parse_event_line(head, arena, name, 1);
+      if (const auto* meta = std::get_if<MetaEvent>(&e)) {
+        if (meta->run.run_id != r_.manifest->run_id)
+          add("run_id_mismatch", std::string(kManifestName),
+              "run_id \"" + r_.manifest->run_id + "\" is not the trace's \"" +
+                  std::string(meta->run.run_id) + "\"");
+        return;
+      }
+    } catch (const Error&) {
+    }
+    add("semantic_error", name, "the first record is not the trace's meta event");
+  }
+
   // Compares streamed pieces with the bytes of an open file; remembers the first difference.
   class StreamComparer {
    public:
@@ -443,6 +487,8 @@ output::OrderedJson verification_to_json(const VerificationResult& r) {
   j["run_id"] = r.manifest ? output::OrderedJson(r.manifest->run_id) : output::OrderedJson();
   j["tool_version"] =
       r.manifest ? output::OrderedJson(r.manifest->tool_version) : output::OrderedJson();
+  j["manifest_sha256"] =
+      r.manifest_sha256 ? output::OrderedJson(*r.manifest_sha256) : output::OrderedJson();
   j["files_checked"] = r.files_checked;
   j["bytes_hashed"] = r.bytes_hashed;
   output::OrderedJson findings = output::OrderedJson::array();

@@ -19,6 +19,9 @@ struct VerifyOptions {
   // Also rebuild the evidence from the retained trace (and baseline and Nsight files) and
   // compare it, and the Markdown report, byte for byte with evidence.json and report.md.
   bool semantic = false;
+  // When set, bundle.json must have this SHA-256 (the bundle's content address, printed by
+  // `report --bundle`): pins the manifest itself, tool version included.
+  std::optional<std::string> manifest_sha256;
 };
 
 struct VerificationResult {
@@ -26,6 +29,7 @@ struct VerificationResult {
   bool verified = false;
   bool semantic = false;  // the semantic check was requested
   std::optional<BundleManifest> manifest;
+  std::optional<std::string> manifest_sha256;  // of bundle.json as read
   std::uint64_t files_checked = 0;
   std::uint64_t bytes_hashed = 0;
   std::vector<Finding> findings;  // sorted by path, then code

@@ -10,6 +10,7 @@
 
 #include "bundle/bundle_input.hpp"
 #include "bundle/bundle_publish.hpp"
+#include "bundle/sha256.hpp"
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
@@ -98,10 +99,12 @@ Runner register_report(CLI::App& app) {
       const std::string label = req.trace.string();
       req.read.progress = &progress_to_stderr;
       req.read.progress_user = const_cast<std::string*>(&label);
-      bundle::publish_bundle(req);
+      const bundle::BundleManifest m = bundle::publish_bundle(req);
       if (args->json) copy_bundle_file(*args->bundle / bundle::kEvidenceName, *args->json);
       if (args->markdown) copy_bundle_file(*args->bundle / bundle::kReportName, *args->markdown);
-      std::fprintf(stderr, "published bundle %s\n", args->bundle->string().c_str());
+      std::fprintf(stderr, "published bundle %s (run %s, manifest sha256 %s)\n",
+                   args->bundle->string().c_str(), m.run_id.c_str(),
+                   bundle::sha256_hex(bundle::manifest_to_json(m)).c_str());
       return kExitOk;
     }
     const TraceDocument doc = load_trace(args->trace);

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "bundle/bundle_verify.hpp"
+#include "bundle/sha256.hpp"
 #include "cli/command.hpp"
 #include "output/json_document.hpp"
 
@@ -12,6 +13,7 @@ Runner register_verify(CLI::App& app) {
   struct Args {
     std::filesystem::path dir;
     bool semantic = false;
+    std::optional<std::string> manifest_sha256;
     std::optional<std::filesystem::path> output;
   };
   auto args = std::make_shared<Args>();
@@ -28,13 +30,19 @@ Runner register_verify(CLI::App& app) {
       "message}].\n"
       "Exit: 0 verified, 1 not verified (or I/O error), 2 usage error.\n"
       "Example: candle-graph verify evidence/run-42 --semantic | jq .findings");
+  // (`report --bundle` prints the manifest's SHA-256 on stderr; pin it with --manifest-sha256.)
   cmd->add_option("DIR", args->dir, "bundle directory")->required();
   cmd->add_flag("--semantic", args->semantic,
                 "also rebuild the evidence from the retained inputs and compare");
+  cmd->add_option("--manifest-sha256", args->manifest_sha256,
+                  "require bundle.json to have this SHA-256 (the content address `report\n"
+                  "--bundle` prints), which also pins the manifest's run id and tool version");
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   return [args] {
-    const bundle::VerificationResult r =
-        bundle::verify_bundle(args->dir, {.semantic = args->semantic});
+    if (args->manifest_sha256 && !bundle::is_sha256_hex(*args->manifest_sha256))
+      throw UsageError("--manifest-sha256 needs 64 lowercase hex digits");
+    const bundle::VerificationResult r = bundle::verify_bundle(
+        args->dir, {.semantic = args->semantic, .manifest_sha256 = args->manifest_sha256});
     emit_output(args->output, output::to_pretty(bundle::verification_to_json(r)), {});
     if (!r.verified)
       std::fprintf(stderr, "error: %s: bundle not verified: %s\n", args->dir.string().c_str(),
