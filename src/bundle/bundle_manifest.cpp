@@ -4,9 +4,18 @@
 #include <set>
 
 #include "bundle/sha256.hpp"
+#include "candle_graph/trace.hpp"
+#include "evidence/evidence_packet.hpp"
 #include "output/json_document.hpp"
+#include "viewer/viewer_payload.hpp"
 
 namespace candle_graph::bundle {
+
+std::vector<std::pair<std::string, std::string>> expected_schemas() {
+  return {{"trace", std::string(kTraceSchema)},
+          {"evidence", std::string(evidence::kEvidenceSchema)},
+          {"viewer", std::string(viewer::kViewerSchema)}};
+}
 
 std::string manifest_to_json(const BundleManifest& m) {
   output::OrderedJson j = output::OrderedJson::object();
@@ -136,6 +145,9 @@ std::optional<BundleManifest> parse_manifest(std::string_view text,
       m.schemas.emplace_back(role, s.get<std::string>());
     }
   }
+  if (m.schemas != expected_schemas())
+    add(findings, "manifest_invalid", manifest,
+        "schemas must be exactly those this tool writes (trace/6, evidence/1, viewer/4)");
   bool inputs_ok = true;
   if (const auto* v = member(j, "inputs", vt::object, findings, "manifest")) {
     const auto trace = v->find("trace");

@@ -51,6 +51,9 @@ struct BundleManifest {
   std::vector<ManifestFile> files;        // sorted by path, bundle.json excluded
 };
 
+// The `schemas` member of every bundle/1 manifest: role → schema of the files it holds.
+std::vector<std::pair<std::string, std::string>> expected_schemas();
+
 // Pretty JSON text of the manifest (declaration order, trailing newline).
 std::string manifest_to_json(const BundleManifest& manifest);
 

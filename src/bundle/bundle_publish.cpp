@@ -172,11 +172,11 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   const fs::path& dest = req.destination;
   if (dest.empty() || dest.filename().empty() || dest.filename() == "." || dest.filename() == "..")
     throw output::RefusedDestination(dest.string(), 0, "not a usable bundle directory name");
+  output::refuse_inside_bundle(dest);
   struct stat st {};
   if (::lstat(dest.c_str(), &st) == 0)
     throw output::RefusedDestination(
         dest.string(), 0, "already exists; a bundle is never replaced (choose a new directory)");
-  output::refuse_inside_bundle(dest);
   const fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
   {
     std::error_code ec;
@@ -190,9 +190,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
 
   BundleManifest m;
   m.tool_version = CG_VERSION;
-  m.schemas = {{"trace", std::string(kTraceSchema)},
-               {"evidence", std::string(evidence::kEvidenceSchema)},
-               {"viewer", std::string(viewer::kViewerSchema)}};
+  m.schemas = expected_schemas();
 
   m.files.push_back(copy_in(req.trace, stage, std::string(kTraceName)));
   step("trace", dest);
@@ -231,8 +229,15 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   std::optional<TraceDocument> baseline;
   if (req.baseline) baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
   m.run_id = std::string(doc.run.run_id);
-  const evidence::EvidencePacket packet = build_packet(doc, baseline ? &*baseline : nullptr,
-                                                       staged_nsight, std::string(kNsightDirName));
+  std::optional<evidence::EvidencePacket> built;
+  try {
+    built.emplace(build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,
+                               std::string(kNsightDirName)));
+  } catch (const Error& e) {  // an untrusted trace: name the user's file
+    if (!e.path().empty()) throw;
+    throw Error(req.trace.string(), 0, e.message());
+  }
+  const evidence::EvidencePacket& packet = *built;
   {
     StagedFile out(stage, std::string(kEvidenceName));
     output::JsonStream w([&](std::string_view piece) { out.write(piece); });

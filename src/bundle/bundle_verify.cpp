@@ -67,7 +67,8 @@ class Verifier {
     dirfd_.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!dirfd_.ok()) {
       const int err = errno;
-      if (err == ELOOP)
+      struct stat st {};
+      if (err == ELOOP || (::lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)))
         add("symlink", "", "the bundle directory is a symlink (verification never follows one)");
       else if (err == ENOTDIR)
         add("not_a_bundle", "", "not a directory");
