@@ -17,7 +17,8 @@ namespace candle_graph::bundle {
 
 struct VerifyOptions {
   // Also rebuild the evidence from the retained trace (and baseline and Nsight files) and
-  // compare it, and the Markdown report, byte for byte with evidence.json and report.md.
+  // compare it, and the Markdown report, byte for byte with evidence.json and report.md
+  // (viewer.html is covered by its hash only).
   bool semantic = false;
   // When set, bundle.json must have this SHA-256 (the bundle's content address, printed by
   // `report --bundle`): pins the manifest itself, tool version included.
