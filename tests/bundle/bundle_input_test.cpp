@@ -99,6 +99,7 @@ TEST_F(BundleInput, NoCommandWritesInsideABundle) {
         {"verify", bundle_.string(), "-o", out},
         {"report", trace, "--bundle", out}};
     if (out != targets.front()) commands = {commands.front(), commands.back()};
+    if (kStride > 1 && out != targets.front()) commands.resize(1);
     for (const auto& args : commands) {
       const RunResult r = run_cli(args);
       EXPECT_EQ(r.exit_code, 2) << out << " " << args[0] << "\n" << cgcli::describe(r);
