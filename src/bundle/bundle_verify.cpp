@@ -16,6 +16,7 @@
 #include "bundle/sha256.hpp"
 #include "candle_graph/error.hpp"
 #include "evidence/evidence_json.hpp"
+#include "output/json_document.hpp"
 #include "output/json_stream.hpp"
 
 namespace candle_graph::bundle {
@@ -479,7 +480,7 @@ VerificationResult verify_bundle(const std::filesystem::path& dir, const VerifyO
   return v.run(dir);
 }
 
-output::OrderedJson verification_to_json(const VerificationResult& r) {
+std::string verification_to_json(const VerificationResult& r) {
   output::OrderedJson j = output::OrderedJson::object();
   j["schema"] = kVerificationSchema;
   j["bundle"] = r.bundle;
@@ -501,7 +502,7 @@ output::OrderedJson verification_to_json(const VerificationResult& r) {
     findings.push_back(std::move(e));
   }
   j["findings"] = std::move(findings);
-  return j;
+  return output::to_pretty(j);
 }
 
 std::string summarize_findings(const std::vector<Finding>& findings, std::size_t max) {

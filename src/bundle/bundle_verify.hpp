@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "bundle/bundle_manifest.hpp"
-#include "output/json_document.hpp"
 
 namespace candle_graph::bundle {
 
@@ -40,8 +39,9 @@ struct VerificationResult {
 // machine fails (out of memory).
 VerificationResult verify_bundle(const std::filesystem::path& dir, const VerifyOptions& options);
 
-// candle-graph/bundle-verification/1, declaration order.
-output::OrderedJson verification_to_json(const VerificationResult& result);
+// candle-graph/bundle-verification/1 as pretty JSON text (declaration order, trailing newline).
+// Text, not a JSON value, so that this header stays free of nlohmann (build time).
+std::string verification_to_json(const VerificationResult& result);
 
 // A one-line account of the findings for error messages ("trace.jsonl: hash_mismatch, …").
 std::string summarize_findings(const std::vector<Finding>& findings, std::size_t max = 5);

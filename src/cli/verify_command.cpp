@@ -5,7 +5,6 @@
 #include "bundle/bundle_verify.hpp"
 #include "bundle/sha256.hpp"
 #include "cli/command.hpp"
-#include "output/json_document.hpp"
 
 namespace candle_graph::cli {
 
@@ -44,7 +43,7 @@ Runner register_verify(CLI::App& app) {
       throw UsageError("--manifest-sha256 needs 64 lowercase hex digits");
     const bundle::VerificationResult r = bundle::verify_bundle(
         args->dir, {.semantic = args->semantic, .manifest_sha256 = args->manifest_sha256});
-    emit_output(args->output, output::to_pretty(bundle::verification_to_json(r)), {});
+    emit_output(args->output, bundle::verification_to_json(r), {});
     if (!r.verified)
       std::fprintf(stderr, "error: %s: bundle not verified: %s\n", args->dir.string().c_str(),
                    bundle::summarize_findings(r.findings).c_str());
