@@ -140,6 +140,31 @@ TraceDocument parse_staged(const fs::path& staged, const fs::path& original,
   }
 }
 
+class CreatedParents {
+ public:
+  explicit CreatedParents(const fs::path& parent) {
+    std::error_code ec;
+    for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      made_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(parent, ec);
+    if (ec) throw Error(parent.string(), 0, "cannot create directory: " + ec.message());
+  }
+  ~CreatedParents() {
+    if (kept_) return;
+    std::error_code ec;
+    for (const auto& p : made_) fs::remove(p, ec);  // innermost first; only empty directories
+  }
+  CreatedParents(const CreatedParents&) = delete;
+  CreatedParents& operator=(const CreatedParents&) = delete;
+  void keep() { kept_ = true; }
+
+ private:
+  std::vector<fs::path> made_;
+  bool kept_ = false;
+};
+
 class Staging {
  public:
   explicit Staging(const fs::path& destination) {
@@ -178,11 +203,8 @@ BundleManifest publish_bundle(const PublishRequest& req) {
     throw output::RefusedDestination(
         dest.string(), 0, "already exists; a bundle is never replaced (choose a new directory)");
   const fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
-  {
-    std::error_code ec;
-    fs::create_directories(parent, ec);
-    if (ec) throw Error(parent.string(), 0, "cannot create directory: " + ec.message());
-  }
+  // Parent directories created here are removed again (when still empty) if publication fails.
+  CreatedParents created(parent);
 
   Staging staging(dest);
   const fs::path& stage = staging.path();
@@ -288,6 +310,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
       throw Error(dest.string(), 0, "cannot publish the bundle: " + errno_text());
   }
   staging.release();
+  created.keep();
   fsync_path(parent, O_DIRECTORY);
   return m;
 }

@@ -139,21 +139,22 @@ TEST(BundlePublish, ExistingDestinationIsRefused) {
 }
 
 // Each step of kPublishSteps fails once (CG_BUNDLE_FAIL_AT): exit 1 naming the step, and the
-// directory holds exactly what it held before (no bundle, no staging directory).
+// directory holds exactly what it held before (no bundle, no staging directory, no parent
+// directory made for the bundle).
 TEST(BundlePublish, FailureAtAnyStepLeavesNothing) {
   cgcli::TempDir tmp;
   const Inputs in = make_inputs(tmp.path());
   const std::set<std::string> before = listing(tmp.path());
   for (const char* step : candle_graph::bundle::kPublishSteps) {
     ::setenv("CG_BUNDLE_FAIL_AT", step, 1);
-    const RunResult r = publish(in, tmp / "b");
+    const RunResult r = publish(in, tmp / "new" / "b");  // "new" is created, then removed
     ::unsetenv("CG_BUNDLE_FAIL_AT");
     EXPECT_EQ(r.exit_code, 1) << step << "\n" << cgcli::describe(r);
     EXPECT_THAT(r.err, HasSubstr("step \"" + std::string(step) + "\"")) << step;
     EXPECT_EQ(listing(tmp.path()), before) << "after a failure at " << step;
   }
   // The same inputs publish once nothing fails.
-  EXPECT_EQ(publish(in, tmp / "b").exit_code, 0);
+  EXPECT_EQ(publish(in, tmp / "new" / "b").exit_code, 0);
 }
 
 TEST(BundlePublish, UntrustedTraceLeavesNothing) {
