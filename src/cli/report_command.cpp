@@ -16,6 +16,7 @@
 #include "cli/command.hpp"
 #include "evidence/evidence_json.hpp"
 #include "output/atomic_file.hpp"
+#include "output/write_guard.hpp"
 
 namespace candle_graph::cli {
 namespace {
@@ -91,6 +92,17 @@ Runner register_report(CLI::App& app) {
         (output::same_file(*args->json, *args->markdown) || *args->json == *args->markdown))
       throw UsageError("--json and --markdown must name different files");
     if (args->bundle) {
+      // Refused before anything is published: copies that would land in a bundle.
+      const auto dest = std::filesystem::weakly_canonical(std::filesystem::absolute(*args->bundle));
+      for (const auto& out : {args->json, args->markdown}) {
+        if (!out) continue;
+        output::refuse_inside_bundle(*out);
+        const auto at = std::filesystem::weakly_canonical(std::filesystem::absolute(*out));
+        const auto rel = at.lexically_relative(dest);
+        if (!rel.empty() && *rel.begin() != "..")
+          throw UsageError(out->string() + ": refusing to write inside the evidence bundle " +
+                           args->bundle->string() + " (bundles never change after publication)");
+      }
       bundle::PublishRequest req;
       req.destination = *args->bundle;
       req.trace = report_trace_file(args->trace);

@@ -133,6 +133,11 @@ TEST(BundlePublish, ExistingDestinationIsRefused) {
   r = publish(in, tmp / "file");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(read_file(tmp / "file"), "keep");
+  // A copy of evidence.json into the new bundle is refused before anything is published.
+  r = run_cli({"report", in.trace.string(), "--bundle", (tmp / "d").string(), "--json",
+               (tmp / "d" / "e.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << cgcli::describe(r);
+  EXPECT_FALSE(fs::exists(tmp / "d"));
   // Without --bundle, report still needs both outputs.
   r = run_cli({"report", in.trace.string(), "--json", (tmp / "e.json").string()});
   EXPECT_EQ(r.exit_code, 2);
