@@ -76,6 +76,14 @@ TEST(BundlePublish, WritesEveryFileWithItsSizeAndHash) {
   EXPECT_EQ(doc["files_checked"], 7);
   const RunResult s = run_cli({"verify", dest.string(), "--semantic"});
   EXPECT_EQ(s.exit_code, 0) << cgcli::describe(s);
+  // The content address printed at publication pins the manifest.
+  const std::string pin = sha256sum(dest / "bundle.json");
+  EXPECT_EQ(nlohmann::json::parse(s.out)["manifest_sha256"], pin);
+  EXPECT_EQ(run_cli({"verify", dest.string(), "--manifest-sha256", pin}).exit_code, 0);
+  std::string other = pin;
+  other[0] = other[0] == 'a' ? 'b' : 'a';
+  EXPECT_EQ(run_cli({"verify", dest.string(), "--manifest-sha256", other}).exit_code, 1);
+  EXPECT_EQ(run_cli({"verify", dest.string(), "--manifest-sha256", "xyz"}).exit_code, 2);
 }
 
 // The bundle's rendered files are what `report` and `view` write for the same inputs (with the
