@@ -87,6 +87,7 @@ echo '```'
 "$BUILD/bench/evidence_bench" stages "$(trace_for 6000)"
 echo '```'
 "$ROOT/bench/cohort_bench.sh" "$BUILD"  # cohort compare 2 x 10 runs vs one summary (issue 17)
+"$ROOT/bench/bundle_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)  # evidence bundles (issue 17)
 # LibTorch capture overhead (issue 5; built when libtorch-dev is installed): a plain timing
 # program, one process, interleaved updates; it prints its own Markdown tables.
 TORCH_BENCH=$BUILD/integrations/torch/torch_overhead_bench

@@ -1,31 +1,56 @@
 #include "cli/analysis_support.hpp"
 
 #include <cstdio>
+#include <map>
 #include <memory>
 
+#include "bundle/bundle_evidence.hpp"
+#include "bundle/bundle_input.hpp"
 #include "cli/command.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
 
+namespace {
+
+std::optional<bundle::BundleInput> bundle_input_of(const std::filesystem::path& path) {
+  if (!bundle::is_bundle_dir(path)) return std::nullopt;
+  // One verification per bundle and process, however many times a command asks.
+  static std::map<std::filesystem::path, bundle::BundleInput> verified;
+  const auto it = verified.find(path);
+  if (it != verified.end()) return it->second;
+  return verified.emplace(path, bundle::open_verified_bundle(path)).first->second;
+}
+
+}  // namespace
+
 TraceDocument load_trace(const std::filesystem::path& path) {
-  const std::string label = path.string();
+  const auto in = bundle_input_of(path);
+  const std::filesystem::path& file = in ? in->trace : path;
+  const std::string label = file.string();
   ReadOptions options;
   options.progress = &progress_to_stderr;
   options.progress_user = const_cast<std::string*>(&label);
-  return parse_trace(path, options);
+  return parse_trace(file, options);
+}
+
+std::optional<std::filesystem::path> nsight_dir_for(
+    const std::filesystem::path& input, const std::optional<std::filesystem::path>& given) {
+  if (given) return given;
+  const auto in = bundle_input_of(input);
+  return in ? in->nsight_dir : std::nullopt;
 }
 
 evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDocument* baseline,
                                         const std::optional<std::filesystem::path>& nsight_dir,
                                         const GraphOptions& options) {
-  std::optional<Comparison> comparison;
-  if (baseline) comparison = compare_documents(*baseline, doc);
-  // The semantic keys (one string per measured span) are only needed to match NVTX ranges, so
-  // they are not built when no Nsight directory was given.
-  nsight::NsightEvidence gpu = nsight::load_optional(
-      nsight_dir, nsight_dir ? evidence::expected_semantic_keys(doc) : std::vector<std::string>{});
-  return evidence::make_evidence_packet(doc, std::move(gpu), std::move(comparison), options);
+  // A bundle's nsight/ directory is named bundle-relative in the evidence, as in its
+  // evidence.json, so the packet of a bundle input equals the one it holds.
+  std::optional<std::string> label;
+  if (nsight_dir && nsight_dir->filename() == "nsight" &&
+      bundle::is_bundle_dir(nsight_dir->parent_path()))
+    label = "nsight";
+  return bundle::build_packet(doc, baseline, nsight_dir, label, options);
 }
 
 void emit_json(const std::optional<std::filesystem::path>& out,
@@ -63,12 +88,14 @@ std::function<int()> register_packet_command(CLI::App& app, const char* name, co
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(name, help);
-  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file")->required();
+  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file or verified bundle directory")
+      ->required();
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   add_nsight_option(cmd, args->nsight_dir);
   return [args, options, write] {
     const TraceDocument doc = load_trace(args->trace);
-    const evidence::EvidencePacket packet = build_evidence(doc, nullptr, args->nsight_dir, options);
+    const evidence::EvidencePacket packet =
+        build_evidence(doc, nullptr, nsight_dir_for(args->trace, args->nsight_dir), options);
     emit_json(args->output, {args->trace}, [&](output::JsonStream& w) { write(w, packet); });
     return static_cast<int>(kExitOk);
   };

@@ -14,7 +14,13 @@
 
 namespace candle_graph::cli {
 
+// Reads a trace with progress. `path` may be a bundle directory (report --bundle): it is verified
+// first (Error when it does not verify) and its trace.jsonl is read.
 TraceDocument load_trace(const std::filesystem::path& path);
+
+// The Nsight directory to use for `input`: `given` when set, else a bundle input's nsight/.
+std::optional<std::filesystem::path> nsight_dir_for(
+    const std::filesystem::path& input, const std::optional<std::filesystem::path>& given);
 
 // §9.2 build_evidence over parsed documents: the optional baseline comparison, the GPU evidence
 // (§10.2 load_optional) and the packet. Throws on an untrusted trace.

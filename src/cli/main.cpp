@@ -7,6 +7,7 @@
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace.hpp"
 #include "cli/command.hpp"
+#include "output/write_guard.hpp"
 
 int main(int argc, char** argv) {
   using namespace candle_graph;
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return run();
     return kExitUsage;
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const output::RefusedDestination& e) {  // e.g. an output inside an evidence bundle
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitUsage;
   } catch (const Error& e) {

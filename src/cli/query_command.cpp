@@ -40,8 +40,8 @@ Runner register_query(CLI::App& app) {
     const evidence::QueryKind kind = *evidence::parse_query_kind(args->kind);
     const TraceDocument doc = load_trace(args->trace);
     const bool edges = kind == evidence::QueryKind::spans;  // only `spans` shows edges
-    const evidence::EvidencePacket packet =
-        build_evidence(doc, nullptr, std::nullopt, GraphOptions{.edges = edges});
+    const evidence::EvidencePacket packet = build_evidence(
+        doc, nullptr, nsight_dir_for(args->trace, std::nullopt), GraphOptions{.edges = edges});
     emit_json(args->output, {args->trace}, [&](output::JsonStream& w) {
       evidence::write_query_document(w, packet, kind, args->limit);
     });

@@ -1,15 +1,26 @@
 // `candle-graph report TRACE [--baseline B] [--nsight-dir DIR] --json FILE --markdown FILE
 // [--html FILE] [--headline]`: the evidence packet as JSON and as Markdown (§9.3, §11, plus the
 // added sections of report_digest.hpp), optionally the viewer of the same packet, and the report's
-// top lines on stdout.
+// top lines on stdout. With `--bundle DIR`: an evidence bundle (candle-graph/bundle/1) published
+// atomically, holding the same files.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
+#include "bundle/bundle_input.hpp"
+#include "bundle/bundle_publish.hpp"
+#include "bundle/sha256.hpp"
+#include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/report_digest.hpp"
 #include "output/atomic_file.hpp"
+#include "output/write_guard.hpp"
 #include "viewer/html_document.hpp"
 #include "viewer/viewer_payload.hpp"
 
@@ -27,6 +38,32 @@ std::string report_shell_word(const std::string& text) {
   return quoted + "'";
 }
 
+// Copies a published bundle file to a user-named output (atomically, through AtomicFile).
+void copy_bundle_file(const std::filesystem::path& from, const std::filesystem::path& to) {
+  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) throw Error(from.string(), 0, std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  output::AtomicFile out(to);
+  std::string buf(std::size_t{1} << 20, '\0');
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(from.string(), 0, std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) break;
+    out.write(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  out.commit();
+}
+
+// A trace argument that names a bundle stands for the bundle's (verified) trace.jsonl.
+std::filesystem::path report_trace_file(const std::filesystem::path& path) {
+  if (!bundle::is_bundle_dir(path)) return path;
+  return bundle::open_verified_bundle(path).trace;
+}
+
 }  // namespace
 
 Runner register_report(CLI::App& app) {
@@ -34,9 +71,10 @@ Runner register_report(CLI::App& app) {
     std::filesystem::path trace;
     std::optional<std::filesystem::path> baseline;
     std::optional<std::filesystem::path> nsight_dir;
-    std::filesystem::path json;
-    std::filesystem::path markdown;
+    std::optional<std::filesystem::path> json;
+    std::optional<std::filesystem::path> markdown;
     std::optional<std::filesystem::path> html;
+    std::optional<std::filesystem::path> bundle;
     bool headline = false;
   };
   auto args = std::make_shared<Args>();
@@ -48,48 +86,98 @@ Runner register_report(CLI::App& app) {
       "peak, GPU (with --nsight-dir) and against the baseline (with --baseline). --html adds the\n"
       "viewer of the same packet; --headline prints the report's top lines and the output paths.\n"
       "Every file is written atomically.\n"
-      "Exit: 0 ok, 1 unreadable or untrusted trace, 2 usage error.\n"
-      "Example: candle-graph report run/trace.jsonl --baseline main/trace.jsonl \\\n"
-      "           --json run/evidence.json --markdown run/report.md --html run/viewer.html \\\n"
-      "           --headline");
-  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file")->required();
-  cmd->add_option("--baseline", args->baseline, "trace/6 JSONL of a run to compare against");
+      "With --bundle DIR, publish an evidence bundle instead (--json/--markdown/--html then\n"
+      "optional copies): bundle.json (candle-graph/bundle/1: run id, tool version, schemas, path,\n"
+      "size and SHA-256 of every file), trace.jsonl (the input, byte for byte), baseline.jsonl\n"
+      "(with --baseline), evidence.json, report.md, viewer.html and nsight/ (with --nsight-dir).\n"
+      "It is staged next to DIR, verified, fsynced and renamed into place; an existing DIR is\n"
+      "refused. Check it later with `candle-graph verify DIR`.\n"
+      "Exit: 0 ok, 1 unreadable or untrusted trace or I/O error, 2 usage error (also: DIR\n"
+      "      exists, or an output lies inside a bundle).\n"
+      "Examples: candle-graph report run/trace.jsonl --baseline main/trace.jsonl \\\n"
+      "            --json run/evidence.json --markdown run/report.md --html run/viewer.html \\\n"
+      "            --headline\n"
+      "          candle-graph report run/trace.jsonl --nsight-dir run/nsys --bundle "
+      "evidence/run-42");
+  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file (or verified bundle directory)")
+      ->required();
+  cmd->add_option("--baseline", args->baseline,
+                  "trace/6 JSONL (or bundle) of a run to compare against");
   add_nsight_option(cmd, args->nsight_dir);
-  cmd->add_option("--json", args->json, "where to write the evidence JSON")->required();
-  cmd->add_option("--markdown", args->markdown, "where to write the Markdown report")->required();
+  cmd->add_option("--json", args->json, "where to write the evidence JSON");
+  cmd->add_option("--markdown", args->markdown, "where to write the Markdown report");
   cmd->add_option("--html", args->html, "also write the HTML viewer of the same packet here");
   cmd->add_flag("--headline", args->headline,
                 "print the trust verdict, measured total, three heaviest ops, peak memory and the "
                 "output paths to stdout");
+  cmd->add_option("--bundle", args->bundle,
+                  "publish an evidence bundle into this new directory (must not exist)");
   return [args] {
-    if (output::same_file(args->json, args->markdown) || args->json == args->markdown)
-      throw UsageError("--json and --markdown must name different files");
-    if (args->html && (*args->html == args->json || *args->html == args->markdown ||
-                       output::same_file(*args->html, args->json) ||
-                       output::same_file(*args->html, args->markdown)))
-      throw UsageError("--html must name a file other than --json and --markdown");
+    if (!args->bundle && (!args->json || !args->markdown))
+      throw UsageError("report needs --json FILE and --markdown FILE (or --bundle DIR)");
+    const std::vector<std::filesystem::path> outs = [&] {
+      std::vector<std::filesystem::path> v;
+      for (const auto& o : {args->json, args->markdown, args->html})
+        if (o) v.push_back(*o);
+      return v;
+    }();
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      for (std::size_t j = i + 1; j < outs.size(); ++j)
+        if (outs[i] == outs[j] || output::same_file(outs[i], outs[j]))
+          throw UsageError("--json, --markdown and --html must name different files");
+    if (args->bundle) {
+      if (args->headline)
+        throw UsageError("--headline is not available with --bundle; run `candle-graph report " +
+                         args->bundle->string() + " --json … --markdown … --headline` afterwards");
+      // Refused before anything is published: copies that would land in a bundle.
+      const auto dest = std::filesystem::weakly_canonical(std::filesystem::absolute(*args->bundle));
+      for (const auto& out : outs) {
+        output::refuse_inside_bundle(out);
+        const auto at = std::filesystem::weakly_canonical(std::filesystem::absolute(out));
+        const auto rel = at.lexically_relative(dest);
+        if (!rel.empty() && *rel.begin() != "..")
+          throw UsageError(out.string() + ": refusing to write inside the evidence bundle " +
+                           args->bundle->string() + " (bundles never change after publication)");
+      }
+      bundle::PublishRequest req;
+      req.destination = *args->bundle;
+      req.trace = report_trace_file(args->trace);
+      if (args->baseline) req.baseline = report_trace_file(*args->baseline);
+      req.nsight_dir = nsight_dir_for(args->trace, args->nsight_dir);
+      const std::string label = req.trace.string();
+      req.read.progress = &progress_to_stderr;
+      req.read.progress_user = const_cast<std::string*>(&label);
+      const bundle::BundleManifest m = bundle::publish_bundle(req);
+      if (args->json) copy_bundle_file(*args->bundle / bundle::kEvidenceName, *args->json);
+      if (args->markdown) copy_bundle_file(*args->bundle / bundle::kReportName, *args->markdown);
+      if (args->html) copy_bundle_file(*args->bundle / bundle::kViewerName, *args->html);
+      std::fprintf(stderr, "published bundle %s (run %s, manifest sha256 %s)\n",
+                   args->bundle->string().c_str(), m.run_id.c_str(),
+                   bundle::sha256_hex(bundle::manifest_to_json(m)).c_str());
+      return kExitOk;
+    }
     const TraceDocument doc = load_trace(args->trace);
     std::optional<TraceDocument> baseline;
     if (args->baseline) baseline = load_trace(*args->baseline);
-    const evidence::EvidencePacket packet =
-        build_evidence(doc, baseline ? &*baseline : nullptr, args->nsight_dir);
+    const evidence::EvidencePacket packet = build_evidence(
+        doc, baseline ? &*baseline : nullptr, nsight_dir_for(args->trace, args->nsight_dir));
     const std::filesystem::path base = args->baseline.value_or(args->trace);
     // The page first: when the front end is not bundled this fails before any file is written.
     std::string html;
     if (args->html) html = viewer::render_evidence_html(viewer::project(packet));
-    emit_json(args->json, {args->trace, base},
+    emit_json(*args->json, {args->trace, base},
               [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); });
     const evidence::ReportDigest digest = evidence::make_report_digest(packet);
     emit_output(
-        args->markdown,
+        *args->markdown,
         evidence::render_markdown(packet) + evidence::render_report_sections(packet, digest),
         {args->trace, base});
     if (args->html) emit_output(*args->html, html, {args->trace, base});
     if (args->headline) {
       std::string text = evidence::render_headline(packet, digest);
       text += "\nOutputs:\n";
-      text += "  evidence  " + args->json.string() + "\n";
-      text += "  report    " + args->markdown.string() + "\n";
+      text += "  evidence  " + args->json->string() + "\n";
+      text += "  report    " + args->markdown->string() + "\n";
       if (args->html) {
         text += "  viewer    " + args->html->string() + "\n";
         text += "Open the viewer: xdg-open " + report_shell_word(args->html->string()) + "\n";

@@ -51,10 +51,11 @@ Runner register_view(CLI::App& app) {
       "Trace graph, Timeline, Span costs, Memory and GPU views. Opens from disk, makes no network\n"
       "request. Example: candle-graph view trace.jsonl -o viewer.html");
   auto* trace =
-      cmd->add_option("TRACE", opts->trace, "trace/6 JSONL file")->check(CLI::ExistingFile);
+      cmd->add_option("TRACE", opts->trace, "trace/6 JSONL file or verified bundle directory")
+          ->check(CLI::ExistingPath);
   cmd->add_option("-o,--output", opts->output, "HTML file to write")->required();
-  cmd->add_option("--baseline", opts->baseline, "baseline trace for the comparison")
-      ->check(CLI::ExistingFile);
+  cmd->add_option("--baseline", opts->baseline, "baseline trace (or bundle) for the comparison")
+      ->check(CLI::ExistingPath);
   cmd->add_option("--nsight-dir", opts->nsight_dir, "directory of `nsys stats` CSV reports");
   auto* payload = cmd->add_option("--payload", opts->payload,
                                   "render this viewer/4 JSON payload instead of a trace")
@@ -68,8 +69,8 @@ Runner register_view(CLI::App& app) {
       const TraceDocument doc = load_trace(opts->trace);
       std::optional<TraceDocument> baseline;
       if (opts->baseline) baseline = load_trace(*opts->baseline);
-      const evidence::EvidencePacket packet =
-          build_evidence(doc, baseline ? &*baseline : nullptr, opts->nsight_dir);
+      const evidence::EvidencePacket packet = build_evidence(
+          doc, baseline ? &*baseline : nullptr, nsight_dir_for(opts->trace, opts->nsight_dir));
       json = viewer::project(packet);
     } else {
       throw UsageError("view needs a TRACE (or --payload FILE)");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "candle_graph/error.hpp"
+#include "output/write_guard.hpp"
 
 namespace candle_graph::output {
 namespace fs = std::filesystem;
@@ -19,6 +20,7 @@ std::string errno_text() {
 }  // namespace
 
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
+  refuse_inside_bundle(target_);
   const fs::path parent = target_.parent_path();
   if (!parent.empty()) {
     std::error_code ec;

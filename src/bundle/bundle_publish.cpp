@@ -1,0 +1,318 @@
+#include "bundle/bundle_publish.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "bundle/bundle_evidence.hpp"
+#include "bundle/bundle_verify.hpp"
+#include "bundle/sha256.hpp"
+#include "evidence/evidence_json.hpp"
+#include "output/json_stream.hpp"
+#include "output/write_guard.hpp"
+#include "viewer/viewer_payload.hpp"
+
+namespace candle_graph::bundle {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+// Test hook: CG_BUNDLE_FAIL_AT=STEP fails publication at STEP (see kPublishSteps).
+void step(const char* name, const fs::path& destination) {
+  const char* fail = std::getenv("CG_BUNDLE_FAIL_AT");
+  if (fail != nullptr && std::strcmp(fail, name) == 0)
+    throw Error(destination.string(), 0,
+                std::string("publication failed at step \"") + name +
+                    "\" (injected by CG_BUNDLE_FAIL_AT); no bundle was written");
+}
+
+void fsync_path(const fs::path& p, int flags) {
+  const int fd = ::open(p.c_str(), flags | O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string why = errno_text();
+    if (fd >= 0) ::close(fd);
+    throw Error(p.string(), 0, "cannot fsync: " + why);
+  }
+  ::close(fd);
+}
+
+// One file of the staging directory: written once, hashed while written, fsynced on close.
+class StagedFile {
+ public:
+  StagedFile(const fs::path& stage, std::string rel) : rel_(std::move(rel)), path_(stage / rel_) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(path_.string(), 0, "cannot create staged file: " + errno_text());
+  }
+  ~StagedFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+
+  void write(std::string_view bytes) {
+    hash_.update(bytes);
+    size_ += bytes.size();
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw Error(path_.string(), 0, "cannot write staged file: " + errno_text());
+      }
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+
+  ManifestFile close() {
+    if (::fsync(fd_) != 0) throw Error(path_.string(), 0, "cannot fsync: " + errno_text());
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw Error(path_.string(), 0, "cannot close: " + errno_text());
+    return {rel_, size_, hash_.hex_digest()};
+  }
+
+  const fs::path& path() const { return path_; }
+
+ private:
+  std::string rel_;
+  fs::path path_;
+  int fd_ = -1;
+  Sha256 hash_;
+  std::uint64_t size_ = 0;
+};
+
+// Copies a regular input file (symlinks to one are followed: inputs are the user's choice).
+ManifestFile copy_in(const fs::path& from, const fs::path& stage, const std::string& rel) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (in < 0) throw Error(from.string(), 0, "cannot open: " + errno_text());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{in};
+  struct stat st {};
+  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
+    throw Error(from.string(), 0, "not a regular file");
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes)
+    throw Error(from.string(), 0, "larger than a bundle may hold");
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  StagedFile out(stage, rel);
+  std::vector<char> buf(kChunk);
+  for (;;) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(from.string(), 0, "cannot read: " + errno_text());
+    }
+    if (n == 0) break;
+    out.write(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  return out.close();
+}
+
+ManifestFile write_text(const fs::path& stage, const std::string& rel, std::string_view text) {
+  StagedFile out(stage, rel);
+  out.write(text);
+  return out.close();
+}
+
+// The trace parsed from its staged copy, errors naming the user's file.
+TraceDocument parse_staged(const fs::path& staged, const fs::path& original,
+                           const ReadOptions& read) {
+  try {
+    return parse_trace(staged, read);
+  } catch (const Error& e) {
+    throw Error(original.string(), e.line(), e.message());
+  }
+}
+
+class CreatedParents {
+ public:
+  explicit CreatedParents(const fs::path& parent) {
+    std::error_code ec;
+    for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      made_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(parent, ec);
+    if (ec) throw Error(parent.string(), 0, "cannot create directory: " + ec.message());
+  }
+  ~CreatedParents() {
+    if (kept_) return;
+    std::error_code ec;
+    for (const auto& p : made_) fs::remove(p, ec);  // innermost first; only empty directories
+  }
+  CreatedParents(const CreatedParents&) = delete;
+  CreatedParents& operator=(const CreatedParents&) = delete;
+  void keep() { kept_ = true; }
+
+ private:
+  std::vector<fs::path> made_;
+  bool kept_ = false;
+};
+
+class Staging {
+ public:
+  explicit Staging(const fs::path& destination) {
+    const fs::path parent =
+        destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
+    std::string tmpl =
+        (parent / ("." + destination.filename().string() + ".staging-XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw Error(destination.string(), 0, "cannot create the staging directory: " + errno_text());
+    path_ = tmpl;
+  }
+  ~Staging() {
+    if (!path_.empty()) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  const fs::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+BundleManifest publish_bundle(const PublishRequest& req) {
+  const fs::path& dest = req.destination;
+  if (dest.empty() || dest.filename().empty() || dest.filename() == "." || dest.filename() == "..")
+    throw output::RefusedDestination(dest.string(), 0, "not a usable bundle directory name");
+  output::refuse_inside_bundle(dest);
+  struct stat st {};
+  if (::lstat(dest.c_str(), &st) == 0)
+    throw output::RefusedDestination(
+        dest.string(), 0, "already exists; a bundle is never replaced (choose a new directory)");
+  const fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
+  // Parent directories created here are removed again (when still empty) if publication fails.
+  CreatedParents created(parent);
+
+  Staging staging(dest);
+  const fs::path& stage = staging.path();
+  step("stage", dest);
+
+  BundleManifest m;
+  m.tool_version = CG_VERSION;
+  m.schemas = expected_schemas();
+
+  m.files.push_back(copy_in(req.trace, stage, std::string(kTraceName)));
+  step("trace", dest);
+  if (req.baseline) {
+    m.baseline = std::string(kBaselineName);
+    m.files.push_back(copy_in(*req.baseline, stage, std::string(kBaselineName)));
+  }
+  step("baseline", dest);
+  std::optional<fs::path> staged_nsight;
+  if (req.nsight_dir) {
+    std::error_code ec;
+    if (!fs::is_directory(*req.nsight_dir, ec))
+      throw Error(req.nsight_dir->string(), 0, "the Nsight report directory does not exist");
+    staged_nsight = stage / kNsightDirName;
+    if (::mkdir(staged_nsight->c_str(), 0755) != 0)
+      throw Error(staged_nsight->string(), 0, "cannot create: " + errno_text());
+    m.nsight_dir = std::string(kNsightDirName);
+    std::vector<fs::path> inputs;
+    for (fs::directory_iterator it(*req.nsight_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code type_ec;
+      if (it->is_regular_file(type_ec)) inputs.push_back(it->path());
+    }
+    if (ec) throw Error(req.nsight_dir->string(), 0, "cannot list: " + ec.message());
+    std::sort(inputs.begin(), inputs.end());
+    for (const auto& in : inputs) {
+      const std::string rel = std::string(kNsightDirName) + "/" + in.filename().string();
+      if (path_problem(rel))
+        throw Error(in.string(), 0, "a file name a bundle cannot hold: " + *path_problem(rel));
+      m.files.push_back(copy_in(in, stage, rel));
+    }
+    fsync_path(*staged_nsight, O_DIRECTORY);
+  }
+  step("nsight", dest);
+
+  const TraceDocument doc = parse_staged(stage / kTraceName, req.trace, req.read);
+  std::optional<TraceDocument> baseline;
+  if (req.baseline) baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
+  m.run_id = std::string(doc.run.run_id);
+  std::optional<evidence::EvidencePacket> built;
+  try {
+    built.emplace(build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,
+                               std::string(kNsightDirName)));
+  } catch (const Error& e) {  // an untrusted trace: name the user's file
+    if (!e.path().empty()) throw;
+    throw Error(req.trace.string(), 0, e.message());
+  }
+  const evidence::EvidencePacket& packet = *built;
+  {
+    StagedFile out(stage, std::string(kEvidenceName));
+    output::JsonStream w([&](std::string_view piece) { out.write(piece); });
+    evidence::write_evidence_packet(w, packet);
+    w.finish();
+    m.files.push_back(out.close());
+  }
+  step("evidence", dest);
+  m.files.push_back(write_text(stage, std::string(kReportName), render_report(packet)));
+  step("report", dest);
+  m.files.push_back(write_text(stage, std::string(kViewerName), render_viewer(packet)));
+  step("viewer", dest);
+
+  std::sort(m.files.begin(), m.files.end(),
+            [](const ManifestFile& a, const ManifestFile& b) { return a.path < b.path; });
+  write_text(stage, std::string(kManifestName), manifest_to_json(m));
+  step("manifest", dest);
+
+  const VerificationResult check = verify_bundle(stage, {});
+  if (!check.verified)
+    throw Error(dest.string(), 0,
+                "the staged bundle failed verification: " + summarize_findings(check.findings));
+  step("verify", dest);
+
+  // mkdtemp made the staging directory private (0700); the bundle gets the usual mode.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::chmod(stage.c_str(), 0777 & ~mask) != 0)
+    throw Error(stage.string(), 0, "cannot set the bundle's permissions: " + errno_text());
+  fsync_path(stage, O_DIRECTORY);
+  step("fsync", dest);
+
+  step("rename", dest);
+  if (::renameat2(AT_FDCWD, stage.c_str(), AT_FDCWD, dest.c_str(), RENAME_NOREPLACE) != 0) {
+    const int err = errno;
+    if (err == EEXIST)
+      throw output::RefusedDestination(dest.string(), 0,
+                                       "appeared while the bundle was being staged; not replaced");
+    if (err != EINVAL && err != ENOSYS)
+      throw Error(dest.string(), 0,
+                  std::string("cannot publish the bundle: ") + std::strerror(err));
+    // A file system without RENAME_NOREPLACE: rename(2) would replace an empty directory that
+    // appeared meanwhile, so check once more just before.
+    if (::lstat(dest.c_str(), &st) == 0)
+      throw output::RefusedDestination(dest.string(), 0,
+                                       "appeared while the bundle was being staged; not replaced");
+    if (::rename(stage.c_str(), dest.c_str()) != 0)
+      throw Error(dest.string(), 0, "cannot publish the bundle: " + errno_text());
+  }
+  staging.release();
+  created.keep();
+  fsync_path(parent, O_DIRECTORY);
+  return m;
+}
+
+}  // namespace candle_graph::bundle
