@@ -8,6 +8,7 @@
 #include "candle_graph/error.hpp"
 #include "export/sqlite_loader.hpp"
 #include "export/sqlite_schema.hpp"
+#include "output/write_guard.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -33,6 +34,9 @@ void tune_for_bulk_load(const Connection& db) {
 }  // namespace
 
 DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(target)) {
+  // Written through its own temporary file (SQLite owns the writes), so the bundle guard that
+  // output::AtomicFile applies to every other output is applied here.
+  output::refuse_inside_bundle(target_);
   std::error_code ec;
   const bool exists = fs::exists(target_, ec);
   if (exists && !append)
