@@ -78,8 +78,8 @@ TEST_F(BundleInput, NoCommandWritesInsideABundle) {
   fs::create_directory_symlink(bundle_, tmp_ / "link");
   fs::create_directory(tmp_ / "elsewhere");
   // A Chrome export of the trace, for `convert` (written outside the bundle, so allowed).
-  const std::string chrome_ = (tmp_ / "trace.chrome.json").string();
-  ASSERT_EQ(run_cli({"export", trace, "--format", "chrome", "-o", chrome_}).exit_code, 0);
+  const std::string chrome_export = (tmp_ / "trace.chrome.json").string();
+  ASSERT_EQ(run_cli({"export", trace, "--format", "chrome", "-o", chrome_export}).exit_code, 0);
   const std::vector<std::string> targets = {
       (bundle_ / "x.json").string(),                          // plainly inside
       (bundle_ / "nsight" / "x.csv").string(),                // in a subdirectory
@@ -102,7 +102,7 @@ TEST_F(BundleInput, NoCommandWritesInsideABundle) {
         {"verify", bundle_.string(), "-o", out},
         {"export", trace, "--format", "chrome", "-o", out},
         {"export", trace, "--format", "sqlite", "-o", out},
-        {"convert", chrome_, "-o", out},
+        {"convert", chrome_export, "-o", out},
         {"compare", "--baseline", trace, "--candidate", trace, "-o", out},
         {"report", trace, "--bundle", out}};
     if (out != targets.front()) commands = {commands.front(), commands.back()};
