@@ -91,3 +91,4 @@ if [ -x "$TORCH_BENCH" ]; then
   echo "## torch_overhead_bench (LibTorch capture vs no capture vs LibTorch's profiler)"
   "$TORCH_BENCH" 2>/dev/null  # stderr: LibTorch's glog notes about pre-capture blocks
 fi
+if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch vs no capture vs torch.autograd.profiler, issue 15)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi
