@@ -88,23 +88,23 @@ def test_use_outside_the_block_raises_runtimeerror(tmp_path, model):
     with pytest.raises(RuntimeError, match="with TorchCapture"):
         cap.record_input("x", torch.ones(2))
     with cap:
-        span = cap.span("late")  # created inside, entered after the block
-        open_span = cap.span("open")
-        open_span.__enter__()  # never left: the trace is complete, but the capture says so
-        with pytest.raises(RuntimeError):
-            with cap:  # re-entering the same capture
+        late = cap.span("late")  # created inside, entered after the block
+        used = cap.span("used")
+        with used:
+            torch.ones(2).sum()
+        with pytest.raises(RuntimeError, match="already entered"):
+            with used:  # a span object is entered once
+                pass
+        with pytest.raises(RuntimeError, match="records one block only"):
+            with cap:  # re-entering the capture inside its own block
                 pass
     with pytest.raises(RuntimeError, match="has ended"):
         cap.span("s")
     with pytest.raises(RuntimeError, match="has ended"):
         cap.record_input("x", torch.ones(2))
     with pytest.raises(RuntimeError, match="has ended"):
-        with span:
+        with late:
             pass
-    with pytest.raises(RuntimeError, match="already entered"):
-        with open_span:
-            pass
-    open_span.__exit__(None, None, None)  # ending after the capture: an error, no crash
     with pytest.raises(RuntimeError, match="records one block only"):
         with cap:
             pass
@@ -119,6 +119,11 @@ def test_span_left_open_makes_the_block_raise(tmp_path, model):
     # the file is complete (parsable) and untrusted: the span stayed open
     code, text = validate(tmp_path / "t.jsonl")
     assert code == 3, text
+    assert "was not closed" in text
+    # the thread is free again for the next capture
+    with cgt.TorchCapture(tmp_path / "next.jsonl", model, entrypoint="e::x", step=2):
+        model(torch.ones(3, 4))
+    assert validate(tmp_path / "next.jsonl")[0] == 0
 
 
 def test_use_from_another_thread_raises(tmp_path, model):
