@@ -84,6 +84,16 @@ class NativeCapture {
     }
   }
 
+  NativeCapture(const NativeCapture&) = delete;
+  NativeCapture& operator=(const NativeCapture&) = delete;
+  // A capture entered but never left (its `with` protocol called by hand) ends here. Only on its
+  // own thread: elsewhere (the garbage collector of another thread) removing the thread-local
+  // hooks is impossible, so the capture is leaked and keeps recording into its own buffers
+  // rather than leaving its thread with hooks that point at freed memory.
+  ~NativeCapture() {
+    if (capture_ && std::this_thread::get_id() != thread_) (void)capture_.release();
+  }
+
   NativeSpan begin_span(const std::string& name, const std::string& step) {
     check();
     const std::optional<cg::ExecutionStep> s = step_named(step);

@@ -23,7 +23,7 @@ def test_training_update_gives_a_trusted_trace(kind, trace_path):
     assert code == 0, out
     trace = read_trace(trace_path)
     meta = events(trace, "meta")[0]
-    assert meta["execution_phase"] == "train"
+    assert meta["phase"] == "train"
     assert meta["capture_step"] == 3
     spans = {e["name"].rsplit("/", 1)[-1]: e for e in events(trace, "span_start")}
     # the user's spans, the automatic backward span, all inside the measured region
@@ -134,7 +134,7 @@ def test_inference_call_gives_a_trusted_inference_trace(mode, trace_path):
     assert code == 0, text
     trace = read_trace(trace_path)
     meta = events(trace, "meta")[0]
-    assert meta["execution_phase"] == "infer"
+    assert meta["phase"] == "infer"
     assert meta["tags"]["python.inference_mode"] == str(mode == "inference_mode").lower()
     assert events(trace, "gradient") == []
     assert cap.summary["gradients"] == 0

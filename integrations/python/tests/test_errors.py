@@ -115,7 +115,8 @@ def test_span_left_open_makes_the_block_raise(tmp_path, model):
     cap = cgt.TorchCapture(tmp_path / "t.jsonl", model, entrypoint="e::x", step=1)
     with pytest.raises(RuntimeError, match="not closed|still open|open"):
         with cap:
-            cap.span("dangling").__enter__()
+            dangling = cap.span("dangling")  # (a span object that dies ends its span)
+            dangling.__enter__()
     # the file is complete (parsable) and untrusted: the span stayed open
     code, text = validate(tmp_path / "t.jsonl")
     assert code == 3, text

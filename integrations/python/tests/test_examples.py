@@ -23,4 +23,4 @@ def test_example_gives_a_trusted_trace(script, phase, tmp_path, monkeypatch, cap
     assert "captured" in capsys.readouterr().out
     code, text = validate(trace)
     assert code == 0, text
-    assert events(read_trace(trace), "meta")[0]["execution_phase"] == phase
+    assert events(read_trace(trace), "meta")[0]["phase"] == phase
