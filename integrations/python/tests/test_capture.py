@@ -41,41 +41,76 @@ def test_training_update_gives_a_trusted_trace(kind, trace_path):
     assert cap.summary["exception"] is None
 
 
-def profiler_op_names(setup):
-    """Op names torch.autograd.profiler.profile() records for one update (identical to the
-    captured one: same model, batch and optimizer state shape)."""
-    with torch.autograd.profiler.profile() as prof:
-        setup.update()
+USER_SCOPE = 7  # at::RecordScope::USER_SCOPE in ATen/record_function.h (1.13)
+
+
+def profiled_names(events_, inside=None):
+    """Op names of profiler events, without record_function ranges (scope USER_SCOPE, e.g.
+    "Optimizer.step#SGD.step"): the capture observes FUNCTION and BACKWARD_FUNCTION only (its
+    spans are the ranges). With `inside`, only events within that range's time."""
     names = collections.Counter()
-    user_scopes = collections.Counter()
-    for e in prof.function_events:
-        # RecordScope.USER_SCOPE is 7 in 1.13 (record_function.h): torch.autograd.profiler
-        # .record_function ranges such as "Optimizer.step#SGD.step" and
-        # "Optimizer.zero_grad#SGD.zero_grad". The capture observes FUNCTION and
-        # BACKWARD_FUNCTION only (its spans are the user's ranges), so they are set aside.
-        if e.scope == 7:
-            user_scopes[e.name] += 1
-        else:
-            names[e.name] += 1
-    return names, user_scopes
+    for e in events_:
+        if e.scope == USER_SCOPE:
+            continue
+        if inside is not None and not (e.time_range.start >= inside.time_range.start
+                                       and e.time_range.end <= inside.time_range.end):
+            continue
+        names[e.name] += 1
+    return names
+
+
+def captured_names(path):
+    return collections.Counter(o["op_name"] for o in events(read_trace(path), "op"))
+
+
+def differences(captured, profiled):
+    return (f"only captured: {dict(captured - profiled)}; "
+            f"only profiled: {dict(profiled - captured)}")
 
 
 @pytest.mark.parametrize("kind,optimizer", [("mlp", "sgd"), ("cnn", "adam")])
-def test_captured_ops_equal_the_profilers(kind, optimizer, trace_path):
+def test_captured_ops_equal_the_profilers_for_the_same_update(kind, optimizer, trace_path):
+    """Both observers watch one update at once: torch.autograd.profiler.profile() around the
+    capture. The profiler's events are cut to a record_function range around the update, so
+    that the capture's own work at the block's edges (its warm-up is skipped while the profiler
+    runs; the gradient facts at exit) is left out. The range object is made before the capture:
+    its constructor runs torch.zeros(1) (aten::zeros > aten::empty, aten::zero_), an op of the
+    profiler's machinery, not of the update. No other difference exists; memory capture is off
+    in this configuration (the profiler holds the PROFILER_STATE slot)."""
     setup = Setup(kind, optimizer=optimizer)
-    # Update 3 is captured, update 4 is profiled: from update 2 on, every update runs the same
-    # ops (the optimizer's state exists, zero_grad finds gradients). The capture's span calls
-    # (record_input, cap.span) dispatch no ATen op.
+    setup.update()
+    setup.update()
+    update_range = torch.autograd.profiler.record_function("cg_test_update")
+    with torch.autograd.profiler.profile() as prof:
+        with cgt.TorchCapture(trace_path, setup.model, entrypoint="test::both", step=3) as cap:
+            with update_range:
+                setup.update(cap)
+    assert cap.summary["memory_captured"] is False
+    evs = prof.function_events
+    ranges = [e for e in evs if e.name == "cg_test_update"]
+    assert len(ranges) == 1
+    profiled = profiled_names(evs, inside=ranges[0])
+    assert any(n.startswith("Optimizer.step#") for n in (e.name for e in evs)), "no user scope"
+    captured = captured_names(trace_path)
+    assert sum(captured.values()) > 50
+    assert captured == profiled, differences(captured, profiled)
+
+
+def test_captured_ops_equal_the_profilers_for_the_next_identical_update(trace_path):
+    """Memory capture on, then the profiler on the next update (update 3 captured, update 4
+    profiled: from update 2 on, every update of this MLP runs the same ops; the optimizer state
+    exists and zero_grad finds gradients). The capture's span calls dispatch no ATen op.
+    Only the MLP: with the CNN's BatchNorm2d, consecutive updates are not always identical:
+    now and then one runs one more aten::empty under aten::native_batch_norm than the next
+    (measured with the profiler alone on two consecutive updates: 5 of 150 pairs differed by
+    exactly that op; the simultaneous test above never differs)."""
+    setup = Setup("mlp", optimizer="sgd")
     capture_update(setup, trace_path, step=3)
-    captured = collections.Counter(o["op_name"] for o in events(read_trace(trace_path), "op"))
-    profiled, user_scopes = profiler_op_names(setup)
-    # Differences, all explained:
-    # - user scopes (set aside above) are ranges, not ops;
-    assert any(name.startswith("Optimizer.step#") for name in user_scopes), user_scopes
-    # - nothing else: every ATen op and autograd node the profiler saw, the capture recorded,
-    #   as many times (zero_grad included: it runs inside the with block).
-    assert captured == profiled, (
-        f"only captured: {dict(captured - profiled)}; only profiled: {dict(profiled - captured)}")
+    with torch.autograd.profiler.profile() as prof:
+        setup.update()
+    profiled = profiled_names(prof.function_events)
+    captured = captured_names(trace_path)
+    assert captured == profiled, differences(captured, profiled)
 
 
 @pytest.mark.parametrize("kind", ["mlp", "cnn"])
