@@ -2,7 +2,7 @@
 """Capture one inference call of a small MLP with candle_graph.torch.
 
     /usr/bin/python3 examples/python/infer_mlp.py [TRACE]      (default: mlp_infer.jsonl)
-    candle-graph report mlp_infer.jsonl
+    candle-graph report mlp_infer.jsonl --json evidence.json --markdown report.md
 
 An inference capture has no gradient facts; it works under torch.no_grad() and
 torch.inference_mode().

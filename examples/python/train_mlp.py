@@ -3,8 +3,8 @@
 
     /usr/bin/python3 examples/python/train_mlp.py [TRACE]      (default: mlp_train.jsonl)
     candle-graph validate --require-trusted mlp_train.jsonl
-    candle-graph report mlp_train.jsonl
-    candle-graph view mlp_train.jsonl
+    candle-graph report mlp_train.jsonl --json evidence.json --markdown report.md
+    candle-graph view mlp_train.jsonl -o mlp_train.html
 
 Needs Debian's python3-torch and the candle_graph package (build/python on PYTHONPATH, or
 `cmake --install build`).

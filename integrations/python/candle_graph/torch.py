@@ -17,7 +17,7 @@ and the c10 CPU allocator's memory reporting, on the thread that enters the bloc
 op and autograd node, tensor ids and data edges, allocations and frees, and one gradient fact
 per ``model.named_parameters()`` entry (training only), taken when the block ends.
 
-Then: ``candle-graph validate --require-trusted trace.jsonl``, ``candle-graph report trace.jsonl``,
+Then: ``candle-graph validate --require-trusted trace.jsonl``, ``candle-graph report trace.jsonl --json e.json --markdown e.md``,
 ``candle-graph view trace.jsonl``.
 """
 
