@@ -99,3 +99,4 @@ fi
 "$ROOT/bench/sql_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 # PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling (issue 14).
 "$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
+if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch vs no capture vs torch.autograd.profiler, issue 15)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi

@@ -477,6 +477,10 @@ struct Recorder::Hooks {
   std::unique_ptr<c10::DebugInfoGuard> memory_guard;
 };
 
+bool recording_on_this_thread() noexcept {
+  return tl_state != nullptr;
+}
+
 Recorder::Recorder(CaptureState& state, bool memory) : state_(state) {
   if (tl_state != nullptr)
     throw InstrumentError(state.session ? state.session->path() : std::filesystem::path(),

@@ -18,6 +18,9 @@ namespace candle_graph::libtorch::detail {
 // PROFILER_STATE slot, libtorch-notes §5.2), or nullopt when it can.
 std::optional<std::string> memory_slot_problem();
 
+// Whether a Recorder is installed on the calling thread.
+bool recording_on_this_thread() noexcept;
+
 // Installs the thread-local RecordFunction callbacks and (when `memory`) the allocator reporter
 // on the calling thread; stop() (or the destructor) removes them on the same thread.
 class Recorder {

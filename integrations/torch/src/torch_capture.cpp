@@ -116,14 +116,61 @@ void CaptureSpan::end() {
   guard_.end();
 }
 
+// ---- ModelTensors ------------------------------------------------------------------------------
+
+struct ModelTensors::Data {
+  std::vector<std::pair<std::string, at::Tensor>> parameters;
+  std::vector<std::pair<std::string, at::Tensor>> buffers;
+};
+
+ModelTensors::ModelTensors() : data_(std::make_unique<Data>()) {}
+ModelTensors::ModelTensors(ModelTensors&&) noexcept = default;
+ModelTensors& ModelTensors::operator=(ModelTensors&&) noexcept = default;
+ModelTensors::~ModelTensors() = default;
+
+ModelTensors ModelTensors::of(const ::torch::nn::Module& model) {
+  ModelTensors m;
+  for (const auto& p : model.named_parameters(/*recurse=*/true))
+    m.add_parameter(p.key(), p.value());
+  for (const auto& b : model.named_buffers(/*recurse=*/true)) m.add_buffer(b.key(), b.value());
+  return m;
+}
+
+void ModelTensors::add_parameter(std::string name, const at::Tensor& tensor) {
+  data_->parameters.emplace_back(std::move(name), tensor);
+}
+
+void ModelTensors::add_buffer(std::string name, const at::Tensor& tensor) {
+  data_->buffers.emplace_back(std::move(name), tensor);
+}
+
+std::size_t ModelTensors::parameter_count() const noexcept {
+  return data_ ? data_->parameters.size() : 0;
+}
+
 // ---- TorchCapture ------------------------------------------------------------------------------
+
+bool TorchCapture::recording_on_this_thread() noexcept {
+  return detail::recording_on_this_thread();
+}
 
 TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
                            const ::torch::nn::Module& model, CaptureOptions options)
+    : TorchCapture(trace, std::move(run), ModelTensors::of(model), std::move(options)) {}
+
+TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run, ModelTensors model,
+                           CaptureOptions options)
     : state_(detail::acquire_capture_state()),
-      model_(&model),
+      model_(std::move(model)),
       options_(std::move(options)),
       phase_(run.fields().phase) {
+  // Refused before the trace file is created: a second capture on the thread must not truncate
+  // a file or leave one behind.
+  if (detail::recording_on_this_thread())
+    throw InstrumentError(trace,
+                          "another TorchCapture is already recording on this thread; finish it "
+                          "first");
+  if (!model_.data_) model_ = ModelTensors();  // a moved-from argument: no parameters
   // Set when LibTorch's own profiler is active (it holds the PROFILER_STATE slot).
   const std::optional<std::string> slot_problem = detail::memory_slot_problem();
   const std::optional<std::string> memory_problem =
@@ -165,12 +212,13 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run,
     r.category = MemoryCategory::parameter;
     session_->record_tensor(session_->envelope(), r);
   };
-  for (const auto& p : model.named_parameters(/*recurse=*/true)) {
-    checkpoint(p.key(), p.value(), p.value().requires_grad());
+  for (const auto& [name, tensor] : model_.data_->parameters) {
+    checkpoint(name, tensor, tensor.requires_grad());
     // Gradients kept from the previous update (zero_grad zeroes them in place) get names too.
-    if (p.value().grad().defined()) detail::label_tensor(s, p.value().grad(), p.key() + ".grad");
+    if (tensor.defined() && tensor.grad().defined())
+      detail::label_tensor(s, tensor.grad(), name + ".grad");
   }
-  for (const auto& b : model.named_buffers(/*recurse=*/true)) checkpoint(b.key(), b.value(), false);
+  for (const auto& [name, tensor] : model_.data_->buffers) checkpoint(name, tensor, false);
   warm_up(s, slot_problem                      ? WarmUp::memory_only
              : phase_ == ExecutionPhase::train ? WarmUp::ops_and_backward
                                                : WarmUp::ops);
@@ -238,8 +286,8 @@ void TorchCapture::write_gradient_facts() {
   Pause pause(s);
   ::torch::NoGradGuard no_grad;
   gradients_recorded_ = true;
-  for (const auto& p : model_->named_parameters(/*recurse=*/true)) {
-    const at::Tensor& g = p.value().grad();
+  for (const auto& [name, tensor] : model_.data_->parameters) {
+    const at::Tensor g = tensor.defined() ? tensor.grad() : at::Tensor();
     GradientState state = GradientState::missing;
     std::optional<double> norm;
     if (g.defined()) {
@@ -255,7 +303,7 @@ void TorchCapture::write_gradient_facts() {
     } else {
       ++summary_.missing_gradients;
     }
-    session_->record_gradient(options_.parameter_root, p.key(), state, norm);
+    session_->record_gradient(options_.parameter_root, name, state, norm);
     ++summary_.gradients;
   }
 }
@@ -275,9 +323,9 @@ CaptureSummary TorchCapture::finish() {
   attempt([&] { detail::end_auto_backward(s); });
   attempt([&] {
     Pause pause(s);
-    for (const auto& p : model_->named_parameters(/*recurse=*/true))
-      if (p.value().grad().defined())
-        s.gradient_serials.insert(detail::identify(s, p.value().grad()).serial);
+    for (const auto& [name, tensor] : model_.data_->parameters)
+      if (tensor.defined() && tensor.grad().defined())
+        s.gradient_serials.insert(detail::identify(s, tensor.grad()).serial);
   });
   attempt([&] { recorder_->stop(); });
   attempt([&] {

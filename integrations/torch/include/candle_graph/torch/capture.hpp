@@ -84,6 +84,31 @@ struct CaptureSummary {
   std::uint64_t measured_ns = 0;  // duration of the measured region
 };
 
+// The parameters and buffers of a model as named tensors: all a capture needs of the model.
+// TorchCapture takes them from a torch::nn::Module by itself; a model whose parameters live
+// elsewhere (a Python nn.Module, see integrations/python) lists them here, in the order of its
+// named_parameters() / named_buffers(). The tensors are held by reference count, so gradients
+// set later on the same parameter objects are the ones the gradient facts read.
+class ModelTensors {
+ public:
+  ModelTensors();
+  ModelTensors(ModelTensors&&) noexcept;
+  ModelTensors& operator=(ModelTensors&&) noexcept;
+  ModelTensors(const ModelTensors&) = delete;
+  ModelTensors& operator=(const ModelTensors&) = delete;
+  ~ModelTensors();
+  // named_parameters(recurse=true) and named_buffers(recurse=true) of `model`.
+  static ModelTensors of(const ::torch::nn::Module& model);
+  void add_parameter(std::string name, const at::Tensor& tensor);
+  void add_buffer(std::string name, const at::Tensor& tensor);
+  std::size_t parameter_count() const noexcept;
+
+ private:
+  friend class TorchCapture;
+  struct Data;
+  std::unique_ptr<Data> data_;
+};
+
 // RAII end of a capture span (ends an automatic backward span opened inside it, then its own).
 class CaptureSpan {
  public:
@@ -118,6 +143,9 @@ class TorchCapture {
   // another capture is active on the thread.
   TorchCapture(const std::filesystem::path& trace, ProfileRun run, const ::torch::nn::Module& model,
                CaptureOptions options = {});
+  // The same for a model given as named tensors (gradient facts: one per listed parameter).
+  TorchCapture(const std::filesystem::path& trace, ProfileRun run, ModelTensors model,
+               CaptureOptions options = {});
   TorchCapture(const TorchCapture&) = delete;
   TorchCapture& operator=(const TorchCapture&) = delete;
   // Runs finish() if it was not called; errors are swallowed (call finish() to see them).
@@ -141,6 +169,9 @@ class TorchCapture {
   // backward and finish() replaced or cleared the gradients (optimizer steps only read them).
   void record_gradients();
 
+  // Whether a capture is recording on the calling thread (a second one would be refused).
+  static bool recording_on_this_thread() noexcept;
+
   TraceSession& session() noexcept { return *session_; }
   SpanId measurement() const noexcept { return measurement_.id(); }
 
@@ -155,7 +186,7 @@ class TorchCapture {
   std::unique_ptr<TraceSession> session_;
   std::unique_ptr<detail::Recorder> recorder_;
   SpanGuard measurement_;
-  const ::torch::nn::Module* model_;
+  ModelTensors model_;
   CaptureOptions options_;
   ExecutionPhase phase_;
   bool gradients_recorded_ = false;

@@ -1,0 +1,102 @@
+"""Shared helpers of the candle_graph.torch tests (run by CTest: cg_python_capture_tests).
+
+torch is imported at top level on purpose: a /usr/bin/python3 without python3-torch must make
+the test run fail ("No module named 'torch'"), not skip.
+"""
+
+import json
+import os
+import subprocess
+
+import pytest
+import torch
+
+import candle_graph.torch as cgt
+
+CG_BINARY = os.environ.get("CG_BINARY", "")
+
+
+def read_trace(path):
+    """The trace's events (one JSON object per line), parsed independently of candle-graph."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def events(trace, kind):
+    return [e for e in trace if e["kind"] == kind]
+
+
+def validate(path):
+    """`candle-graph validate --require-trusted PATH`: (exit code, stdout + stderr)."""
+    assert CG_BINARY, "CG_BINARY (the candle-graph executable) is not set; run through CTest"
+    r = subprocess.run([CG_BINARY, "validate", str(path), "--require-trusted"],
+                       capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout + r.stderr
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(32, 64)
+        self.act = torch.nn.ReLU()
+        self.fc2 = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class SmallCNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(4)  # has buffers (running_mean, ...)
+        self.pool = torch.nn.MaxPool2d(2)
+        self.head = torch.nn.Linear(4 * 4 * 4, 10)
+
+    def forward(self, x):
+        h = self.pool(torch.relu(self.bn(self.conv(x))))
+        return self.head(h.flatten(1))
+
+
+class Setup:
+    """A model, its optimizer and one fixed batch: update() is one training update."""
+
+    def __init__(self, kind, batch=8, optimizer="sgd"):
+        torch.manual_seed(0)
+        self.model = MLP() if kind == "mlp" else SmallCNN()
+        self.x = torch.randn(batch, 32) if kind == "mlp" else torch.randn(batch, 1, 8, 8)
+        self.y = torch.randint(0, 10, (batch,))
+        params = self.model.parameters()
+        self.opt = (torch.optim.SGD(params, lr=0.01, momentum=0.9) if optimizer == "sgd"
+                    else torch.optim.Adam(params, lr=1e-3))
+        self.loss_fn = torch.nn.CrossEntropyLoss()
+
+    def update(self, cap=None):
+        self.opt.zero_grad()
+        if cap is None:
+            loss = self.loss_fn(self.model(self.x), self.y)
+            loss.backward()
+            self.opt.step()
+            return loss
+        cap.record_input("input", self.x)
+        with cap.span("forward", step="forward"):
+            loss = self.loss_fn(self.model(self.x), self.y)
+        loss.backward()
+        with cap.span("optimizer", step="optimizer"):
+            self.opt.step()
+        return loss
+
+
+@pytest.fixture
+def trace_path(tmp_path):
+    return tmp_path / "trace.jsonl"
+
+
+def capture_update(setup, path, step=3, entrypoint="test::update"):
+    """Two plain updates, then the captured one (as in a training loop)."""
+    for _ in range(step - 1):
+        setup.update()
+    with cgt.TorchCapture(path, setup.model, entrypoint=entrypoint, step=step, phase="train",
+                          device="cpu") as cap:
+        setup.update(cap)
+    return cap
