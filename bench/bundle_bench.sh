@@ -3,15 +3,7 @@
 # `import` of the same trace, measured in the same run and interleaved (target: within 1.5x).
 # Usage: bench/bundle_bench.sh BUILD_DIR [--quick]   (--quick: the ~30 MB trace instead)
 set -euo pipefail
-BUILD=$(cd "$1" && pwd); shift
-QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
-CG=$BUILD/candle-graph
-DATA=$BUILD/bench-data
-mkdir -p "$DATA"
-REPEAT=${REPEAT:-3}
-LAYERS=60000; [ $QUICK = 1 ] && LAYERS=6000
-TRACE=$DATA/synth-L$LAYERS-K4.jsonl
-[ -s "$TRACE" ] || "$CG" synth --layers "$LAYERS" --ops-per-span 4 --seed 1 -o "$TRACE" >/dev/null 2>&1
+source "$(dirname "$0")/synth_trace_setup.sh" "$@"
 BUNDLE=$DATA/bundle-L$LAYERS
 rm -rf "$BUNDLE"
 

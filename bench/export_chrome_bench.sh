@@ -5,15 +5,9 @@
 # Usage: bench/export_chrome_bench.sh BUILD_DIR [--quick]   (--quick: the ~30 MB trace only)
 # Needs BUILD_DIR/candle-graph and BUILD_DIR/bench/trace_read_bench (-DCG_BUILD_BENCH=ON).
 set -euo pipefail
-BUILD=$(cd "$1" && pwd); shift
-QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
-CG=$BUILD/candle-graph
-DATA=$BUILD/bench-data
-mkdir -p "$DATA"
-REPEAT=${REPEAT:-3}
-layers=60000; [ $QUICK = 1 ] && layers=6000
-f=$DATA/synth-L$layers-K4.jsonl  # the same file as bench/run_benchmarks.sh
-[ -s "$f" ] || "$CG" synth --layers "$layers" --ops-per-span 4 --seed 1 -o "$f" >/dev/null 2>&1
+source "$(dirname "$0")/synth_trace_setup.sh" "$@"
+layers=$LAYERS
+f=$TRACE
 bytes=$(stat -c %s "$f")
 
 # Best of N by CPU time (user + system: the wall clock of this shared machine is noise):

@@ -5,15 +5,7 @@
 # Usage: bench/sql_bench.sh BUILD_DIR [--quick]   (--quick: the ~30 MB trace instead)
 # Targets (issue 16): export <= 3x import's time; export's peak RSS <= 1.5x the trace size.
 set -euo pipefail
-BUILD=$(cd "$1" && pwd); shift
-QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
-CG=$BUILD/candle-graph
-DATA=$BUILD/bench-data
-mkdir -p "$DATA"
-REPEAT=${REPEAT:-3}
-LAYERS=60000; [ $QUICK = 1 ] && LAYERS=6000
-TRACE=$DATA/synth-L$LAYERS-K4.jsonl   # the same file bench/run_benchmarks.sh uses
-[ -s "$TRACE" ] || "$CG" synth --layers "$LAYERS" --ops-per-span 4 --seed 1 -o "$TRACE" >/dev/null 2>&1
+source "$(dirname "$0")/synth_trace_setup.sh" "$@"
 DB=$DATA/sql-bench.db
 
 # best-of-N wall seconds and the peak RSS (KiB) of the best run: "seconds rss_kib". `prep` runs

@@ -42,12 +42,12 @@ struct RunResult {
   std::string err;
 };
 
-// Runs CG_BINARY with `args` in `cwd` (default: the current directory).
-inline RunResult run_cli(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+// Runs the program `args[0]` (an absolute path) with the rest as its arguments, stdin from
+// /dev/null, in `cwd` (default: the current directory).
+inline RunResult run_program(const std::vector<std::string>& args, const fs::path& cwd = {}) {
   TempDir io;
   const fs::path out_path = io / "stdout", err_path = io / "stderr";
-  std::vector<std::string> argv_storage = {CG_BINARY};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<std::string> argv_storage = args;
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -67,13 +67,20 @@ inline RunResult run_cli(const std::vector<std::string>& args, const fs::path& c
   RunResult r;
   int status = 0;
   if (pid < 0 || ::waitpid(pid, &status, 0) != pid) {
-    ADD_FAILURE() << "cannot run " << CG_BINARY;
+    ADD_FAILURE() << "cannot run " << args.front();
     return r;
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   r.out = read_file(out_path);
   r.err = read_file(err_path);
   return r;
+}
+
+// Runs CG_BINARY with `args` in `cwd` (default: the current directory).
+inline RunResult run_cli(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+  std::vector<std::string> argv = {CG_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, cwd);
 }
 
 inline std::string describe(const RunResult& r) {

@@ -1,10 +1,6 @@
-// Shared by the SQL tests: running other programs (Debian's sqlite3 shell, /usr/bin/python3) the
-// way cli_test_support runs candle-graph, and reading their JSON answers.
+// Shared by the SQL tests: running other programs (Debian's sqlite3 shell, /usr/bin/python3) with
+// cli_test_support's run_program, and reading their JSON answers.
 #pragma once
-
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,37 +10,9 @@
 
 namespace cgsql {
 
+using cgcli::run_program;
 using cgcli::RunResult;
 namespace fs = std::filesystem;
-
-// Runs `argv` (argv[0] an absolute path) with stdin from /dev/null.
-inline RunResult run_program(const std::vector<std::string>& args) {
-  cgcli::TempDir io;
-  const fs::path out_path = io / "stdout", err_path = io / "stderr";
-  std::vector<std::string> storage = args;
-  std::vector<char*> argv;
-  for (auto& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int in = ::open("/dev/null", O_RDONLY);
-    if (o < 0 || e < 0 || in < 0) ::_exit(126);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::dup2(in, 0);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  RunResult r;
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return r;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  r.out = cgcli::read_file(out_path);
-  r.err = cgcli::read_file(err_path);
-  return r;
-}
 
 // Debian's sqlite3 shell in -json mode: an array of row objects ([] when there is no row, which
 // the shell prints as nothing).
