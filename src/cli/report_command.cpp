@@ -94,10 +94,10 @@ Runner register_report(CLI::App& app) {
       "refused. Check it later with `candle-graph verify DIR`.\n"
       "Exit: 0 ok, 1 unreadable or untrusted trace or I/O error, 2 usage error (also: DIR\n"
       "      exists, or an output lies inside a bundle).\n"
-      "Examples: candle-graph report run/trace.jsonl --baseline main/trace.jsonl \\\n"
-      "            --json run/evidence.json --markdown run/report.md --html run/viewer.html \\\n"
-      "            --headline\n"
-      "          candle-graph report run/trace.jsonl --nsight-dir run/nsys --bundle "
+      "Example: candle-graph report run/trace.jsonl --baseline main/trace.jsonl \\\n"
+      "           --json run/evidence.json --markdown run/report.md --html run/viewer.html \\\n"
+      "           --headline\n"
+      "Example: candle-graph report run/trace.jsonl --nsight-dir run/nsys --bundle "
       "evidence/run-42");
   cmd->add_option("TRACE", args->trace, "trace/6 JSONL file (or verified bundle directory)")
       ->required();
