@@ -74,13 +74,20 @@ void where(EventText& w, std::uint32_t tid, double ts_us) {
   w.key("ts").f64(ts_us);
 }
 
-void write_span(EventText& w, const SpanRecord& s, const PlacedSlice& p) {
+// The common head of a span or op slice, up to the opening brace of its args:
+// `{"ph":"X","cat":CAT,"name":…,"pid":1,"tid":…,"ts":…,"dur":…,"args":{`.
+void begin_slice(EventText& w, std::string_view quoted_cat, std::string_view name,
+                 const PlacedSlice& p) {
   w.begin('X');
-  w.key("cat").raw("\"span\"");
-  w.key("name").str(s.name);
+  w.key("cat").raw(quoted_cat);
+  w.key("name").str(name);
   where(w, p.tid, p.ts_us);
   w.key("dur").f64(p.dur_us);
   w.key("args").raw("{");
+}
+
+void write_span(EventText& w, const SpanRecord& s, const PlacedSlice& p) {
+  begin_slice(w, "\"span\"", s.name, p);
   w.first_key("span_id").str(s.id);
   if (s.parent_id) w.key("parent_id").str(*s.parent_id);
   w.key("measured").boolean(s.measured);
@@ -93,12 +100,7 @@ void write_span(EventText& w, const SpanRecord& s, const PlacedSlice& p) {
 }
 
 void write_op(EventText& w, const OpEvent& o, const PlacedSlice& p) {
-  w.begin('X');
-  w.key("cat").raw("\"op\"");
-  w.key("name").str(o.op_name);
-  where(w, p.tid, p.ts_us);
-  w.key("dur").f64(p.dur_us);
-  w.key("args").raw("{");
+  begin_slice(w, "\"op\"", o.op_name, p);
   w.first_key("span_id").str(o.span_id);
   w.key("inputs").raw("[");
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
