@@ -177,9 +177,11 @@ struct MemoryEvent {  // §4.7
   std::optional<std::string_view> op_name;
   std::string_view device;
   std::uint64_t bytes = 0;
-  MemoryAction action = MemoryAction::alloc;
   std::span<const std::uint64_t> shape;
   std::string_view dtype;
+  // The two one-byte fields side by side: 128 bytes per event instead of 136 (a parsed trace
+  // holds one per memory line; the wire order of fields is the writer's, not this one).
+  MemoryAction action = MemoryAction::alloc;
   MemoryCategory category = MemoryCategory::other;
   bool operator==(const MemoryEvent& o) const;
 };

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <exception>
 #include <map>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace.hpp"
@@ -12,6 +15,13 @@
 int main(int argc, char** argv) {
   using namespace candle_graph;
   using namespace candle_graph::cli;
+#if defined(__GLIBC__)
+  // A fixed 1 MiB mmap threshold. glibc raises its threshold each time a large block is freed
+  // (up to 32 MiB), so later arrays of a few MiB come from the heap and stay resident after they
+  // are freed: `export --format chrome` of a 295 MB trace peaked 10 MB higher that way
+  // (docs/performance.md, "Chrome export").
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   CLI::App app{
       "candle-graph: execution evidence for one ML training update or inference call.\n"
       "Reads candle-graph/trace/6 JSONL traces (written by the C++ or Rust probes) and tells\n"

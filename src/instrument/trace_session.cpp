@@ -58,9 +58,9 @@ MemoryEvent memory_event(detail::SessionState& state, std::string_view span_id,
                      m.op_name,
                      m.device,
                      m.bytes,
-                     action,
                      m.shape,
                      m.dtype,
+                     action,
                      m.category};
 }
 

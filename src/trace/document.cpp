@@ -174,7 +174,7 @@ std::string_view StringInterner::intern(std::string_view s) {
 // ---- DocumentAssembler ----------------------------------------------------------------------
 
 DocumentAssembler::DocumentAssembler(std::string source)
-    : source_(std::move(source)), interner_(*doc_.arena_) {}
+    : source_(std::move(source)), interner_(*doc_.arena_), recent_(*doc_.arena_) {}
 
 void DocumentAssembler::fail(std::uint64_t line, std::string message) const {
   throw Error(source_, line, std::move(message));
@@ -238,7 +238,7 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
 std::span<const std::string_view> DocumentAssembler::copy_ids(
     std::span<const std::string_view> ids) {
   scratch_ids_.clear();
-  for (std::string_view id : ids) scratch_ids_.push_back(copy(id));
+  for (std::string_view id : ids) scratch_ids_.push_back(recent_.copy(id));
   return doc_.arena_->copy(std::span<const std::string_view>(scratch_ids_));
 }
 
@@ -346,8 +346,8 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   o.span_id = span_ref(e.span_id, span_index);
   o.op_name = interner_.intern(e.op_name);
   o.inputs = copy_ids(e.inputs);
-  if (e.output) o.output = copy(*e.output);
-  o.shape = doc_.arena_->copy(e.shape);
+  if (e.output) o.output = recent_.copy(*e.output);
+  o.shape = recent_.copy(e.shape);
   o.dtype = interner_.intern(e.dtype);
   o.device = interner_.intern(e.device);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
@@ -361,8 +361,8 @@ void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
   TensorEvent t = e;
   std::uint32_t span_index;
   t.span_id = span_ref(e.span_id, span_index);
-  t.tensor_id = copy(e.tensor_id);
-  t.shape = doc_.arena_->copy(e.shape);
+  t.tensor_id = recent_.copy(e.tensor_id);
+  t.shape = recent_.copy(e.shape);
   t.dtype = interner_.intern(e.dtype);
   t.device = interner_.intern(e.device);
   t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
@@ -376,10 +376,10 @@ void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
   MemoryEvent m = e;
   std::uint32_t span_index;
   m.span_id = span_ref(e.span_id, span_index);
-  m.tensor_id = copy(e.tensor_id);
+  m.tensor_id = recent_.copy(e.tensor_id);
   if (e.op_name) m.op_name = interner_.intern(*e.op_name);
   m.device = interner_.intern(e.device);
-  m.shape = doc_.arena_->copy(e.shape);
+  m.shape = recent_.copy(e.shape);
   m.dtype = interner_.intern(e.dtype);
   doc_.memory.push_back(m);
   doc_.memory_span_.push_back(span_index);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "candle_graph/trace.hpp"
+#include "trace/recent_copies.hpp"
 #include "trace/short_string_hash.hpp"
 
 namespace candle_graph {
@@ -67,6 +68,7 @@ class DocumentAssembler {
   std::string source_;
   TraceDocument doc_;
   StringInterner interner_;
+  RecentCopies recent_;  // tensor ids and shapes
   bool meta_seen_ = false;
   std::uint64_t index_ = 0;  // 0-based event index (non-empty lines)
   std::vector<std::string_view> scratch_ids_;
