@@ -34,7 +34,8 @@ Runner register_query(CLI::App& app) {
           {"slowest", "heaviest", "memory", "efficiency", "spans", "tensors", "gradients"}));
   cmd->add_option("--limit", args->limit, "at most N ops in slowest/heaviest/efficiency")
       ->default_val(50)
-      ->check(CLI::PositiveNumber);
+      // A bounded range, not CLI::PositiveNumber: that one's error quotes DBL_MAX in 300 digits.
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   return [args] {
     const evidence::QueryKind kind = *evidence::parse_query_kind(args->kind);

@@ -90,6 +90,13 @@ TEST_F(Cli, QueryKinds) {
   EXPECT_EQ(j["result"]["spans"].size(), 7u);
   EXPECT_EQ(j["result"]["edges"].size(), 8u);
   EXPECT_EQ(run_cli("query " + example + " --kind nope").exit_code, 2);
+  // A bad --limit is a usage error whose message a person can read (it once quoted DBL_MAX).
+  for (const char* limit : {"-3", "0", "many"}) {
+    const auto bad = run_cli("query " + example + " --kind slowest --limit " + limit);
+    EXPECT_EQ(bad.exit_code, 2) << limit;
+    EXPECT_THAT(bad.err, ::testing::HasSubstr("--limit")) << bad.err;
+    EXPECT_LT(bad.err.size(), 200u) << bad.err;
+  }
 }
 
 TEST_F(Cli, UntrustedTraceFailsWithTheOriginalMessage) {
