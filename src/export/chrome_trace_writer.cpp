@@ -260,23 +260,22 @@ void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks
   w.first_key("name").str(process);
   w.raw("}");
   w.end();
+  // One track's metadata event: `what` names the record, its one argument is `arg`.
+  auto thread_meta = [&](std::uint32_t tid, const char* what, const char* arg) -> EventText& {
+    w.begin('M');
+    w.key("name").raw(what);
+    w.key("pid").raw("1");
+    w.key("tid").u64(tid);
+    w.key("args").raw("{");
+    return w.first_key(arg);
+  };
   for (std::uint32_t tid = 1; tid <= tracks; ++tid) {
     const std::string name = tid == 1 ? std::string("spans and ops")
                                       : "spans and ops, overlapping #" + std::to_string(tid - 1);
-    w.begin('M');
-    w.key("name").raw("\"thread_name\"");
-    w.key("pid").raw("1");
-    w.key("tid").u64(tid);
-    w.key("args").raw("{");
-    w.first_key("name").str(name);
+    thread_meta(tid, "\"thread_name\"", "name").str(name);
     w.raw("}");
     w.end();
-    w.begin('M');
-    w.key("name").raw("\"thread_sort_index\"");
-    w.key("pid").raw("1");
-    w.key("tid").u64(tid);
-    w.key("args").raw("{");
-    w.first_key("sort_index").u64(tid);
+    thread_meta(tid, "\"thread_sort_index\"", "sort_index").u64(tid);
     w.raw("}");
     w.end();
   }
