@@ -152,29 +152,10 @@ void TraceDocument::check_indexed() const {
     throw Error("trace document indexes are stale: call TraceDocument::reindex() after editing it");
 }
 
-// ---- StringInterner ---------------------------------------------------------------------------
-
-std::string_view StringInterner::intern(std::string_view s) {
-  if (s.empty()) return {};  // what Arena::copy gives for an empty string
-  const std::size_t slot = (s.size() * 7 + static_cast<unsigned char>(s.front()) * 3 +
-                            static_cast<unsigned char>(s.back())) %
-                           64;
-  std::string_view& cached = recent_[slot];
-  if (cached.size() == s.size() && std::memcmp(cached.data(), s.data(), s.size()) == 0)
-    return cached;
-  auto it = map_.find(s);
-  if (it == map_.end()) {
-    const std::string_view owned = arena_->copy(s);
-    it = map_.emplace(owned, owned).first;
-  }
-  cached = it->second;
-  return cached;
-}
-
 // ---- DocumentAssembler ----------------------------------------------------------------------
 
 DocumentAssembler::DocumentAssembler(std::string source)
-    : source_(std::move(source)), interner_(*doc_.arena_), recent_(*doc_.arena_) {}
+    : source_(std::move(source)), copies_(*doc_.arena_) {}
 
 void DocumentAssembler::fail(std::uint64_t line, std::string message) const {
   throw Error(source_, line, std::move(message));
@@ -194,7 +175,7 @@ std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t&
     return last_span_id_;
   }
   index = kNoIndex;  // resolved in finish() if the span starts later
-  return interner_.intern(id);
+  return copies_.intern(id);
 }
 
 void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
@@ -238,7 +219,7 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
 std::span<const std::string_view> DocumentAssembler::copy_ids(
     std::span<const std::string_view> ids) {
   scratch_ids_.clear();
-  for (std::string_view id : ids) scratch_ids_.push_back(recent_.copy(id));
+  for (std::string_view id : ids) scratch_ids_.push_back(copies_.recent(id));
   return doc_.arena_->copy(std::span<const std::string_view>(scratch_ids_));
 }
 
@@ -289,7 +270,7 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   run.correlation_id = copy(e.run.correlation_id);
   run.entrypoint = copy(e.run.entrypoint);
   run.timestamp = copy(e.run.timestamp);
-  run.device = interner_.intern(e.run.device);
+  run.device = copies_.intern(e.run.device);
   if (e.run.candle_version) run.candle_version = copy(*e.run.candle_version);
   // Tags are a map on the wire: sorted by key, the last value of a repeated key wins.
   std::vector<Tag> tags;
@@ -344,12 +325,12 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   OpEvent o = e;
   std::uint32_t span_index;
   o.span_id = span_ref(e.span_id, span_index);
-  o.op_name = interner_.intern(e.op_name);
+  o.op_name = copies_.intern(e.op_name);
   o.inputs = copy_ids(e.inputs);
-  if (e.output) o.output = recent_.copy(*e.output);
-  o.shape = recent_.copy(e.shape);
-  o.dtype = interner_.intern(e.dtype);
-  o.device = interner_.intern(e.device);
+  if (e.output) o.output = copies_.recent(*e.output);
+  o.shape = copies_.recent(e.shape);
+  o.dtype = copies_.intern(e.dtype);
+  o.device = copies_.intern(e.device);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
   doc_.ops.push_back(o);
   doc_.op_span_.push_back(span_index);
@@ -361,10 +342,10 @@ void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
   TensorEvent t = e;
   std::uint32_t span_index;
   t.span_id = span_ref(e.span_id, span_index);
-  t.tensor_id = recent_.copy(e.tensor_id);
-  t.shape = recent_.copy(e.shape);
-  t.dtype = interner_.intern(e.dtype);
-  t.device = interner_.intern(e.device);
+  t.tensor_id = copies_.recent(e.tensor_id);
+  t.shape = copies_.recent(e.shape);
+  t.dtype = copies_.intern(e.dtype);
+  t.device = copies_.intern(e.device);
   t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
   doc_.tensors.push_back(t);
   doc_.tensor_span_.push_back(span_index);
@@ -376,11 +357,11 @@ void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
   MemoryEvent m = e;
   std::uint32_t span_index;
   m.span_id = span_ref(e.span_id, span_index);
-  m.tensor_id = recent_.copy(e.tensor_id);
-  if (e.op_name) m.op_name = interner_.intern(*e.op_name);
-  m.device = interner_.intern(e.device);
-  m.shape = recent_.copy(e.shape);
-  m.dtype = interner_.intern(e.dtype);
+  m.tensor_id = copies_.recent(e.tensor_id);
+  if (e.op_name) m.op_name = copies_.intern(*e.op_name);
+  m.device = copies_.intern(e.device);
+  m.shape = copies_.recent(e.shape);
+  m.dtype = copies_.intern(e.dtype);
   doc_.memory.push_back(m);
   doc_.memory_span_.push_back(span_index);
 }
@@ -389,7 +370,7 @@ void DocumentAssembler::add_device_memory(const DeviceMemoryEvent& e, std::uint6
   ++index_;
   (void)line;
   DeviceMemoryEvent d = e;
-  d.device = interner_.intern(e.device);
+  d.device = copies_.intern(e.device);
   doc_.device_memory.push_back(d);
 }
 
@@ -398,7 +379,7 @@ void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line)
   (void)line;
   GradientEvent g = e;
   g.event_id = copy(e.event_id);
-  g.root = interner_.intern(e.root);
+  g.root = copies_.intern(e.root);
   g.key = copy(e.key);
   doc_.gradients.push_back(g);
 }

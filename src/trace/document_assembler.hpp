@@ -4,30 +4,12 @@
 // span_end matches one earlier span_start, no second span_end).
 #pragma once
 
-#include <array>
 #include <string>
-#include <unordered_map>
 
 #include "candle_graph/trace.hpp"
-#include "trace/recent_copies.hpp"
-#include "trace/short_string_hash.hpp"
+#include "trace/arena_copies.hpp"
 
 namespace candle_graph {
-
-// Copies strings into an arena, sharing one copy per distinct value. Meant for the few fields
-// whose values repeat (dtype, device, op names); a small cache makes a repeat cost a memcmp.
-class StringInterner {
- public:
-  explicit StringInterner(Arena& arena) : arena_(&arena) {}
-  std::string_view intern(std::string_view s);
-
- private:
-  Arena* arena_;
-  std::unordered_map<std::string_view, std::string_view, ShortStringHash> map_;
-  // The fields interned take turns (op_name, dtype, device, …), so a single "last value" missed
-  // nearly always: a small direct-mapped cache keyed by length and end bytes catches them.
-  std::array<std::string_view, 64> recent_{};
-};
 
 class DocumentAssembler {
  public:
@@ -67,8 +49,7 @@ class DocumentAssembler {
 
   std::string source_;
   TraceDocument doc_;
-  StringInterner interner_;
-  RecentCopies recent_;  // tensor ids and shapes
+  ArenaCopies copies_;
   bool meta_seen_ = false;
   std::uint64_t index_ = 0;  // 0-based event index (non-empty lines)
   std::vector<std::string_view> scratch_ids_;

@@ -1,8 +1,8 @@
 // A parsed document keeps one copy of a tensor id or shape that the trace repeats close together
-// (src/trace/recent_copies.*), which is what keeps `export --format chrome` of a large trace
-// under the size of its input. These tests check both halves of that: the copies are shared,
-// and sharing never hands back another value (every id and shape reads back exactly as written,
-// also when thousands of distinct values evict each other from the cache).
+// (`ArenaCopies::recent`, src/trace/arena_copies.*), which is what keeps `export --format chrome`
+// of a large trace under the size of its input. These tests check both halves of that: the copies
+// are shared, and sharing never hands back another value (every id and shape reads back exactly as
+// written, also when thousands of distinct values evict each other from the cache).
 #include "trace_test_support.hpp"
 
 namespace {
