@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "bundle/bundle_evidence.hpp"
+#include "bundle/bundle_staging.hpp"
 #include "bundle/bundle_verify.hpp"
 #include "bundle/sha256.hpp"
 #include "evidence/evidence_json.hpp"
@@ -31,8 +33,11 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
-// Test hook: CG_BUNDLE_FAIL_AT=STEP fails publication at STEP (see kPublishSteps).
+// Test hooks: CG_BUNDLE_FAIL_AT=STEP fails publication at STEP (see kPublishSteps);
+// CG_BUNDLE_KILL_AT=STEP kills the process there with SIGKILL, which no clean-up can catch.
 void step(const char* name, const fs::path& destination) {
+  const char* kill_at = std::getenv("CG_BUNDLE_KILL_AT");
+  if (kill_at != nullptr && std::strcmp(kill_at, name) == 0) ::raise(SIGKILL);
   const char* fail = std::getenv("CG_BUNDLE_FAIL_AT");
   if (fail != nullptr && std::strcmp(fail, name) == 0)
     throw Error(destination.string(), 0,
@@ -165,32 +170,6 @@ class CreatedParents {
   bool kept_ = false;
 };
 
-class Staging {
- public:
-  explicit Staging(const fs::path& destination) {
-    const fs::path parent =
-        destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
-    std::string tmpl =
-        (parent / ("." + destination.filename().string() + ".staging-XXXXXX")).string();
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      throw Error(destination.string(), 0, "cannot create the staging directory: " + errno_text());
-    path_ = tmpl;
-  }
-  ~Staging() {
-    if (!path_.empty()) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  Staging(const Staging&) = delete;
-  Staging& operator=(const Staging&) = delete;
-  const fs::path& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  fs::path path_;
-};
-
 }  // namespace
 
 BundleManifest publish_bundle(const PublishRequest& req) {
@@ -206,6 +185,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   // Parent directories created here are removed again (when still empty) if publication fails.
   CreatedParents created(parent);
 
+  remove_stale_staging(dest, req.removed_stale_staging);
   Staging staging(dest);
   const fs::path& stage = staging.path();
   step("stage", dest);

@@ -1,10 +1,12 @@
 // `report --bundle DIR`: publication of an evidence bundle. Everything is written into a sibling
-// staging directory (`.NAME.staging-XXXXXX` next to DIR), verified there, fsynced, and renamed to
-// DIR in one step that refuses an existing DIR; any failure removes the staging directory, so a
-// bundle either exists complete and verified or not at all.
+// staging directory (`.NAME.staging-HOST-PID-XXXXXX` next to DIR, bundle_staging.hpp), verified
+// there, fsynced, and renamed to DIR in one step that refuses an existing DIR; any failure removes
+// the staging directory, so a bundle either exists complete and verified or not at all. What a
+// killed publication left is removed by the next publication of DIR.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -19,6 +21,8 @@ struct PublishRequest {
   std::optional<std::filesystem::path> baseline;    // copied to baseline.jsonl
   std::optional<std::filesystem::path> nsight_dir;  // its regular files copied flat to nsight/
   ReadOptions read;                                 // progress while parsing the staged trace
+  // Called with each staging directory of a killed earlier publication that was removed.
+  std::function<void(const std::filesystem::path&)> removed_stale_staging;
 };
 
 // The publication steps, in order. Setting the environment variable CG_BUNDLE_FAIL_AT to one of

@@ -147,6 +147,10 @@ Runner register_report(CLI::App& app) {
       const std::string label = req.trace.string();
       req.read.progress = &progress_to_stderr;
       req.read.progress_user = const_cast<std::string*>(&label);
+      req.removed_stale_staging = [](const std::filesystem::path& p) {
+        std::fprintf(stderr, "removed %s, left by an earlier publication that was killed\n",
+                     p.string().c_str());
+      };
       const bundle::BundleManifest m = bundle::publish_bundle(req);
       if (args->json) copy_bundle_file(*args->bundle / bundle::kEvidenceName, *args->json);
       if (args->markdown) copy_bundle_file(*args->bundle / bundle::kReportName, *args->markdown);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "bundle/bundle_publish.hpp"
+#include "bundle/bundle_staging.hpp"
 #include "bundle_test_support.hpp"
 
 namespace {
@@ -168,6 +169,46 @@ TEST(BundlePublish, FailureAtAnyStepLeavesNothing) {
   }
   // The same inputs publish once nothing fails.
   EXPECT_EQ(publish(in, tmp / "new" / "b").exit_code, 0);
+}
+
+// A publication killed by SIGKILL (CG_BUNDLE_KILL_AT) cannot clean up: its staging directory
+// stays. The next publication of the same bundle removes it, and only it: staging directories of
+// another host, of a live process, of another bundle name, or in the old form stay.
+TEST(BundlePublish, KilledPublicationIsCleanedUpByTheNext) {
+  cgcli::TempDir tmp;
+  const Inputs in = make_inputs(tmp.path());
+  const std::string host = candle_graph::bundle::staging_host();
+  const std::string alive = std::to_string(::getpid());  // this test process
+  std::vector<std::string> decoys = {".b.staging-other_host-" + alive + "-aaaaaa",
+                                     ".b.staging-" + host + "-" + alive + "-bbbbbb",
+                                     ".b.staging-cccccc", ".b.stagingX"};
+  for (const auto& d : decoys) fs::create_directories(tmp / d / "inside");
+
+  ::setenv("CG_BUNDLE_KILL_AT", "evidence", 1);
+  const RunResult killed = publish(in, tmp / "b");
+  ::unsetenv("CG_BUNDLE_KILL_AT");
+  EXPECT_EQ(killed.exit_code, -1) << cgcli::describe(killed);  // killed by a signal
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp.path())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(".b.staging-" + host + "-", 0) == 0 && name != decoys[1]) left.push_back(name);
+  }
+  ASSERT_EQ(left.size(), 1u) << "the killed run's staging directory";
+  EXPECT_TRUE(fs::exists(tmp / left[0] / "trace.jsonl"));
+  // A dead process of another host stays too (the pid may be alive there).
+  decoys.push_back(".b.staging-other_host-" +
+                   left[0].substr(left[0].rfind('-', left[0].size() - 8) + 1));
+  fs::create_directories(tmp / decoys.back());
+  // Another bundle's stale staging directory is that bundle's business.
+  decoys.push_back(".c" + left[0].substr(2));
+  fs::create_directories(tmp / decoys.back());
+
+  const RunResult r = publish(in, tmp / "b");
+  ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
+  EXPECT_THAT(r.err, HasSubstr("removed " + (tmp / left[0]).string()));
+  EXPECT_FALSE(fs::exists(tmp / left[0]));
+  for (const auto& d : decoys) EXPECT_TRUE(fs::exists(tmp / d)) << d;
+  EXPECT_EQ(run_cli({"verify", (tmp / "b").string()}).exit_code, 0);
 }
 
 TEST(BundlePublish, UntrustedTraceLeavesNothing) {
