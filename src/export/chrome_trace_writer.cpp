@@ -312,10 +312,10 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
   EventText w(sink);
   w.raw("{\"traceEvents\":[");
 
-  // Slices, as they are placed. Per op: its track and the middle of its slice, where the data
-  // flows bind (an op has no children, so the middle is its own).
+  // Slices, as they are placed. Per op: its track and where the data flows bind (a time in its
+  // slice that no nested op covers).
   std::vector<std::uint32_t> op_tid(doc.ops.size(), 0);
-  std::vector<double> op_bind(doc.ops.size(), 0.0);
+  std::vector<double> op_bind;
   std::vector<std::uint32_t> span_tid(doc.spans.size(), 0);
   std::vector<double> span_bind;
   const TrackLayoutStats layout = layout_tracks(
@@ -324,7 +324,6 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
         if (p.is_op) {
           write_op(w, doc.ops[p.index], p);
           op_tid[p.index] = p.tid;
-          op_bind[p.index] = p.ts_us + p.dur_us / 2;
           ++stats.ops;
         } else {
           write_span(w, doc.spans[p.index], p);
@@ -332,7 +331,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
           ++stats.spans;
         }
       },
-      &span_bind);
+      &span_bind, &op_bind);
   stats.tracks = layout.tracks;
   stats.clamped = layout.clamped;
   stats.overflowed = layout.overflowed;

@@ -36,6 +36,18 @@ bool item_before(const Item& a, const Item& b) noexcept {
   return a.index < b.index;
 }
 
+// An op on a frame's own track that later ops (or spans) may nest in, as PyTorch's ops do
+// (aten::linear > aten::addmm): its end, and the first stretch its nested children leave free,
+// where flows bind to it rather than to a child.
+struct OpenOp {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;
+  double ts_us = 0, dur_us = 0;
+  std::uint64_t gap_start = 0;
+  bool gap_found = false;
+  bool has_children = false;
+};
+
 // A span being laid out: its interval, its track and its sorted children.
 struct Frame {
   std::uint32_t tid = 1;
@@ -48,6 +60,7 @@ struct Frame {
   // The first stretch of the span's own track that no child covers starts at gap_start.
   std::uint64_t gap_start = 0;
   bool gap_found = false;
+  std::vector<OpenOp> open;  // ops on this track that the next items may nest in, outermost first
 };
 
 double midpoint_us(std::uint64_t a, std::uint64_t b) noexcept {
@@ -100,10 +113,32 @@ void to_microseconds(std::uint64_t start_ns, std::uint64_t end_ns, double& ts_us
 
 TrackLayoutStats layout_tracks(const TraceDocument& doc,
                                const std::function<void(const PlacedSlice&)>& visit,
-                               std::vector<double>* span_bind_us) {
+                               std::vector<double>* span_bind_us, std::vector<double>* op_bind_us) {
   doc.check_indexed();
   const std::size_t n = doc.spans.size();
   if (span_bind_us) span_bind_us->assign(n, 0.0);
+  if (op_bind_us) op_bind_us->assign(doc.ops.size(), 0.0);
+  // An op that nothing nests in binds at its middle; one with nested children in its first gap
+  // (its start when they cover it all), as spans do.
+  auto close_op = [&](const OpenOp& o) {
+    if (!op_bind_us) return;
+    double& bind = (*op_bind_us)[o.index];
+    if (!o.has_children)
+      bind = o.ts_us + o.dur_us / 2;
+    else if (!o.gap_found)
+      bind = o.gap_start < o.end ? midpoint_us(o.gap_start, o.end)
+                                 : static_cast<double>(o.start) / 1000.0;
+  };
+  auto nest_in = [&](OpenOp& o, std::uint64_t start, std::uint64_t end) {
+    o.has_children = true;
+    if (o.gap_found) return;
+    if (start > o.gap_start) {
+      if (op_bind_us) (*op_bind_us)[o.index] = midpoint_us(o.gap_start, start);
+      o.gap_found = true;
+    } else {
+      o.gap_start = std::max(o.gap_start, end);
+    }
+  };
   auto settle_gap = [&](const Frame& f) {  // the frame is done: where its flows bind
     if (!span_bind_us || f.span == kNoIndex || f.gap_found) return;
     (*span_bind_us)[f.span] = f.gap_start < f.end ? midpoint_us(f.gap_start, f.end)
@@ -135,6 +170,7 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
   while (!stack.empty()) {
     Frame& f = stack.back();
     if (f.next == f.items.size()) {
+      for (auto o = f.open.rbegin(); o != f.open.rend(); ++o) close_op(*o);
       settle_gap(f);
       stack.pop_back();
       continue;
@@ -148,7 +184,17 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
     slice.index = item.index;
     slice.clamped = start != item.start || end != item.end;
     if (slice.clamped) ++stats.clamped;
-    if (!f.has_last || start >= f.last_end) {
+    // Ops that ended by this item's start can no longer hold it.
+    while (!f.open.empty() && f.open.back().end <= start) {
+      close_op(f.open.back());
+      f.open.pop_back();
+    }
+    bool on_own_track = false;
+    if (!f.open.empty() && end <= f.open.back().end) {
+      slice.tid = f.tid;  // nests in the op that is still open, as in PyTorch's own view
+      nest_in(f.open.back(), start, end);
+      on_own_track = true;
+    } else if (f.open.empty() && (!f.has_last || start >= f.last_end)) {
       slice.tid = f.tid;  // nests in the parent, after its previous sibling
       f.has_last = true;
       f.last_end = end;
@@ -160,6 +206,7 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
           f.gap_start = std::max(f.gap_start, end);
         }
       }
+      on_own_track = true;
     } else if (!overflow.empty() && overflow.top().first <= start) {
       slice.tid = overflow.top().second;
       overflow.pop();
@@ -172,7 +219,13 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
     }
     to_microseconds(start, end, slice.ts_us, slice.dur_us);
     visit(slice);
-    if (!item.is_op) {
+    if (item.is_op) {
+      OpenOp o{start, end, item.index, slice.ts_us, slice.dur_us, start};
+      if (on_own_track && end > start)
+        f.open.push_back(o);
+      else
+        close_op(o);  // on an overflow track, or empty: nothing nests in it
+    } else {
       const std::uint32_t tid = slice.tid;
       Frame child;
       child.tid = tid;

@@ -3,8 +3,11 @@
 //
 // - A child (span or op) is clamped into its parent's interval, so a child that started early or
 //   ended late still nests.
-// - Siblings that overlap in time cannot share a track: the later one goes to an overflow track
-//   (with its whole subtree) instead of being dropped or misnested.
+// - An op (or span) that lies wholly inside an earlier op of the same span nests in it on the
+//   same track, as PyTorch's ops do (aten::linear > aten::t, aten::addmm): the view reads like
+//   the profiler's own.
+// - Siblings that overlap in time otherwise cannot share a track: the later one goes to an
+//   overflow track (with its whole subtree) instead of being dropped or misnested.
 // - ns → µs: the slice's `ts` is the double nearest start_ns / 1000 and `dur` is chosen so that a
 //   reader's `ts + dur` (double arithmetic, what speedscope and the trace viewer compute) lands on
 //   the double nearest end_ns / 1000, never after it. Because both conversions are monotonic,
@@ -47,8 +50,10 @@ struct TrackLayoutStats {
 // out at the top level. When `span_bind_us` is given it receives, per span, a time (µs) inside
 // the span's slice that no child on the same track covers (the middle of the first gap; the
 // start when children cover it all): a flow event there binds to the span itself, not a child.
+// `op_bind_us` gets the same per op: the middle of an op that nothing nests in.
 TrackLayoutStats layout_tracks(const TraceDocument& doc,
                                const std::function<void(const PlacedSlice&)>& visit,
-                               std::vector<double>* span_bind_us = nullptr);
+                               std::vector<double>* span_bind_us = nullptr,
+                               std::vector<double>* op_bind_us = nullptr);
 
 }  // namespace candle_graph::exporting

@@ -289,6 +289,52 @@ TEST(ChromeExport, OverlappingSiblingsGetTheirOwnTrackAndChildrenAreClamped) {
   EXPECT_EQ(flows[2].at("name"), "t1");
 }
 
+// PyTorch's ops nest (aten::linear > aten::t, aten::addmm). An op wholly inside an earlier op of
+// the same span nests in it on the same track; one that sticks out of it still gets a track of
+// its own. Data flows bind where no nested op covers the op they belong to.
+constexpr std::string_view kNestedOps =
+    R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":0,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}
+{"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"op","span_id":"root","op_name":"producer","inputs":[],"output":"x","shape":[2],"dtype":"f32","device":"cpu","duration_ns":500,"timestamp_ns":100}
+{"kind":"op","span_id":"root","op_name":"linear","inputs":["x"],"output":"y","shape":[2],"dtype":"f32","device":"cpu","duration_ns":9000,"timestamp_ns":1000}
+{"kind":"op","span_id":"root","op_name":"t","inputs":["x"],"output":"xt","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":1000}
+{"kind":"op","span_id":"root","op_name":"transpose","inputs":["x"],"output":"xt2","shape":[2],"dtype":"f32","device":"cpu","duration_ns":500,"timestamp_ns":1200}
+{"kind":"op","span_id":"root","op_name":"addmm","inputs":["xt"],"output":"z","shape":[2],"dtype":"f32","device":"cpu","duration_ns":4000,"timestamp_ns":5000}
+{"kind":"op","span_id":"root","op_name":"sticks_out","inputs":[],"output":"w","shape":[2],"dtype":"f32","device":"cpu","duration_ns":3000,"timestamp_ns":8000}
+{"kind":"op","span_id":"root","op_name":"consumer","inputs":["y"],"output":"v","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":12000}
+{"kind":"span_end","id":"root","duration_ns":20000}
+)";
+
+TEST(ChromeExport, OpsInsideOpsNestOnTheSameTrack) {
+  const TraceDocument doc = candle_graph::parse_trace_text(kNestedOps, "nested.jsonl");
+  ex::ChromeExportStats stats;
+  const json out = json::parse(export_text(doc, &stats));
+  std::map<std::string, json> x;
+  for (const json& e : events_of(out, "X")) x[e.at("name")] = e;
+  ASSERT_EQ(x.size(), 8u);
+  // linear [1000, 10000] holds t [1000, 2000] (which holds transpose) and addmm [5000, 9000];
+  // sticks_out [8000, 11000] overlaps addmm and ends after linear: its own track.
+  for (const char* name : {"root", "producer", "linear", "t", "transpose", "addmm", "consumer"})
+    EXPECT_EQ(x[name].at("tid"), 1) << name;
+  EXPECT_EQ(x["sticks_out"].at("tid"), 2);
+  EXPECT_EQ(stats.overflowed, 1u);
+  EXPECT_EQ(stats.tracks, 2u);
+  EXPECT_EQ(misnested(events_of(out, "X")), 0);
+  // Flows (data edges by tensor id): x → linear, x → t, x → transpose, xt → addmm, y → consumer.
+  std::map<std::string, std::vector<double>> flow_ts;  // name → [s ts, f ts]
+  for (const json& e : out.at("traceEvents"))
+    if (e.at("ph") == "s" || e.at("ph") == "f") flow_ts[e.at("name")].push_back(e.at("ts"));
+  ASSERT_EQ(flow_ts["y"].size(), 2u);
+  // linear's first stretch that t and addmm leave free is [2000, 5000): bound at 3.5 µs, where
+  // a reader finds linear itself as the innermost slice (its middle, 5.5, is inside addmm).
+  EXPECT_EQ(flow_ts["y"][0], 3.5);
+  EXPECT_EQ(flow_ts["y"][1], 12.5);  // consumer: nothing nests in it, its middle
+  // t is covered from 1000 to 1700 by transpose ([1200, 1700]): its first gap is [1000, 1200).
+  ASSERT_EQ(flow_ts["xt"].size(), 2u);
+  EXPECT_EQ(flow_ts["xt"][0], 1.1);
+  EXPECT_EQ(flow_ts["x"].size(), 6u);  // three consumers of x
+}
+
 TEST(ChromeExport, MicrosecondsNeverMisnestAfterRounding) {
   // Large absolute timestamps (epoch ns) lose sub-µs digits in a double; children that end where
   // their parent ends must still end no later than it, as a reader computes ts + dur.
