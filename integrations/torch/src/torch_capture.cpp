@@ -38,8 +38,9 @@ std::vector<std::uint64_t> shape_of(const at::Tensor& t) {
 // torch.profiler's warm-up phase, the capture runs a few tiny ops through its callbacks
 // unrecorded (paused: no op record, their blocks internal) — for a training update also a
 // backward pass of a 4-element graph of its own, so that the autograd engine's records are warm
-// too — then reads the memory the update will write. Not when LibTorch's profiler holds the
-// PROFILER_STATE slot: it would record them. Measured: docs/performance.md, "Session 6".
+// too (CaptureOptions::warm_up_backward) — then reads the memory the update will write. Not when
+// LibTorch's profiler holds the PROFILER_STATE slot: it would record them. Measured:
+// docs/performance.md, "Session 6".
 enum class WarmUp { memory_only, ops, ops_and_backward };
 
 void warm_up(detail::CaptureState& s, WarmUp what) {
@@ -219,9 +220,10 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run, M
       detail::label_tensor(s, tensor.grad(), name + ".grad");
   }
   for (const auto& [name, tensor] : model_.data_->buffers) checkpoint(name, tensor, false);
-  warm_up(s, slot_problem                      ? WarmUp::memory_only
-             : phase_ == ExecutionPhase::train ? WarmUp::ops_and_backward
-                                               : WarmUp::ops);
+  warm_up(s, slot_problem ? WarmUp::memory_only
+             : phase_ == ExecutionPhase::train && options_.warm_up_backward
+                 ? WarmUp::ops_and_backward
+                 : WarmUp::ops);
 
   measurement_ = session_->begin_measurement(options_.measurement_name);
   if (const auto mem = detail::read_process_memory())

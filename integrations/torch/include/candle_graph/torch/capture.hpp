@@ -61,6 +61,12 @@ struct CaptureOptions {
   bool memory = true;
   // The `root` of the gradient facts (§4.9), e.g. "model".
   std::string parameter_root = "model";
+  // Before a training update, also run an unrecorded backward pass of a 4-element graph, so that
+  // the autograd engine's records are warm when the update's backward() starts. Never changes
+  // the trace. It pays off for a LibTorch update (integrations/torch/bench); a Python update
+  // (candle_graph.torch) loses more to it than it gains, so the Python capture turns it off
+  // (docs/performance.md, "Python capture").
+  bool warm_up_backward = true;
 };
 
 // What the capture saw, for the caller's summary line; every number can be checked against the
