@@ -228,6 +228,18 @@ TEST(ChromeExport, DataFlowsFollowTheGraphDataEdgesAndPair) {
 
 // A hand-written trace with overlapping siblings, a child outside its parent, an edge event and
 // hostile strings.
+// The export of a small trace given as text, re-read.
+json export_of(std::string_view trace_text, ex::ChromeExportStats& stats) {
+  return json::parse(export_text(candle_graph::parse_trace_text(trace_text, "t.jsonl"), &stats));
+}
+
+// The X slices by name (the small test traces name each slice once).
+std::map<std::string, json> slices_by_name(const json& out) {
+  std::map<std::string, json> x;
+  for (const json& e : events_of(out, "X")) x[e.at("name")] = e;
+  return x;
+}
+
 constexpr std::string_view kAwkward =
     R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r\u0001\"x","correlation_id":"c","entrypoint":"e\n","phase":"infer","timestamp":"t","capture_step":0,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}
 {"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true}
@@ -242,11 +254,9 @@ constexpr std::string_view kAwkward =
 )";
 
 TEST(ChromeExport, OverlappingSiblingsGetTheirOwnTrackAndChildrenAreClamped) {
-  const TraceDocument doc = candle_graph::parse_trace_text(kAwkward, "awkward.jsonl");
   ex::ChromeExportStats stats;
-  const json out = json::parse(export_text(doc, &stats));
-  std::map<std::string, json> x;
-  for (const json& e : events_of(out, "X")) x[e.at("name")] = e;
+  const json out = export_of(kAwkward, stats);
+  std::map<std::string, json> x = slices_by_name(out);
   ASSERT_EQ(x.size(), 5u);  // nothing dropped
   // A [1000, 5000] and B [3000, 8000] overlap: B goes to track 2, A stays with root.
   EXPECT_EQ(x["root"].at("tid"), 1);
@@ -306,11 +316,9 @@ constexpr std::string_view kNestedOps =
 )";
 
 TEST(ChromeExport, OpsInsideOpsNestOnTheSameTrack) {
-  const TraceDocument doc = candle_graph::parse_trace_text(kNestedOps, "nested.jsonl");
   ex::ChromeExportStats stats;
-  const json out = json::parse(export_text(doc, &stats));
-  std::map<std::string, json> x;
-  for (const json& e : events_of(out, "X")) x[e.at("name")] = e;
+  const json out = export_of(kNestedOps, stats);
+  std::map<std::string, json> x = slices_by_name(out);
   ASSERT_EQ(x.size(), 8u);
   // linear [1000, 10000] holds t [1000, 2000] (which holds transpose) and addmm [5000, 9000];
   // sticks_out [8000, 11000] overlaps addmm and ends after linear: its own track.
