@@ -47,7 +47,7 @@ std::string staging_host() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
   std::string host;
-  for (const char* p = buf; *p != '\0' && host.size() < 64; ++p) {
+  for (const char* p = buf; *p != '\0' && host.size() < 32; ++p) {
     const char c = *p;
     const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                        c == '.' || c == '_';

@@ -14,7 +14,8 @@
 
 namespace candle_graph::bundle {
 
-// This host's name as it appears in staging names ([A-Za-z0-9._] only, at most 64 characters).
+// This host's name as it appears in staging names ([A-Za-z0-9._] only, at most 32 characters,
+// so that a bundle name of up to ~200 bytes still leaves a staging name within NAME_MAX).
 std::string staging_host();
 
 // `.NAME.staging-HOST-PID-` for this process: the prefix mkdtemp completes.
