@@ -36,6 +36,36 @@ bool item_before(const Item& a, const Item& b) noexcept {
   return a.index < b.index;
 }
 
+double midpoint_us(std::uint64_t a, std::uint64_t b) noexcept {
+  return static_cast<double>(a + (b - a) / 2) / 1000.0;
+}
+
+// Where a flow binds to a slice that children on its own track may cover: in the first stretch of
+// the slice that no child covers, so that a reader finds the slice itself there, not a child.
+struct FreeStretch {
+  std::uint64_t from = 0;  // the stretch begins here: the slice's start, then each child's end
+  bool found = false;
+  double bind_us = 0;
+
+  // A child [start, end] placed on the slice's own track (children come in start order).
+  void cover(std::uint64_t start, std::uint64_t end) {
+    if (found) return;
+    if (start > from) {
+      bind_us = midpoint_us(from, start);
+      found = true;
+    } else {
+      from = std::max(from, end);
+    }
+  }
+  // Once every child is placed: the gap found, else the stretch after the last child, else (the
+  // children cover it all) the slice's start.
+  double bind(std::uint64_t slice_start, std::uint64_t slice_end) const {
+    if (found) return bind_us;
+    return from < slice_end ? midpoint_us(from, slice_end)
+                            : static_cast<double>(slice_start) / 1000.0;
+  }
+};
+
 // An op on a frame's own track that later ops (or spans) may nest in, as PyTorch's ops do
 // (aten::linear > aten::addmm): its end, and the first stretch its nested children leave free,
 // where flows bind to it rather than to a child.
@@ -43,8 +73,7 @@ struct OpenOp {
   std::uint64_t start = 0, end = 0;
   std::uint32_t index = 0;
   double ts_us = 0, dur_us = 0;
-  std::uint64_t gap_start = 0;
-  bool gap_found = false;
+  FreeStretch free;
   bool has_children = false;
 };
 
@@ -57,15 +86,9 @@ struct Frame {
   bool has_last = false;
   std::uint64_t last_end = 0;  // end of the last child placed on this frame's own track
   std::uint32_t span = kNoIndex;
-  // The first stretch of the span's own track that no child covers starts at gap_start.
-  std::uint64_t gap_start = 0;
-  bool gap_found = false;
+  FreeStretch free;          // where flows bind to the span
   std::vector<OpenOp> open;  // ops on this track that the next items may nest in, outermost first
 };
-
-double midpoint_us(std::uint64_t a, std::uint64_t b) noexcept {
-  return static_cast<double>(a + (b - a) / 2) / 1000.0;
-}
 
 // Compressed children lists: the items of parent p are list[begin[p], begin[p + 1]).
 struct Children {
@@ -121,28 +144,12 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
   // An op that nothing nests in binds at its middle; one with nested children in its first gap
   // (its start when they cover it all), as spans do.
   auto close_op = [&](const OpenOp& o) {
-    if (!op_bind_us) return;
-    double& bind = (*op_bind_us)[o.index];
-    if (!o.has_children)
-      bind = o.ts_us + o.dur_us / 2;
-    else if (!o.gap_found)
-      bind = o.gap_start < o.end ? midpoint_us(o.gap_start, o.end)
-                                 : static_cast<double>(o.start) / 1000.0;
-  };
-  auto nest_in = [&](OpenOp& o, std::uint64_t start, std::uint64_t end) {
-    o.has_children = true;
-    if (o.gap_found) return;
-    if (start > o.gap_start) {
-      if (op_bind_us) (*op_bind_us)[o.index] = midpoint_us(o.gap_start, start);
-      o.gap_found = true;
-    } else {
-      o.gap_start = std::max(o.gap_start, end);
-    }
+    if (op_bind_us)
+      (*op_bind_us)[o.index] =
+          o.has_children ? o.free.bind(o.start, o.end) : o.ts_us + o.dur_us / 2;
   };
   auto settle_gap = [&](const Frame& f) {  // the frame is done: where its flows bind
-    if (!span_bind_us || f.span == kNoIndex || f.gap_found) return;
-    (*span_bind_us)[f.span] = f.gap_start < f.end ? midpoint_us(f.gap_start, f.end)
-                                                  : static_cast<double>(f.start) / 1000.0;
+    if (span_bind_us && f.span != kNoIndex) (*span_bind_us)[f.span] = f.free.bind(f.start, f.end);
   };
   const Children spans = group(n, doc.span_parent());
   const Children ops = group(n, doc.op_span());
@@ -192,20 +199,14 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
     bool on_own_track = false;
     if (!f.open.empty() && end <= f.open.back().end) {
       slice.tid = f.tid;  // nests in the op that is still open, as in PyTorch's own view
-      nest_in(f.open.back(), start, end);
+      f.open.back().has_children = true;
+      f.open.back().free.cover(start, end);
       on_own_track = true;
     } else if (f.open.empty() && (!f.has_last || start >= f.last_end)) {
       slice.tid = f.tid;  // nests in the parent, after its previous sibling
       f.has_last = true;
       f.last_end = end;
-      if (!f.gap_found && span_bind_us && f.span != kNoIndex) {
-        if (start > f.gap_start) {
-          (*span_bind_us)[f.span] = midpoint_us(f.gap_start, start);
-          f.gap_found = true;
-        } else {
-          f.gap_start = std::max(f.gap_start, end);
-        }
-      }
+      f.free.cover(start, end);
       on_own_track = true;
     } else if (!overflow.empty() && overflow.top().first <= start) {
       slice.tid = overflow.top().second;
@@ -220,7 +221,7 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
     to_microseconds(start, end, slice.ts_us, slice.dur_us);
     visit(slice);
     if (item.is_op) {
-      OpenOp o{start, end, item.index, slice.ts_us, slice.dur_us, start};
+      OpenOp o{start, end, item.index, slice.ts_us, slice.dur_us, {start}};
       if (on_own_track && end > start)
         f.open.push_back(o);
       else
@@ -232,7 +233,7 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
       child.start = start;
       child.end = end;
       child.span = item.index;
-      child.gap_start = start;
+      child.free.from = start;
       collect(item.index, child);
       if (child.items.empty())
         settle_gap(child);
