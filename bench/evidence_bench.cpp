@@ -55,7 +55,7 @@ auto timed(const char* stage, F&& f) {
 
 evidence::EvidencePacket packet_of(const TraceDocument& doc, const GraphOptions& options = {}) {
   // What the CLI does without --nsight-dir: GPU evidence unavailable, no baseline.
-  nsight::NsightEvidence gpu = nsight::load_optional(std::nullopt, {});
+  import::nsight::NsightEvidence gpu = import::nsight::load_optional(std::nullopt, {});
   return evidence::make_evidence_packet(doc, std::move(gpu), std::nullopt, options);
 }
 

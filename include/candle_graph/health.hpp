@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "candle_graph/trace.hpp"
+#include "candle_graph/trace_document.hpp"
 
 namespace candle_graph {
 

@@ -10,7 +10,8 @@
 //     train_step(session);                        // begin_step_span(...), record_op(...), ...
 //   }                                             // guards end, then the session finishes
 //
-// Only the standard library and the std-only public headers trace.hpp / error.hpp are included.
+// Only the standard library and the std-only public headers trace_events.hpp / error.hpp are
+// included.
 //
 // Threads: every member of TraceSession may be called from any thread. Each thread has its own
 // span stack; a span begun on a thread with no open span of its own attaches to the measured
@@ -40,7 +41,7 @@
 #include <string_view>
 
 #include "candle_graph/error.hpp"
-#include "candle_graph/trace.hpp"  // the §3 enumerations (std-only header)
+#include "candle_graph/trace_events.hpp"  // the trace/6 vocabulary and events (std only)
 
 namespace candle_graph {
 

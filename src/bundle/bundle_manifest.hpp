@@ -10,17 +10,19 @@
 #include <utility>
 #include <vector>
 
+#include "format/bundle.hpp"
+
 namespace candle_graph::bundle {
 
-inline constexpr std::string_view kBundleSchema = "candle-graph/bundle/1";
-inline constexpr std::string_view kVerificationSchema = "candle-graph/bundle-verification/1";
-inline constexpr std::string_view kManifestName = "bundle.json";
-inline constexpr std::string_view kTraceName = "trace.jsonl";
-inline constexpr std::string_view kBaselineName = "baseline.jsonl";
-inline constexpr std::string_view kEvidenceName = "evidence.json";
-inline constexpr std::string_view kReportName = "report.md";
-inline constexpr std::string_view kViewerName = "viewer.html";
-inline constexpr std::string_view kNsightDirName = "nsight";
+using format::bundle::kBaselineName;
+using format::bundle::kEvidenceName;
+using format::bundle::kManifestName;
+using format::bundle::kNsightDirName;
+using format::bundle::kReportName;
+using format::bundle::kTraceName;
+using format::bundle::kViewerName;
+inline constexpr std::string_view kBundleSchema = format::bundle::kSchema;
+using format::bundle::kVerificationSchema;
 
 // Limits that keep verification bounded on a hostile bundle. No trace could be larger than
 // 1 TiB (the reader holds the parsed document in memory, which needs several times the file on a

@@ -13,7 +13,9 @@
 #include <cstring>
 #include <vector>
 
-#include "bundle/bundle_evidence.hpp"
+#include "evidence/packet_builder.hpp"
+#include "evidence/report_digest.hpp"
+#include "viewer/viewer_page.hpp"
 #include "bundle/bundle_staging.hpp"
 #include "bundle/bundle_verify.hpp"
 #include "bundle/sha256.hpp"
@@ -233,7 +235,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   m.run_id = std::string(doc.run.run_id);
   std::optional<evidence::EvidencePacket> built;
   try {
-    built.emplace(build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,
+    built.emplace(evidence::build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,
                                std::string(kNsightDirName)));
   } catch (const Error& e) {  // an untrusted trace: name the user's file
     if (!e.path().empty()) throw;
@@ -248,9 +250,9 @@ BundleManifest publish_bundle(const PublishRequest& req) {
     m.files.push_back(out.close());
   }
   step("evidence", dest);
-  m.files.push_back(write_text(stage, std::string(kReportName), render_report(packet)));
+  m.files.push_back(write_text(stage, std::string(kReportName), evidence::render_report(packet)));
   step("report", dest);
-  m.files.push_back(write_text(stage, std::string(kViewerName), render_viewer(packet)));
+  m.files.push_back(write_text(stage, std::string(kViewerName), viewer::render_viewer(packet)));
   step("viewer", dest);
 
   std::sort(m.files.begin(), m.files.end(),

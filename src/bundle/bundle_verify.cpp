@@ -12,7 +12,9 @@
 #include <memory>
 #include <set>
 
-#include "bundle/bundle_evidence.hpp"
+#include "evidence/packet_builder.hpp"
+#include "evidence/report_digest.hpp"
+#include "viewer/viewer_page.hpp"
 #include "bundle/sha256.hpp"
 #include "candle_graph/error.hpp"
 #include "evidence/evidence_json.hpp"
@@ -436,7 +438,7 @@ class Verifier {
     }
     std::optional<evidence::EvidencePacket> packet;
     try {
-      packet.emplace(build_packet(*doc, baseline ? &*baseline : nullptr, nsight_dir,
+      packet.emplace(evidence::build_packet(*doc, baseline ? &*baseline : nullptr, nsight_dir,
                                   std::string(kNsightDirName)));
     } catch (const Error& e) {
       add("semantic_error", std::string(kTraceName), e.message());
@@ -448,7 +450,7 @@ class Verifier {
       w.finish();
     });
     compare_file(kReportName, "Markdown report",
-                 [&](const output::JsonStream::Sink& sink) { sink(render_report(*packet)); });
+                 [&](const output::JsonStream::Sink& sink) { sink(evidence::render_report(*packet)); });
     // viewer.html is not rebuilt: projecting and rendering the viewer costs as much again as
     // the evidence (docs/performance.md, Evidence bundles); its hash covers it.
   }

@@ -4,7 +4,7 @@
 #include <map>
 #include <memory>
 
-#include "bundle/bundle_evidence.hpp"
+#include "evidence/packet_builder.hpp"
 #include "bundle/bundle_input.hpp"
 #include "cli/command.hpp"
 #include "output/atomic_file.hpp"
@@ -50,7 +50,7 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
   if (nsight_dir && nsight_dir->filename() == "nsight" &&
       bundle::is_bundle_dir(nsight_dir->parent_path()))
     label = "nsight";
-  return bundle::build_packet(doc, baseline, nsight_dir, label, options);
+  return evidence::build_packet(doc, baseline, nsight_dir, label, options);
 }
 
 void emit_json(const std::optional<std::filesystem::path>& out,

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "candle_graph/error.hpp"
+
 namespace candle_graph::cli {
 
 enum ExitCode : int { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2, kExitUntrusted = 3 };
@@ -49,8 +51,8 @@ void emit_output(const std::optional<std::filesystem::path>& out, std::string_vi
                  std::initializer_list<std::filesystem::path> inputs);
 
 // A usage problem found after parsing (e.g. the output would overwrite the input): exit 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct UsageError : Error {
+  explicit UsageError(std::string message) : Error(ErrorKind::usage, {}, 0, std::move(message)) {}
 };
 
 // Progress on stderr for long reads, only when stderr is a terminal.

@@ -1,14 +1,14 @@
 // `candle-graph compare BASELINE CANDIDATE [-o FILE]`: comparison/1 (§9.4). No graph is built,
 // so untrusted traces compare too (then `comparable` is false).
 // `candle-graph compare --baseline B1 … Bn --candidate C1 … Cm [...]`: the cohort comparison
-// comparison/2 (src/bundle/cohort_comparison.hpp); each run is read once and reduced before the
+// comparison/2 (src/compare/cohort_comparison.hpp); each run is read once and reduced before the
 // next one is read.
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "bundle/cohort_comparison.hpp"
-#include "bundle/cohort_json.hpp"
+#include "compare/cohort_comparison.hpp"
+#include "compare/cohort_json.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "evidence/evidence_json.hpp"
@@ -32,7 +32,7 @@ struct CompareArgs {
 // Reads one cohort input into the builder. A directory is taken as an evidence bundle: when it
 // cannot be loaded (and so verified) it becomes an `unverified_inputs` reason instead of ending
 // the comparison; a trace file that cannot be read is an error (exit 1), as everywhere.
-void read_cohort_input(bundle::CohortBuilder& builder, bundle::Side side,
+void read_cohort_input(compare::CohortBuilder& builder, compare::Side side,
                        const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -58,15 +58,15 @@ int run_cohort_compare(const CompareArgs& a) {
       for (const auto& in : *list)
         if (output::same_file(in, *a.output))
           throw UsageError("refusing to write output over the input file " + in.string());
-  bundle::CohortBuilder builder;
-  for (const auto& p : a.baseline_runs) read_cohort_input(builder, bundle::Side::baseline, p);
-  for (const auto& p : a.candidate_runs) read_cohort_input(builder, bundle::Side::candidate, p);
-  bundle::CohortOptions options;
+  compare::CohortBuilder builder;
+  for (const auto& p : a.baseline_runs) read_cohort_input(builder, compare::Side::baseline, p);
+  for (const auto& p : a.candidate_runs) read_cohort_input(builder, compare::Side::candidate, p);
+  compare::CohortOptions options;
   options.threshold_percent = a.threshold;
   options.bootstrap.resamples = a.resamples;
   options.bootstrap.seed = a.seed;
-  const bundle::CohortComparison c = std::move(builder).compare(options);
-  emit_json(a.output, {}, [&](output::JsonStream& w) { bundle::write_cohort_comparison(w, c); });
+  const compare::CohortComparison c = std::move(builder).compare(options);
+  emit_json(a.output, {}, [&](output::JsonStream& w) { compare::write_cohort_comparison(w, c); });
   return a.require_eligible && !c.eligible ? kExitUntrusted : kExitOk;
 }
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
-#include "import/pytorch/convert.hpp"
+#include "import/convert.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
@@ -46,15 +46,15 @@ Runner register_convert(CLI::App& app) {
       throw UsageError("the output " + args->output.string() +
                        " is the input; choose another path");
     }
-    import::pytorch::ConvertOptions options;
+    import::ConvertOptions options;
     options.step = args->step;
     const std::string label = args->input.string();
     if (!args->quiet) {
       options.progress = &progress_to_stderr;
       options.progress_user = const_cast<std::string*>(&label);
     }
-    const import::pytorch::ConvertResult r =
-        import::pytorch::convert_pytorch_trace(args->input, args->output, options);
+    const import::ConvertResult r =
+        import::convert_pytorch_trace(args->input, args->output, options);
     if (!args->quiet) {
       std::cerr << "converted " << args->input.string() << " (" << r.format << ", "
                 << r.source_events << " events) -> " << args->output.string() << ": " << r.spans

@@ -29,7 +29,8 @@ int run_export_chrome(const ExportArgs& args) {
   const TraceDocument doc = load_trace(trace);
   const TraceHealth health = analyze_health(doc);
   if (!health.trusted)
-    throw Error(trace.string(), 0, "trace is structurally untrusted: " + health.error_summary());
+    throw Error(ErrorKind::untrusted, trace.string(), 0,
+                "trace is structurally untrusted: " + health.error_summary());
 
   const bool to_stdout = args.output == "-";
   const bool gzip = !to_stdout && args.output.extension() == ".gz";

@@ -6,7 +6,7 @@
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
-#include "export/sqlite_export.hpp"
+#include "sqlite/sqlite_export.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {

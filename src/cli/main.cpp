@@ -61,15 +61,9 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();
     return kExitUsage;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return kExitUsage;
-  } catch (const output::RefusedDestination& e) {  // e.g. an output inside an evidence bundle
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return kExitUsage;
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
-    return kExitRuntime;
+    return e.kind() == ErrorKind::usage ? kExitUsage : kExitRuntime;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");
     return kExitRuntime;

@@ -22,6 +22,7 @@
 #include "output/atomic_file.hpp"
 #include "output/write_guard.hpp"
 #include "viewer/html_document.hpp"
+#include "viewer/viewer_page.hpp"
 #include "viewer/viewer_payload.hpp"
 
 namespace candle_graph::cli {
@@ -168,7 +169,7 @@ Runner register_report(CLI::App& app) {
     const std::filesystem::path base = args->baseline.value_or(args->trace);
     // The page first: when the front end is not bundled this fails before any file is written.
     std::string html;
-    if (args->html) html = viewer::render_evidence_html(viewer::project(packet));
+    if (args->html) html = viewer::render_viewer(packet);
     emit_json(*args->json, {args->trace, base},
               [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); });
     const evidence::ReportDigest digest = evidence::make_report_digest(packet);

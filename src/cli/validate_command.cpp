@@ -3,7 +3,7 @@
 
 #include "candle_graph/health.hpp"
 #include "cli/command.hpp"
-#include "trace/health_json.hpp"
+#include "health/health_json.hpp"
 
 namespace candle_graph::cli {
 

@@ -1,7 +1,7 @@
 #include "evidence/evidence_json.hpp"
 
 #include "graph/graph_json.hpp"
-#include "trace/health_json.hpp"
+#include "health/health_json.hpp"
 
 namespace candle_graph::evidence {
 
@@ -260,7 +260,7 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
         graph::write_graph(w, p.graph, order);
         break;
       default:
-        w.json(nsight::to_json(p.gpu));
+        w.json(import::nsight::to_json(p.gpu));
         break;
     }
   });

@@ -20,7 +20,7 @@ std::vector<std::string> expected_semantic_keys(const TraceDocument& doc) {
   return keys;
 }
 
-EvidencePacket make_evidence_packet(const TraceDocument& doc, nsight::NsightEvidence gpu,
+EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::NsightEvidence gpu,
                                     std::optional<Comparison> comparison,
                                     const GraphOptions& options) {
   EvidencePacket p;
@@ -44,7 +44,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, nsight::NsightEvid
     p.findings.push_back(std::to_string(doc.gradients.size()) + " gradient facts captured; " +
                          std::to_string(attention) + " require attention");
   }
-  if (p.gpu.status == nsight::GpuEvidenceStatus::available && !p.gpu.kernels.empty()) {
+  if (p.gpu.status == import::nsight::GpuEvidenceStatus::available && !p.gpu.kernels.empty()) {
     const auto& k = p.gpu.kernels.front();
     p.findings.push_back("top GPU kernel `" + k.name +
                          "`: " + fixed2(static_cast<double>(k.total_ns) / 1e6) + " ms total");
@@ -61,7 +61,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, nsight::NsightEvid
 
   // §9.2 gaps: health warnings, then why there is no GPU evidence.
   p.gaps = p.health.gaps();
-  if (p.gpu.status != nsight::GpuEvidenceStatus::available)
+  if (p.gpu.status != import::nsight::GpuEvidenceStatus::available)
     p.gaps.push_back(p.gpu.reason ? *p.gpu.reason : "GPU evidence is unavailable");
   return p;
 }

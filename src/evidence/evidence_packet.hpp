@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "candle_graph/analysis.hpp"
-#include "nsight/nsight_evidence.hpp"
+#include "import/nsight/nsight_evidence.hpp"
 
 namespace candle_graph::evidence {
 
@@ -29,7 +29,7 @@ struct EvidencePacket {
   std::vector<EvidenceFact> facts;
   std::vector<std::string> gaps;
   ExecutionGraph graph;
-  nsight::NsightEvidence gpu;
+  import::nsight::NsightEvidence gpu;
   std::optional<Comparison> comparison;
 };
 
@@ -38,7 +38,7 @@ struct EvidencePacket {
 std::vector<std::string> expected_semantic_keys(const TraceDocument& doc);
 
 // §9.2 step 5 `from_document`. Throws Error("trace is structurally untrusted: …").
-EvidencePacket make_evidence_packet(const TraceDocument& doc, nsight::NsightEvidence gpu,
+EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::NsightEvidence gpu,
                                     std::optional<Comparison> comparison,
                                     const GraphOptions& options = {});
 

@@ -3,7 +3,7 @@
 
 #include "evidence/evidence_packet.hpp"
 #include "output/json_stream.hpp"
-#include "trace/health_json.hpp"
+#include "health/health_json.hpp"
 
 namespace candle_graph::evidence {
 namespace {

@@ -29,7 +29,7 @@ std::vector<std::uint32_t> top_ops(const ExecutionGraph& g, Key key, std::size_t
   auto before = [&](std::uint32_t a, std::uint32_t b) {
     const auto ka = key(g.nodes[a]), kb = key(g.nodes[b]);
     if (ka != kb) return ka > kb;
-    return compare(g.node_id(a), g.node_id(b)) < 0;
+    return compare_ids(g.node_id(a), g.node_id(b)) < 0;
   };
   const std::size_t k = std::min(limit, ids.size());
   std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(), before);

@@ -102,9 +102,9 @@ PeakDigest digest_peak(const EvidencePacket& p, const DigestLimits& limits) {
 }
 
 GpuDigest digest_gpu(const EvidencePacket& p, const DigestLimits& limits) {
-  const nsight::NsightEvidence& gpu = p.gpu;
+  const import::nsight::NsightEvidence& gpu = p.gpu;
   GpuDigest d;
-  d.available = gpu.status == nsight::GpuEvidenceStatus::available;
+  d.available = gpu.status == import::nsight::GpuEvidenceStatus::available;
   if (!d.available) return d;
   d.kernel_rows = gpu.kernels.size();
   for (const auto& k : gpu.kernels) {

@@ -50,7 +50,7 @@ struct PeakDigest {
 
 struct GpuDigest {
   bool available = false;                                    // gpu.status == available
-  std::vector<const nsight::NsightSummaryRow*> top_kernels;  // the head of gpu.kernels
+  std::vector<const import::nsight::NsightSummaryRow*> top_kernels;  // the head of gpu.kernels
   std::uint64_t kernel_rows = 0;                             // gpu.kernels.size()
   std::uint64_t kernel_ns = 0;                               // Σ gpu.kernels[].total_ns
   std::uint64_t memcpy_ns = 0;        // Σ memory operations of category memcpy

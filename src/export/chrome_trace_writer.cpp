@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 #include "export/chrome_tracks.hpp"
 #include "output/json_text.hpp"
 
@@ -341,7 +341,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
   for (const EdgeEvent& e : doc.edges) {
     const std::uint32_t from = doc.find_span(e.from_span), to = doc.find_span(e.to_span);
     if (from == kNoIndex || to == kNoIndex || span_tid[from] == 0 || span_tid[to] == 0) continue;
-    write_flow(w, ++flow_id, "edge", "edge", span_tid[from], span_bind[from], span_tid[to],
+    write_flow(w, ++flow_id, format::chrome::kEdgeFlowCategory, "edge", span_tid[from], span_bind[from], span_tid[to],
                span_bind[to]);
     ++stats.edge_flows;
   }
@@ -358,7 +358,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
           continue;  // the same input twice is one data edge
         const std::uint32_t p = producers.find(in);
         if (p == kNoIndex || op_tid[p] == 0 || op_tid[k] == 0) continue;
-        write_flow(w, ++flow_id, "data", in, op_tid[p], op_bind[p], op_tid[k], op_bind[k]);
+        write_flow(w, ++flow_id, format::chrome::kDataFlowCategory, in, op_tid[p], op_bind[p], op_tid[k], op_bind[k]);
         ++stats.data_flows;
       }
       producers.set(k);

@@ -24,10 +24,11 @@
 #include <string_view>
 
 #include "candle_graph/trace.hpp"
+#include "format/chrome.hpp"
 
 namespace candle_graph::exporting {
 
-inline constexpr std::string_view kChromeSchema = "candle-graph/chrome/1";
+inline constexpr std::string_view kChromeSchema = format::chrome::kSchema;
 
 struct ChromeExportStats {
   std::uint64_t spans = 0;

@@ -1,5 +1,5 @@
 // ExecutionGraph accessors: ids, names and edge endpoints are read from the document on demand.
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 
 namespace candle_graph {
 

@@ -3,7 +3,7 @@
 // (the original was quadratic); only the edge sort is n·log n.
 #include <algorithm>
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 #include "graph/graph_edges.hpp"
 #include "graph/node_memory.hpp"
 #include "graph/span_tree.hpp"
@@ -65,7 +65,8 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
                                 const GraphOptions& options) {
   doc.check_indexed();
   // Step 1: analysis never proceeds through an invalid hierarchy.
-  if (!health.trusted) throw Error("trace is structurally untrusted: " + health.error_summary());
+  if (!health.trusted) throw Error(ErrorKind::untrusted, {}, 0,
+                "trace is structurally untrusted: " + health.error_summary());
 
   ExecutionGraph g;
   g.doc = &doc;

@@ -130,7 +130,7 @@ struct RunSorter {
         std::sort(run, end, [&](const Ref& x, const Ref& y) {
           const NodeId tx = graph.edge_of(edges[x.item.pos()]).to;
           const NodeId ty = graph.edge_of(edges[y.item.pos()]).to;
-          if (int c = compare(tx, ty)) return c < 0;
+          if (int c = compare_ids(tx, ty)) return c < 0;
           return x.item.tag_pos < y.item.tag_pos;
         });
       run = end;

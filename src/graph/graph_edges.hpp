@@ -1,7 +1,7 @@
 // §8.2 step 7: call and data edges, de-duplicated and sorted by (from, to, kind).
 #pragma once
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 
 namespace candle_graph::graph {
 

@@ -1,7 +1,7 @@
 // §8.1 graph/3 as JSON, streamed node by node (no DOM of the node/edge arrays).
 #pragma once
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 #include "output/json_stream.hpp"
 
 namespace candle_graph::graph {

@@ -2,7 +2,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 
 namespace candle_graph {
 std::string_view NodeId::suffix(char (&buf)[32]) const noexcept {
@@ -33,7 +33,7 @@ std::string NodeId::str() const {
   return s;
 }
 
-int compare(const NodeId& a, const NodeId& b) noexcept {
+int compare_ids(const NodeId& a, const NodeId& b) noexcept {
   char ba[32], bb[32];
   const std::string_view sa = a.suffix(ba), sb = b.suffix(bb);
   const std::size_t common = std::min(a.base.size(), b.base.size());

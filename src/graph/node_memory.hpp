@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/graph.hpp"
 #include "graph/span_tree.hpp"
 
 namespace candle_graph::graph {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "candle_graph/instrument.hpp"
-#include "candle_graph/trace.hpp"
+#include "candle_graph/trace_events.hpp"
 
 namespace candle_graph::detail {
 

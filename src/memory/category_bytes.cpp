@@ -1,5 +1,5 @@
 // §7.1 `by_category` maps as a fixed array: five categories, keys created on first use.
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/memory.hpp"
 
 namespace candle_graph {
 

@@ -2,7 +2,7 @@
 // query documents). `by_category` maps always have sorted keys.
 #pragma once
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/memory.hpp"
 #include "output/json_stream.hpp"
 
 namespace candle_graph::memory {

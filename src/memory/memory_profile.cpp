@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "candle_graph/analysis.hpp"
+#include "candle_graph/memory.hpp"
 #include "memory/backward_spans.hpp"
 #include "memory/memory_order.hpp"
 #include "trace/live_key_table.hpp"

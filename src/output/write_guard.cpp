@@ -6,19 +6,21 @@
 
 #include <string>
 
+#include "format/bundle.hpp"
+
 namespace candle_graph::output {
 namespace fs = std::filesystem;
 
 namespace {
 
 bool holds_bundle_manifest(const fs::path& dir) {
-  const fs::path manifest = dir / "bundle.json";
+  const fs::path manifest = dir / format::bundle::kManifestName;
   const int fd = ::open(manifest.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return false;
   struct stat st {};
   std::string head;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    head.resize(65536);
+    head.resize(format::bundle::kSchemaProbeBytes);
     std::size_t have = 0;
     for (;;) {
       const ssize_t n = ::read(fd, head.data() + have, head.size() - have);
@@ -29,7 +31,8 @@ bool holds_bundle_manifest(const fs::path& dir) {
     head.resize(have);
   }
   ::close(fd);
-  return head.find("\"candle-graph/bundle/1\"") != std::string::npos;
+  const std::string quoted = "\"" + std::string(format::bundle::kSchema) + "\"";
+  return head.find(quoted) != std::string::npos;
 }
 
 }  // namespace

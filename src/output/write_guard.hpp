@@ -12,7 +12,8 @@ namespace candle_graph::output {
 // A destination the tool refuses to write (inside a bundle, or an existing bundle directory):
 // a usage problem, exit code 2 in the CLI.
 struct RefusedDestination : Error {
-  using Error::Error;
+  RefusedDestination(std::string path, std::uint64_t line, std::string message)
+      : Error(ErrorKind::usage, std::move(path), line, std::move(message)) {}
 };
 
 // The bundle directory `target` lies in (or is), after resolving `..` and symlinks of every

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "candle_graph/error.hpp"
-#include "export/sqlite_loader.hpp"
-#include "export/sqlite_schema.hpp"
+#include "sqlite/sqlite_loader.hpp"
+#include "sqlite/sqlite_schema.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::sql {

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "evidence/evidence_packet.hpp"
-#include "export/sqlite_handle.hpp"
+#include "sqlite/sqlite_handle.hpp"
 
 namespace candle_graph::sql {
 

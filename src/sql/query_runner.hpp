@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "export/sqlite_handle.hpp"
+#include "sqlite/sqlite_handle.hpp"
 
 namespace candle_graph::sql {
 

@@ -82,51 +82,10 @@ std::size_t TraceDocument::distinct_span_ids() const noexcept {
   return span_index_->size;
 }
 
-namespace {
-template <typename T>
-bool same(std::span<const T> a, std::span<const T> b) {
-  return std::ranges::equal(a, b);
-}
-}  // namespace
-
-bool TraceRunMeta::operator==(const TraceRunMeta& o) const {
-  return run_id == o.run_id && correlation_id == o.correlation_id && entrypoint == o.entrypoint &&
-         phase == o.phase && timestamp == o.timestamp && capture_step == o.capture_step &&
-         warmup_steps == o.warmup_steps && device == o.device &&
-         measured_region_device_synchronized == o.measured_region_device_synchronized &&
-         timing_mode == o.timing_mode && same(tags, o.tags) && candle_version == o.candle_version;
-}
-
-bool OpEvent::operator==(const OpEvent& o) const {
-  return span_id == o.span_id && op_name == o.op_name && same(inputs, o.inputs) &&
-         output == o.output && same(shape, o.shape) && dtype == o.dtype && device == o.device &&
-         duration_ns == o.duration_ns && timestamp_ns == o.timestamp_ns &&
-         storage_bytes == o.storage_bytes && input_storage_bytes == o.input_storage_bytes;
-}
-
-bool TensorEvent::operator==(const TensorEvent& o) const {
-  return span_id == o.span_id && tensor_id == o.tensor_id && same(shape, o.shape) &&
-         dtype == o.dtype && device == o.device && requires_grad == o.requires_grad &&
-         storage_bytes == o.storage_bytes && category == o.category;
-}
-
-bool MemoryEvent::operator==(const MemoryEvent& o) const {
-  return timestamp_ns == o.timestamp_ns && tensor_id == o.tensor_id && span_id == o.span_id &&
-         op_name == o.op_name && device == o.device && bytes == o.bytes && action == o.action &&
-         same(shape, o.shape) && dtype == o.dtype && category == o.category;
-}
-
 bool TraceDocument::operator==(const TraceDocument& o) const {
   return schema == o.schema && run == o.run && spans == o.spans && ops == o.ops &&
          tensors == o.tensors && memory == o.memory && device_memory == o.device_memory &&
          gradients == o.gradients && edges == o.edges;
-}
-
-std::string_view event_kind_name(const TraceEvent& event) noexcept {
-  static constexpr std::string_view kNames[] = {"meta",   "span_start", "span_end",      "op",
-                                                "tensor", "memory",     "device_memory", "gradient",
-                                                "edge"};
-  return kNames[event.index()];
 }
 
 void TraceDocument::reindex() {

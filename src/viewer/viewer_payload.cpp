@@ -346,7 +346,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.end_object();  // evidence
   {
     // NsightEvidence in sorted key order (it is serialized in declaration order by nsight/).
-    const auto ordered = nsight::to_json(p.gpu);
+    const auto ordered = import::nsight::to_json(p.gpu);
     w.key("gpu").raw(output::SortedJson::parse(ordered.dump()).dump());
   }
   w.key("memory").begin_object();

@@ -3,13 +3,13 @@
 // reach (several differing fields, unverified inputs, the cap on listed reasons).
 #include <gtest/gtest.h>
 
-#include "bundle/cohort_comparison.hpp"
+#include "compare/cohort_comparison.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace {
 
 using namespace candle_graph;
-using namespace candle_graph::bundle;
+using namespace candle_graph::compare;
 
 TraceDocument run_doc(std::uint64_t noise_seed, double scale = 1.0) {
   synth::SynthOptions o;

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <random>
 
-#include "bundle/cohort_statistics.hpp"
+#include "compare/cohort_statistics.hpp"
 #include "candle_graph/error.hpp"
 
 namespace {
 
-using namespace candle_graph::bundle;
+using namespace candle_graph::compare;
 
 TEST(CohortStatistics, StudentTQuantilesMatchPublishedTables) {
   // Two-sided 95 % (p = 0.975) and one 90 % value, from the NIST/SEMATECH e-Handbook table of

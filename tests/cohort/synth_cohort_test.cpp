@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "candle_graph/health.hpp"
-#include "evidence/comparison_parts.hpp"
+#include "compare/comparison_parts.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace {

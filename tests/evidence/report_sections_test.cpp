@@ -249,7 +249,7 @@ ReportRun run_report(const candle_graph::testing::TempDir& dir, const std::strin
 void check_original_prefix(const ReportRun& run, const std::string& trace) {
   const candle_graph::TraceDocument doc = candle_graph::parse_trace(trace);
   const auto packet = candle_graph::evidence::make_evidence_packet(
-      doc, candle_graph::nsight::load_optional(std::nullopt, {}), std::nullopt);
+      doc, candle_graph::import::nsight::load_optional(std::nullopt, {}), std::nullopt);
   const std::string original = candle_graph::evidence::render_markdown(packet);
   EXPECT_EQ(run.markdown.substr(0, original.size()), original);
   EXPECT_EQ(run.markdown.substr(original.size(), 24), "\n## Where the time went\n");

@@ -13,7 +13,7 @@ namespace {
 struct Example : ::testing::Test {
   TraceDocument doc = cg_test::load_fixture("spec_example.jsonl");
   evidence::EvidencePacket packet = evidence::make_evidence_packet(
-      doc, nsight::load_optional(std::nullopt, evidence::expected_semantic_keys(doc)),
+      doc, import::nsight::load_optional(std::nullopt, evidence::expected_semantic_keys(doc)),
       std::nullopt);
   nlohmann::ordered_json j = cg_test::packet_json(packet);
   const nlohmann::ordered_json& node(const std::string& id) {
@@ -230,7 +230,7 @@ TEST_F(Example, MarkdownIsExactlySection9_3) {
 TEST_F(Example, MarkdownWithComparisonAddsTheBaselineSection) {
   // Self-comparison: delta 0 → "+0.00%" (sign always shown), comparable, no warnings.
   evidence::EvidencePacket p = evidence::make_evidence_packet(
-      doc, nsight::load_optional(std::nullopt, {}), compare_documents(doc, doc));
+      doc, import::nsight::load_optional(std::nullopt, {}), compare_documents(doc, doc));
   const std::string md = evidence::render_markdown(p);
   EXPECT_NE(md.find("\n\n## Baseline comparison\n\nTotal time changed by +0.00%.\n"),
             std::string::npos)

@@ -8,7 +8,7 @@ namespace {
 std::string convert_error(const TempDir& dir, std::string_view name, std::string_view text) {
   const fs::path in = dir.write(name, text);
   try {
-    candle_graph::import::pytorch::convert_pytorch_trace(in, dir / "out.jsonl");
+    candle_graph::import::convert_pytorch_trace(in, dir / "out.jsonl");
   } catch (const candle_graph::Error& e) {
     EXPECT_FALSE(fs::exists(dir / "out.jsonl")) << "a failed conversion left an output file";
     EXPECT_EQ(e.path(), in.string());
@@ -82,7 +82,7 @@ TEST(ConvertErrors, HostileInput) {
 TEST(ConvertErrors, RefusesToOverwriteItsInput) {
   TempDir dir;
   const fs::path in = dir.write("x.json", R"([{"name":"aten::mm","ph":"X","ts":1,"dur":1}])");
-  EXPECT_THROW(candle_graph::import::pytorch::convert_pytorch_trace(in, in), candle_graph::Error);
+  EXPECT_THROW(candle_graph::import::convert_pytorch_trace(in, in), candle_graph::Error);
   EXPECT_EQ(slurp(in), R"([{"name":"aten::mm","ph":"X","ts":1,"dur":1}])");
 }
 

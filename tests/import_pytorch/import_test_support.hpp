@@ -12,7 +12,7 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
-#include "import/pytorch/convert.hpp"
+#include "import/convert.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cgimport {
@@ -30,7 +30,7 @@ inline std::string slurp(const fs::path& p) {
 }
 
 struct Converted {
-  candle_graph::import::pytorch::ConvertResult result;
+  candle_graph::import::ConvertResult result;
   candle_graph::TraceDocument doc;
   candle_graph::TraceHealth health;
   std::map<std::string, std::string> tags;
@@ -44,9 +44,9 @@ struct Converted {
 
 inline Converted convert_and_read(
     const fs::path& input, const fs::path& output,
-    const candle_graph::import::pytorch::ConvertOptions& options = {}) {
+    const candle_graph::import::ConvertOptions& options = {}) {
   Converted c;
-  c.result = candle_graph::import::pytorch::convert_pytorch_trace(input, output, options);
+  c.result = candle_graph::import::convert_pytorch_trace(input, output, options);
   c.doc = candle_graph::parse_trace(output);
   c.health = candle_graph::analyze_health(c.doc);
   for (const candle_graph::Tag& t : c.doc.run.tags)

@@ -96,7 +96,7 @@ TEST(KinetoFixtures, RocmTrainingStepHasForwardBackwardOptimizer) {
 
 TEST(KinetoFixtures, RocmStepTwoOnRequest) {
   TempDir dir;
-  candle_graph::import::pytorch::ConvertOptions options;
+  candle_graph::import::ConvertOptions options;
   options.step = 2;
   const Converted c = convert_and_read(shared_fixture("hta-minitoy-train-mi250-rocm6.2.json"),
                                        dir / "t.jsonl", options);
@@ -106,7 +106,7 @@ TEST(KinetoFixtures, RocmStepTwoOnRequest) {
   EXPECT_EQ(c.doc.run.capture_step, 2u);
   options.step = 7;
   try {
-    candle_graph::import::pytorch::convert_pytorch_trace(
+    candle_graph::import::convert_pytorch_trace(
         shared_fixture("hta-minitoy-train-mi250-rocm6.2.json"), dir / "u.jsonl", options);
     FAIL() << "--step 7 must fail";
   } catch (const candle_graph::Error& e) {

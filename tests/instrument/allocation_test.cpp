@@ -9,6 +9,7 @@
 #include <new>
 
 #include "candle_graph/instrument.hpp"
+#include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
 
 namespace {

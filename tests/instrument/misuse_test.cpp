@@ -7,6 +7,7 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/instrument.hpp"
+#include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
 
 namespace candle_graph {

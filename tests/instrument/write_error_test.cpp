@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "candle_graph/instrument.hpp"
+#include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
 
 namespace candle_graph {

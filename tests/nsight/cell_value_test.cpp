@@ -1,14 +1,14 @@
 // Cell parsing: nulls, thousands separators, units, RFC-4180 quoting (spec §10.4, §6.1/§6.3).
 #include <gtest/gtest.h>
 
-#include "nsight/cell_value.hpp"
-#include "nsight/csv_reader.hpp"
-#include "nsight/kernel_category.hpp"
-#include "nsight/nvtx_label.hpp"
+#include "import/nsight/cell_value.hpp"
+#include "import/nsight/csv_reader.hpp"
+#include "import/nsight/kernel_category.hpp"
+#include "import/nsight/nvtx_label.hpp"
 
 namespace {
 
-using namespace candle_graph::nsight;
+using namespace candle_graph::import::nsight;
 
 std::optional<std::uint64_t> value(std::string_view cell, std::string_view unit = "ns") {
   const CellNumber n = parse_cell_number(cell, unit_scale(unit));

@@ -2,16 +2,16 @@
 // file-name hint that is used only when no signature matches.
 #include <gtest/gtest.h>
 
-#include "nsight/csv_reader.hpp"
-#include "nsight/report_header.hpp"
+#include "import/nsight/csv_reader.hpp"
+#include "import/nsight/report_header.hpp"
 
 namespace {
 
-using candle_graph::nsight::detect_report;
-using candle_graph::nsight::map_columns;
-using candle_graph::nsight::report_hint_from_name;
-using candle_graph::nsight::ReportKind;
-using candle_graph::nsight::split_csv_line;
+using candle_graph::import::nsight::detect_report;
+using candle_graph::import::nsight::map_columns;
+using candle_graph::import::nsight::report_hint_from_name;
+using candle_graph::import::nsight::ReportKind;
+using candle_graph::import::nsight::split_csv_line;
 
 struct SignatureCase {
   const char* version;
@@ -96,7 +96,7 @@ TEST(NsightHeaderSignature, EachReportAndVersion) {
 }
 
 TEST(NsightHeaderSignature, OldAndNewColumnNamesMapToTheSameRoles) {
-  using candle_graph::nsight::Role;
+  using candle_graph::import::nsight::Role;
   const auto old_map =
       map_columns(split_csv_line("Start(sec),Duration(nsec),CorrId,GrdX,Device,Ctx,Strm,Name"));
   const auto new_map = map_columns(

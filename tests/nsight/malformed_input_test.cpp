@@ -8,8 +8,8 @@
 namespace {
 
 using namespace cg_nsight_test;
-using candle_graph::nsight::GpuEvidenceStatus;
-using candle_graph::nsight::NsightEvidence;
+using candle_graph::import::nsight::GpuEvidenceStatus;
+using candle_graph::import::nsight::NsightEvidence;
 using ::testing::HasSubstr;
 
 // Loads one hand-made case directory; the single file in it is malformed.

@@ -9,15 +9,15 @@
 namespace {
 
 using namespace cg_nsight_test;
-using candle_graph::nsight::GpuEvidenceStatus;
-using candle_graph::nsight::NsightEvidence;
-using candle_graph::nsight::to_json;
+using candle_graph::import::nsight::GpuEvidenceStatus;
+using candle_graph::import::nsight::NsightEvidence;
+using candle_graph::import::nsight::to_json;
 using ::testing::HasSubstr;
 
 const char* kKernHeader = "Time (%),Total Time (ns),Instances,Avg (ns),Min (ns),Max (ns),Name\n";
 
 TEST(NsightLoad, NoDirectoryMeansNotRequested) {
-  const NsightEvidence e = candle_graph::nsight::load_optional(std::nullopt, {"a"});
+  const NsightEvidence e = candle_graph::import::nsight::load_optional(std::nullopt, {"a"});
   EXPECT_EQ(e.status, GpuEvidenceStatus::unavailable);
   EXPECT_EQ(e.reason, "Nsight capture was not requested");
   EXPECT_EQ(e.correlation.mode, "none");
@@ -211,7 +211,7 @@ TEST(NsightLoad, LargeTimelineKeepsOnlyTheCap) {
 }
 
 TEST(NsightJson, UnavailableShapeMatchesOriginal) {
-  const auto j = to_json(candle_graph::nsight::unavailable("Nsight capture was not requested"));
+  const auto j = to_json(candle_graph::import::nsight::unavailable("Nsight capture was not requested"));
   std::vector<std::string> keys;
   for (const auto& [key, _] : j.items()) keys.push_back(key);
   EXPECT_THAT(keys,

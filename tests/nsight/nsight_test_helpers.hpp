@@ -10,7 +10,7 @@
 #include <vector>
 #include "support/temp_dir.hpp"
 
-#include "nsight/nsight_evidence.hpp"
+#include "import/nsight/nsight_evidence.hpp"
 
 namespace cg_nsight_test {
 
@@ -32,13 +32,13 @@ class TempDir : public candle_graph::testing::TempDir {
   }
 };
 
-inline candle_graph::nsight::NsightEvidence load_dir(const fs::path& dir,
+inline candle_graph::import::nsight::NsightEvidence load_dir(const fs::path& dir,
                                                      std::vector<std::string> keys = {}) {
-  return candle_graph::nsight::load_optional(dir, keys);
+  return candle_graph::import::nsight::load_optional(dir, keys);
 }
 
 // Loads one real fixture file on its own.
-inline candle_graph::nsight::NsightEvidence load_shared(const std::string& name,
+inline candle_graph::import::nsight::NsightEvidence load_shared(const std::string& name,
                                                         std::vector<std::string> keys = {}) {
   TempDir dir;
   dir.copy_shared(name);

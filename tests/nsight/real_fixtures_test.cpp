@@ -9,8 +9,8 @@
 namespace {
 
 using namespace cg_nsight_test;
-using candle_graph::nsight::GpuEvidenceStatus;
-using candle_graph::nsight::NsightEvidence;
+using candle_graph::import::nsight::GpuEvidenceStatus;
+using candle_graph::import::nsight::NsightEvidence;
 
 TEST(NsightRealFixtures, EveryFixtureFileParsesWithoutDiagnostics) {
   int files = 0;

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "trace/health_json.hpp"
+#include "health/health_json.hpp"
 #include "trace_test_support.hpp"
 
 namespace {

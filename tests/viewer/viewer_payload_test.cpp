@@ -24,7 +24,7 @@ struct Packet {
       : text(std::move(t)),
         doc(parse_trace_text(text)),
         packet(evidence::make_evidence_packet(
-            doc, nsight::load_optional(std::nullopt, evidence::expected_semantic_keys(doc)),
+            doc, import::nsight::load_optional(std::nullopt, evidence::expected_semantic_keys(doc)),
             std::nullopt)) {}
 };
 

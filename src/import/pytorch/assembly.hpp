@@ -6,11 +6,20 @@
 #include <map>
 #include <string>
 
-#include "import/pytorch/convert.hpp"
-#include "import/pytorch/event_model.hpp"
-#include "import/pytorch/trace_output.hpp"
+#include "import/convert.hpp"
+#include "import/trace_event/event_model.hpp"
+#include "import/trace_output.hpp"
 
 namespace candle_graph::import::pytorch {
+
+using trace_event::CandleOpArgs;
+using trace_event::CandleSpanArgs;
+using trace_event::Flow;
+using trace_event::kNone;
+using trace_event::MemoryInstant;
+using trace_event::Model;
+using trace_event::Role;
+using trace_event::Slice;
 
 ConvertResult assemble_pytorch(Model& model, const ConvertOptions& options,
                                const SourceInfo& source, const std::string& path, TraceOutput& out);

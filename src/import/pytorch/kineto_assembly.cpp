@@ -19,7 +19,7 @@
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace.hpp"
 #include "import/pytorch/assembly.hpp"
-#include "import/pytorch/kineto_mapping.hpp"
+#include "import/trace_event/kineto_vocabulary.hpp"
 #include "import/pytorch/memory_pairing.hpp"
 
 namespace candle_graph::import::pytorch {
@@ -171,7 +171,7 @@ ConvertResult assemble_pytorch(Model& m, const ConvertOptions& options, const So
     switch (s.role) {
       case Role::step_marker: {
         Step st;
-        parse_profiler_step(m.strings.str(s.name), st.number);
+        trace_event::parse_profiler_step(m.strings.str(s.name), st.number);
         st.begin = s.ts_ns;
         st.end = s.ts_ns + s.dur_ns;
         st.name = s.name;

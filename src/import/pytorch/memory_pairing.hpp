@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "import/pytorch/event_model.hpp"
+#include "import/trace_event/event_model.hpp"
 
 namespace candle_graph::import::pytorch {
+
+using trace_event::kNone;
+using trace_event::MemoryInstant;
 
 struct PairedMemory {
   std::int64_t ts_ns = 0;

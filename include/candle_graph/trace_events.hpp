@@ -1,0 +1,141 @@
+// The nine trace/6 event kinds (docs/format/trace6.md §4), one value struct each, and the one
+// function that writes an event as its compact JSON line (§5.3 field order and omission rules).
+// Events hold views (std::string_view, std::span) into storage their creator owns: a
+// TraceDocument's arena, or the caller's own strings. Standard library only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "candle_graph/trace_format.hpp"
+
+namespace candle_graph {
+
+struct Tag {
+  std::string_view key;
+  std::string_view value;
+  bool operator==(const Tag&) const = default;
+};
+
+// §4.2 run metadata, flattened into the meta event.
+struct TraceRunMeta {
+  std::string_view run_id;
+  std::string_view correlation_id;
+  std::string_view entrypoint;
+  ExecutionPhase phase = ExecutionPhase::train;
+  std::string_view timestamp;
+  std::uint64_t capture_step = 0;
+  std::uint64_t warmup_steps = 0;
+  std::string_view device;
+  bool measured_region_device_synchronized = false;
+  TimingMode timing_mode = TimingMode::host;
+  std::span<const Tag> tags;  // sorted by key, unique keys
+  std::optional<std::string_view> candle_version;
+  bool operator==(const TraceRunMeta& o) const;
+};
+
+struct MetaEvent {
+  std::string_view schema;
+  TraceRunMeta run;
+  bool operator==(const MetaEvent&) const = default;
+};
+
+struct SpanStartEvent {  // §4.3
+  std::string_view id;
+  std::optional<std::string_view> parent_id;
+  std::string_view name;
+  std::uint64_t start_ns = 0;
+  SpanKind span_kind = SpanKind::function;
+  bool measured = false;
+  std::optional<ExecutionStep> step;
+  bool operator==(const SpanStartEvent&) const = default;
+};
+
+struct SpanEndEvent {  // §4.4
+  std::string_view id;
+  std::uint64_t duration_ns = 0;
+  bool operator==(const SpanEndEvent&) const = default;
+};
+
+struct OpEvent {  // §4.5
+  std::string_view span_id;
+  std::string_view op_name;
+  std::span<const std::string_view> inputs;
+  std::optional<std::string_view> output;
+  std::span<const std::uint64_t> shape;
+  std::string_view dtype;
+  std::string_view device;
+  std::uint64_t duration_ns = 0;
+  std::uint64_t timestamp_ns = 0;
+  std::optional<std::uint64_t> storage_bytes;        // always set after parsing (§5.2)
+  std::optional<std::uint64_t> input_storage_bytes;  // absent on the wire means 0
+  bool operator==(const OpEvent& o) const;
+};
+
+struct TensorEvent {  // §4.6
+  std::string_view span_id;
+  std::string_view tensor_id;
+  std::span<const std::uint64_t> shape;
+  std::string_view dtype;
+  std::string_view device;
+  bool requires_grad = false;
+  std::optional<std::uint64_t> storage_bytes;  // always set after parsing (§5.2)
+  MemoryCategory category = MemoryCategory::other;
+  bool operator==(const TensorEvent& o) const;
+};
+
+struct MemoryEvent {  // §4.7
+  std::uint64_t timestamp_ns = 0;
+  std::string_view tensor_id;
+  std::string_view span_id;
+  std::optional<std::string_view> op_name;
+  std::string_view device;
+  std::uint64_t bytes = 0;
+  std::span<const std::uint64_t> shape;
+  std::string_view dtype;
+  // The two one-byte fields side by side: 128 bytes per event instead of 136 (a parsed trace
+  // holds one per memory line; the wire order of fields is the writer's, not this one).
+  MemoryAction action = MemoryAction::alloc;
+  MemoryCategory category = MemoryCategory::other;
+  bool operator==(const MemoryEvent& o) const;
+};
+
+struct DeviceMemoryEvent {  // §4.8
+  std::uint64_t timestamp_ns = 0;
+  std::string_view device;
+  std::uint64_t used_bytes = 0;
+  std::uint64_t free_bytes = 0;
+  std::optional<std::uint64_t> reserved_bytes;
+  bool operator==(const DeviceMemoryEvent&) const = default;
+};
+
+struct GradientEvent {  // §4.9
+  std::string_view event_id;
+  std::string_view root;
+  std::string_view key;
+  GradientState state = GradientState::present;
+  std::optional<double> norm;  // finite when present (JSON has no NaN)
+  bool operator==(const GradientEvent&) const = default;
+};
+
+struct EdgeEvent {  // §4.10
+  std::string_view from_span;
+  std::string_view to_span;
+  std::uint64_t duration_ns = 0;
+  bool operator==(const EdgeEvent&) const = default;
+};
+
+using TraceEvent = std::variant<MetaEvent, SpanStartEvent, SpanEndEvent, OpEvent, TensorEvent,
+                                MemoryEvent, DeviceMemoryEvent, GradientEvent, EdgeEvent>;
+
+// The wire name of an event's kind ("meta", "span_start", …).
+std::string_view event_kind_name(const TraceEvent& event) noexcept;
+
+// Append one event as compact JSON (the original's field order and omission rules), no newline.
+void append_event_json(std::string& out, const TraceEvent& event);
+
+}  // namespace candle_graph

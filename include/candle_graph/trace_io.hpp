@@ -1,0 +1,37 @@
+// Reading and writing trace/6 JSONL files (docs/format/trace6.md §5.1, §5.3).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "candle_graph/trace_document.hpp"
+
+namespace candle_graph {
+
+struct ReadOptions {
+  // Called now and then with (bytes read, total bytes) for progress on long reads.
+  void (*progress)(std::uint64_t done, std::uint64_t total, void* user) = nullptr;
+  void* progress_user = nullptr;
+};
+
+// Parse and validate a trace/6 JSONL file. Errors name the path and the 1-based line.
+TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& options = {});
+// Same, over bytes in memory; `source` is the name used in error messages.
+TraceDocument parse_trace_text(std::string_view text, std::string_view source = "<memory>");
+
+// Parse one event line (no document-level validation). Views point into `arena`.
+TraceEvent parse_event_line(std::string_view line, Arena& arena, std::string_view source = "<line>",
+                            std::uint64_t line_number = 1);
+
+// §5.3 to_events: meta, each span_start followed by its span_end, then ops, tensors, memory,
+// device_memory, gradients, edges.
+std::vector<TraceEvent> to_events(const TraceDocument& doc);
+// Whole document as JSONL text.
+std::string write_jsonl_string(const TraceDocument& doc);
+// Write the document atomically (temp file + rename), creating parent directories.
+void write_jsonl(const std::filesystem::path& path, const TraceDocument& doc);
+
+}  // namespace candle_graph

@@ -1,0 +1,153 @@
+#include "compare/cohort_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <string>
+
+#include "candle_graph/error.hpp"
+
+namespace candle_graph::compare {
+namespace {
+
+// P(|T| < t) for Student's t with integer df (Abramowitz & Stegun 26.7.3 odd df, 26.7.4 even df).
+double t_two_sided(double t, unsigned df) {
+  const double theta = std::atan(t / std::sqrt(static_cast<double>(df)));
+  const double s = std::sin(theta), c = std::cos(theta), c2 = c * c;
+  if (df % 2 == 0) {
+    double term = 1, sum = 1;
+    for (unsigned k = 2; k + 2 <= df; k += 2) {
+      term *= static_cast<double>(k - 1) / static_cast<double>(k) * c2;
+      sum += term;
+    }
+    return s * sum;
+  }
+  if (df == 1) return 2 * theta / std::numbers::pi;
+  double term = c, sum = c;
+  for (unsigned k = 3; k + 2 <= df; k += 2) {
+    term *= static_cast<double>(k - 1) / static_cast<double>(k) * c2;
+    sum += term;
+  }
+  return 2 / std::numbers::pi * (theta + s * sum);
+}
+
+// Linear interpolation between order statistics (Hyndman & Fan type 7) of sorted `x`.
+double quantile_sorted(const std::vector<double>& x, double p) {
+  const double h = static_cast<double>(x.size() - 1) * p;
+  const std::size_t lo = static_cast<std::size_t>(std::floor(h));
+  if (lo + 1 >= x.size()) return x.back();
+  return x[lo] + (h - static_cast<double>(lo)) * (x[lo + 1] - x[lo]);
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+double normal_cdf(double x) {
+  return 0.5 * std::erfc(-x / std::numbers::sqrt2);
+}
+
+double student_t_quantile(double p, unsigned df) {
+  if (!(p > 0 && p < 1) || df == 0) throw Error("student_t_quantile: p must be in (0, 1), df >= 1");
+  if (p == 0.5) return 0;
+  if (p < 0.5) return -student_t_quantile(1 - p, df);
+  const double target = 2 * p - 1;
+  double lo = 0, hi = 1;
+  while (t_two_sided(hi, df) < target && hi < 1e300) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (t_two_sided(mid, df) < target ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+Interval expanded_levels(std::size_t n, double confidence) {
+  const double alpha = 1 - confidence;
+  const double nd = static_cast<double>(n);
+  const double t = student_t_quantile(1 - alpha / 2, static_cast<unsigned>(n - 1));
+  const double a = normal_cdf(-std::sqrt(nd / (nd - 1)) * t);
+  return {a, 1 - a};
+}
+
+std::size_t effective_size(Pairing pairing, std::size_t baseline_runs, std::size_t candidate_runs) {
+  return pairing == Pairing::paired ? baseline_runs : std::min(baseline_runs, candidate_runs);
+}
+
+std::vector<DeltaEstimate> bootstrap_deltas(std::span<const MetricSample> metrics, Pairing pairing,
+                                            const BootstrapOptions& options) {
+  std::vector<DeltaEstimate> out;
+  if (metrics.empty()) return out;
+  const std::size_t nb = metrics.front().baseline.size(), nc = metrics.front().candidate.size();
+  for (const MetricSample& m : metrics)
+    if (m.baseline.size() != nb || m.candidate.size() != nc)
+      throw Error("bootstrap: every metric needs one value per run");
+  if (pairing == Pairing::paired && nb != nc)
+    throw Error("bootstrap: a paired comparison needs as many baseline as candidate runs (" +
+                std::to_string(nb) + " vs " + std::to_string(nc) + ")");
+  const bool intervals = nb >= 2 && nc >= 2 && options.resamples > 0;
+  const Interval levels =
+      intervals ? expanded_levels(effective_size(pairing, nb, nc), options.confidence) : Interval{};
+  std::vector<std::uint32_t> ib(nb), ic(nc);
+  std::vector<double> deltas, percents;
+  for (const MetricSample& m : metrics) {
+    DeltaEstimate e;
+    if (nb == 0 || nc == 0) {
+      out.push_back(e);
+      continue;
+    }
+    e.baseline_mean = mean(m.baseline);
+    e.candidate_mean = mean(m.candidate);
+    e.delta = e.candidate_mean - e.baseline_mean;
+    if (e.baseline_mean != 0) e.delta_percent = (e.candidate_mean / e.baseline_mean - 1) * 100;
+    if (!intervals) {
+      out.push_back(e);
+      continue;
+    }
+    // Re-seeded per metric: resample r draws the same indices for every metric.
+    std::mt19937_64 rng(options.seed);
+    deltas.clear();
+    percents.clear();
+    bool ratio_defined = true;
+    for (std::uint64_t r = 0; r < options.resamples; ++r) {
+      for (auto& i : ib) i = static_cast<std::uint32_t>(rng() % nb);
+      if (pairing == Pairing::paired)
+        ic = ib;
+      else
+        for (auto& i : ic) i = static_cast<std::uint32_t>(rng() % nc);
+      double sb = 0, sc = 0;
+      for (std::uint32_t i : ib) sb += m.baseline[i];
+      for (std::uint32_t i : ic) sc += m.candidate[i];
+      const double mb = sb / static_cast<double>(nb), mc = sc / static_cast<double>(nc);
+      deltas.push_back(mc - mb);
+      if (mb == 0)
+        ratio_defined = false;
+      else if (ratio_defined)
+        percents.push_back((mc / mb - 1) * 100);
+    }
+    std::sort(deltas.begin(), deltas.end());
+    e.delta_interval =
+        Interval{quantile_sorted(deltas, levels.low), quantile_sorted(deltas, levels.high)};
+    if (ratio_defined) {
+      std::sort(percents.begin(), percents.end());
+      e.percent_interval =
+          Interval{quantile_sorted(percents, levels.low), quantile_sorted(percents, levels.high)};
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+Direction judge(const std::optional<Interval>& percent_interval, double threshold_percent) {
+  if (!percent_interval) return Direction::inconclusive;
+  if (percent_interval->low > threshold_percent) return Direction::increase;
+  if (percent_interval->high < -threshold_percent) return Direction::decrease;
+  if (percent_interval->low == 0 && percent_interval->high == 0) return Direction::unchanged;
+  return Direction::inconclusive;
+}
+
+}  // namespace candle_graph::compare

@@ -1,0 +1,266 @@
+// §9.4 compare_documents (+ §17.6 measured-region check): comparability warnings, span costs
+// keyed by root path + kind + step, measured totals, memory peaks and gradient differences.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+
+#include "candle_graph/analysis.hpp"
+#include "compare/comparison_parts.hpp"
+
+namespace candle_graph {
+namespace {
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+std::int64_t signed_delta(std::uint64_t c, std::uint64_t b) noexcept {
+  // Rust computes in i128; clamp to i64, which is what any JSON consumer can read anyway.
+  const __int128 d = static_cast<__int128>(c) - static_cast<__int128>(b);
+  if (d > INT64_MAX) return INT64_MAX;
+  if (d < INT64_MIN) return INT64_MIN;
+  return static_cast<std::int64_t>(d);
+}
+
+// `(c − b)·100 / b` in this order (the last digit of a float depends on it); null when b = 0.
+std::optional<double> percent(std::uint64_t c, std::uint64_t b) {
+  if (b == 0) return std::nullopt;
+  return (static_cast<double>(c) - static_cast<double>(b)) * 100.0 / static_cast<double>(b);
+}
+
+std::string_view debug_step(ExecutionStep s) {
+  switch (s) {
+    case ExecutionStep::forward:
+      return "Forward";
+    case ExecutionStep::backward:
+      return "Backward";
+    case ExecutionStep::optimizer:
+      return "Optimizer";
+  }
+  return "";
+}
+
+}  // namespace
+
+namespace evidence {
+namespace {
+
+// Root path of span i: names from the top of its parent chain down to it, joined by `/`. The
+// walk stops at a missing parent or a cycle. Paths of spans whose chain ends at a real root are
+// memoized, so a deep tree costs Σ path lengths, not depth² per span.
+class RootPaths {
+ public:
+  explicit RootPaths(const TraceDocument& doc)
+      : doc_(doc),
+        memo_(doc.spans.size()),
+        done_(doc.spans.size(), 0),
+        on_chain_(doc.spans.size(), 0) {}
+
+  const std::string& path(std::uint32_t i) {
+    if (done_[i]) return memo_[i];
+    const auto& parent = doc_.span_parent();
+    std::vector<std::uint32_t> chain{i};
+    on_chain_[i] = 1;
+    bool cycle = false;
+    std::uint32_t stop = parent[i];  // the parent link that ended the walk
+    while (stop != kNoIndex && !done_[stop]) {
+      if (on_chain_[stop]) {
+        cycle = true;
+        break;
+      }
+      on_chain_[stop] = 1;
+      chain.push_back(stop);
+      stop = parent[stop];
+    }
+    for (std::uint32_t s : chain) on_chain_[s] = 0;
+    const bool from_memo = !cycle && stop != kNoIndex;  // stopped at an already known path
+    std::string prefix = from_memo ? memo_[stop] : std::string();
+    bool first = !from_memo;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (!first) prefix += '/';
+      first = false;
+      prefix += doc_.spans[*it].name;
+      if (!cycle) {  // a walk into a cycle depends on where it starts: never memoized
+        memo_[*it] = prefix;
+        done_[*it] = 1;
+      }
+    }
+    if (cycle) {
+      cycle_result_ = std::move(prefix);
+      return cycle_result_;
+    }
+    return memo_[i];
+  }
+
+ private:
+  const TraceDocument& doc_;
+  std::vector<std::string> memo_;
+  std::vector<std::uint8_t> done_;
+  std::vector<std::uint8_t> on_chain_;
+  std::string cycle_result_;
+};
+
+}  // namespace
+
+std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
+  std::map<std::string, SpanCost> out;
+  RootPaths paths(doc);
+  for (std::uint32_t s : measured_subtree(doc)) {
+    const SpanRecord& rec = doc.spans[s];
+    std::string key = paths.path(s);
+    key += " [";
+    key += to_string(rec.kind);
+    key += ']';
+    if (rec.step) {
+      key += '/';
+      key += debug_step(*rec.step);
+    }
+    SpanCost& c = out[std::move(key)];
+    ++c.count;
+    c.total_ns = sat_add(c.total_ns, rec.duration_ns);
+  }
+  return out;
+}
+
+std::uint64_t measured_total(const TraceDocument& doc) {
+  std::uint64_t t = 0;
+  for (const SpanRecord& s : doc.spans)
+    if (s.measured) t = sat_add(t, s.duration_ns);
+  return t;
+}
+
+std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc) {
+  std::map<std::string, GradientFact> out;
+  for (const GradientEvent& g : doc.gradients)  // later duplicates overwrite
+    out[std::string(g.root) + "/" + std::string(g.key)] = {g.state, g.norm};
+  return out;
+}
+
+// Tags without the descriptive keys, which are expected to differ between code revisions.
+constexpr std::string_view kDescriptive[] = {"source_revision", "source_commit", "build_id"};
+
+bool is_descriptive_tag(std::string_view key) {
+  return std::find(std::begin(kDescriptive), std::end(kDescriptive), key) != std::end(kDescriptive);
+}
+
+}  // namespace evidence
+
+namespace {
+
+using evidence::GradientFact;
+using evidence::SpanCost;
+
+std::optional<std::string_view> tag(const TraceRunMeta& run, std::string_view key) {
+  for (const Tag& t : run.tags)
+    if (t.key == key) return t.value;
+  return std::nullopt;
+}
+
+void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out) {
+  auto differs = [&](std::string_view field, std::string_view l, std::string_view r) {
+    if (l == r) return;
+    out.comparable = false;
+    out.warnings.push_back(std::string(field) + " differs: `" + std::string(l) + "` vs `" +
+                           std::string(r) + "`");
+  };
+  differs("entrypoint", b.entrypoint, c.entrypoint);
+  differs("phase", to_string(b.phase), to_string(c.phase));
+  differs("device", b.device, c.device);
+  if (b.timing_mode != c.timing_mode) {
+    out.comparable = false;
+    out.warnings.push_back("timing mode differs");
+  }
+  if (b.measured_region_device_synchronized != c.measured_region_device_synchronized) {
+    out.comparable = false;  // §17.6
+    out.warnings.push_back("measured-region device synchronization differs");
+  }
+  if (b.warmup_steps != c.warmup_steps) {
+    out.comparable = false;
+    out.warnings.push_back("warmup differs: " + std::to_string(b.warmup_steps) + " vs " +
+                           std::to_string(c.warmup_steps));
+  }
+  std::vector<Tag> bw, cw;
+  for (const Tag& t : b.tags)
+    if (!evidence::is_descriptive_tag(t.key)) bw.push_back(t);
+  for (const Tag& t : c.tags)
+    if (!evidence::is_descriptive_tag(t.key)) cw.push_back(t);
+  if (bw != cw) {
+    out.comparable = false;
+    out.warnings.push_back("workload tags differ; batch/model/precision conditions must match");
+  }
+  for (std::string_view key : evidence::kDescriptive)
+    if (tag(b, key) != tag(c, key))
+      out.warnings.push_back("descriptive `" + std::string(key) +
+                             "` differs, as expected for a code-change comparison");
+}
+
+}  // namespace
+
+Comparison compare_documents(const TraceDocument& baseline, const TraceDocument& candidate) {
+  baseline.check_indexed();
+  candidate.check_indexed();
+  Comparison out;
+  out.baseline_run_id = baseline.run.run_id;
+  out.candidate_run_id = candidate.run.run_id;
+  // Untrusted inputs make the result non-comparable without a warning text (§17.4).
+  out.comparable = analyze_health(baseline).trusted && analyze_health(candidate).trusted;
+  compare_runs(baseline.run, candidate.run, out);
+
+  const std::uint64_t bt = evidence::measured_total(baseline),
+                      ct = evidence::measured_total(candidate);
+  out.total_delta_ns = signed_delta(ct, bt);
+  out.total_delta_percent = percent(ct, bt);
+  out.baseline_peak_bytes = analyze_memory(baseline).summary.peak_bytes;
+  out.candidate_peak_bytes = analyze_memory(candidate).summary.peak_bytes;
+  out.peak_delta_bytes = signed_delta(out.candidate_peak_bytes, out.baseline_peak_bytes);
+
+  // Spans: union of keys (sorted), then stable by |delta| descending, at most 50.
+  const auto bs = evidence::span_costs(baseline), cs = evidence::span_costs(candidate);
+  std::map<std::string_view, std::pair<SpanCost, SpanCost>> joined;
+  for (const auto& [k, v] : bs) joined[k].first = v;
+  for (const auto& [k, v] : cs) joined[k].second = v;
+  for (const auto& [k, v] : joined) {
+    SpanComparison s;
+    s.name = std::string(k);
+    s.baseline_count = v.first.count;
+    s.candidate_count = v.second.count;
+    s.baseline_total_ns = v.first.total_ns;
+    s.candidate_total_ns = v.second.total_ns;
+    s.baseline_mean_ns = v.first.count ? v.first.total_ns / v.first.count : 0;
+    s.candidate_mean_ns = v.second.count ? v.second.total_ns / v.second.count : 0;
+    s.delta_ns = signed_delta(s.candidate_total_ns, s.baseline_total_ns);
+    s.delta_percent = percent(s.candidate_total_ns, s.baseline_total_ns);
+    out.spans.push_back(std::move(s));
+  }
+  auto magnitude = [](std::int64_t d) {
+    return d < 0 ? static_cast<std::uint64_t>(0) - static_cast<std::uint64_t>(d)
+                 : static_cast<std::uint64_t>(d);
+  };
+  std::stable_sort(out.spans.begin(), out.spans.end(),
+                   [&](const SpanComparison& a, const SpanComparison& b) {
+                     return magnitude(a.delta_ns) > magnitude(b.delta_ns);
+                   });
+  if (out.spans.size() > 50) out.spans.resize(50);
+
+  // Gradients: keys whose (state, norm) differ, by key, at most 100.
+  const auto bg = evidence::gradient_facts(baseline), cg = evidence::gradient_facts(candidate);
+  std::map<std::string_view, std::pair<const GradientFact*, const GradientFact*>> grads;
+  for (const auto& [k, v] : bg) grads[k].first = &v;
+  for (const auto& [k, v] : cg) grads[k].second = &v;
+  for (const auto& [k, v] : grads) {
+    const GradientFact* b = v.first;
+    const GradientFact* c = v.second;
+    if (b && c && b->state == c->state && b->norm == c->norm) continue;
+    if (out.gradients.size() == 100) break;
+    GradientComparison g;
+    g.parameter = std::string(k);
+    if (b) g.baseline_state = b->state, g.baseline_norm = b->norm;
+    if (c) g.candidate_state = c->state, g.candidate_norm = c->norm;
+    if (g.baseline_norm && g.candidate_norm) g.norm_delta = *g.candidate_norm - *g.baseline_norm;
+    out.gradients.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace candle_graph

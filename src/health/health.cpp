@@ -1,0 +1,319 @@
+// §6 analyze_health: the 21 checks in the original's emission order. Every check is one pass
+// over an index built once (parent links, child duration sums, cycle memo), so the whole
+// analysis is linear in the events, plus a stable sort of the memory events.
+#include "candle_graph/health.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "trace/live_key_table.hpp"
+
+namespace candle_graph {
+
+std::string_view to_string(HealthSeverity v) noexcept {
+  return v == HealthSeverity::error ? "error" : "warning";
+}
+
+namespace {
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
+  std::uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::uint64_t>::max() : r;
+}
+
+std::string tick(std::string_view s) {
+  return "`" + std::string(s) + "`";
+}
+
+// Checks 11–13 key live allocations by (device, tensor_id). When every memory event names the
+// same device (the usual trace) the id alone tells keys apart and the table settles short ids
+// from its slots; otherwise every match is confirmed with the full comparison. The device's
+// number salts the hash either way. The events are visited in `order`, one call of insert or
+// erase per position, in turn.
+class LiveAllocations {
+  // The full comparison, for keys the slot cannot settle (ids of 8 bytes or more; every key when
+  // the trace has several devices).
+  struct SameKey {
+    const std::vector<MemoryEvent>& memory;
+    bool operator()(std::uint32_t a, std::uint32_t b) const {
+      return memory[a].tensor_id == memory[b].tensor_id && memory[a].device == memory[b].device;
+    }
+  };
+  struct KeyAt {
+    LiveAllocations* self;
+    detail::LiveKey operator()(std::size_t pos) const { return self->key(self->order_[pos]); }
+  };
+
+ public:
+  LiveAllocations(const std::vector<MemoryEvent>& memory, const std::vector<std::uint32_t>& order)
+      : memory_(memory),
+        order_(order),
+        one_device_(
+            std::all_of(memory.begin(), memory.end(),
+                        [&](const MemoryEvent& m) { return m.device == memory[0].device; })),
+        keys_(order.size(), KeyAt{this}, table_) {}
+
+  // False when an equal key is already live.
+  bool insert(std::size_t pos) {
+    return table_.insert(order_[pos], keys_.next(pos, table_), {}, SameKey{memory_}).event ==
+           kNoIndex;
+  }
+  // False when no equal key is live.
+  bool erase(std::size_t pos) {
+    return table_.take(keys_.next(pos, table_), order_[pos], SameKey{memory_}).event != kNoIndex;
+  }
+  std::size_t size() const noexcept { return table_.size(); }
+  bool empty() const noexcept { return table_.empty(); }
+
+ private:
+  detail::LiveKey key(std::uint32_t event) {
+    const MemoryEvent& m = memory_[event];
+    if (!have_last_ || m.device != last_device_) {  // consecutive events nearly always agree
+      have_last_ = true;
+      last_device_ = m.device;
+      last_number_ =
+          devices_.emplace(m.device, static_cast<std::uint32_t>(devices_.size())).first->second;
+    }
+    return detail::LiveKey::of(m.tensor_id, last_number_, one_device_);
+  }
+
+  const std::vector<MemoryEvent>& memory_;
+  const std::vector<std::uint32_t>& order_;
+  const bool one_device_;
+  // Declared before keys_, which reads them while it is constructed.
+  detail::LiveKeyTable<> table_;
+  std::unordered_map<std::string_view, std::uint32_t> devices_;
+  bool have_last_ = false;
+  std::string_view last_device_;
+  std::uint32_t last_number_ = 0;
+  detail::KeysAhead<KeyAt> keys_;
+};
+
+// The memory events' indices in (stable) timestamp order. Producers write them in time order,
+// so that is checked first; otherwise (timestamp, index) pairs are sorted, which is the stable
+// order and reads the timestamps once, sequentially, instead of from the events in every
+// comparison (a cache miss each on a large trace).
+std::vector<std::uint32_t> memory_in_time_order(const std::vector<MemoryEvent>& memory) {
+  std::vector<std::uint32_t> order(memory.size());
+  std::iota(order.begin(), order.end(), 0u);
+  bool sorted = true;
+  for (std::size_t i = 1; i < memory.size() && sorted; ++i)
+    sorted = memory[i - 1].timestamp_ns <= memory[i].timestamp_ns;
+  if (sorted) return order;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(memory.size());
+  for (std::uint32_t i = 0; i < memory.size(); ++i) keyed[i] = {memory[i].timestamp_ns, i};
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
+  return order;
+}
+
+// For every span: does walking its parent links ever revisit a span? Memoized, so linear.
+std::vector<bool> spans_in_cycles(const TraceDocument& doc) {
+  const auto& parent = doc.span_parent();
+  const std::size_t n = doc.spans.size();
+  enum : std::uint8_t { kUnseen, kOnPath, kAcyclic, kCyclic };
+  std::vector<std::uint8_t> state(n, kUnseen);
+  std::vector<std::uint32_t> path;
+  for (std::size_t start = 0; start < n; ++start) {
+    if (state[start] != kUnseen) continue;
+    path.clear();
+    std::uint32_t cur = static_cast<std::uint32_t>(start);
+    std::uint8_t verdict = kAcyclic;
+    while (true) {
+      if (cur == kNoIndex) break;
+      if (state[cur] == kOnPath) {
+        verdict = kCyclic;
+        break;
+      }
+      if (state[cur] != kUnseen) {
+        verdict = state[cur];
+        break;
+      }
+      state[cur] = kOnPath;
+      path.push_back(cur);
+      cur = parent[cur];
+    }
+    for (std::uint32_t s : path) state[s] = verdict;
+  }
+  std::vector<bool> cyclic(n);
+  for (std::size_t i = 0; i < n; ++i) cyclic[i] = state[i] == kCyclic;
+  return cyclic;
+}
+
+class HealthBuilder {
+ public:
+  explicit HealthBuilder(TraceHealth& h) : h_(h) {}
+  void error(std::string_view code, std::string message) {
+    h_.trusted = false;
+    h_.issues.push_back({HealthSeverity::error, code, std::move(message)});
+  }
+  void warning(std::string_view code, std::string message) {
+    h_.issues.push_back({HealthSeverity::warning, code, std::move(message)});
+  }
+
+ private:
+  TraceHealth& h_;
+};
+
+}  // namespace
+
+std::vector<std::string> TraceHealth::gaps() const {
+  std::vector<std::string> out;
+  for (const auto& i : issues)
+    if (i.severity == HealthSeverity::warning) out.push_back(i.message);
+  return out;
+}
+
+std::string TraceHealth::error_summary() const {
+  std::string out;
+  for (const auto& i : issues) {
+    if (i.severity != HealthSeverity::error) continue;
+    if (!out.empty()) out.append("; ");
+    out.append(i.message);
+  }
+  return out;
+}
+
+TraceHealth analyze_health(const TraceDocument& doc) {
+  doc.check_indexed();
+  TraceHealth h;
+  HealthBuilder b(h);
+  const auto& spans = doc.spans;
+  const auto& parent = doc.span_parent();
+  const std::size_t n = spans.size();
+
+  // 1. duplicate_span_id
+  {
+    // The original counts a set of all ids; the document's span index already holds each
+    // distinct id once (a lookup per span here missed the cache on every span of a large trace).
+    const std::size_t unique = doc.distinct_span_ids();
+    if (unique != n)
+      b.error("duplicate_span_id", "span IDs must be unique; found " + std::to_string(n) +
+                                       " records but " + std::to_string(unique) + " unique IDs");
+  }
+  // 2. root_count, 3. measurement_count
+  const auto roots = static_cast<std::uint64_t>(
+      std::count_if(spans.begin(), spans.end(), [](const SpanRecord& s) { return !s.parent_id; }));
+  if (roots != 1)
+    b.error("root_count", "expected exactly one root span, found " + std::to_string(roots));
+  const auto measured = static_cast<std::uint64_t>(
+      std::count_if(spans.begin(), spans.end(), [](const SpanRecord& s) { return s.measured; }));
+  if (measured != 1)
+    b.error("measurement_count",
+            "expected exactly one measured region, found " + std::to_string(measured));
+
+  // 4–7, per span in document order.
+  const std::vector<bool> cyclic = spans_in_cycles(doc);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SpanRecord& s = spans[i];
+    if (!s.closed) b.error("open_span", "span " + tick(s.id) + " was not closed");
+    if (s.parent_id) {
+      const std::uint32_t p = parent[i];
+      if (p == kNoIndex) {
+        b.error("unknown_parent",
+                "span " + tick(s.id) + " refers to missing parent " + tick(*s.parent_id));
+      } else {
+        const SpanRecord& ps = spans[p];
+        const std::uint64_t end = sat_add(s.start_ns, s.duration_ns);
+        const std::uint64_t pend = sat_add(ps.start_ns, ps.duration_ns);
+        if (s.start_ns < ps.start_ns || end > pend)
+          b.error("child_outside_parent",
+                  "span " + tick(s.id) + " interval " + std::to_string(s.start_ns) + ".." +
+                      std::to_string(end) + " is outside parent " + tick(ps.id) + " interval " +
+                      std::to_string(ps.start_ns) + ".." + std::to_string(pend));
+      }
+    }
+    if (cyclic[i]) b.error("span_cycle", "span " + tick(s.id) + " participates in a parent cycle");
+  }
+
+  // 8. children_exceed_parent (direct child spans only; ops are not counted)
+  {
+    std::vector<std::uint64_t> child_sum(n, 0);
+    std::vector<bool> has_child(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (parent[i] == kNoIndex) continue;
+      child_sum[parent[i]] = sat_add(child_sum[parent[i]], spans[i].duration_ns);
+      has_child[parent[i]] = true;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (has_child[i] && child_sum[i] > spans[i].duration_ns)
+        b.error("children_exceed_parent",
+                "children of span " + tick(spans[i].id) + " total " + std::to_string(child_sum[i]) +
+                    " ns, exceeding its " + std::to_string(spans[i].duration_ns) + " ns duration");
+  }
+
+  // 9. unknown_span (ops, then tensors, then memory), 10. unknown_edge_span
+  for (std::size_t i = 0; i < doc.ops.size(); ++i)
+    if (doc.op_span()[i] == kNoIndex)
+      b.error("unknown_span",
+              "operation evidence refers to missing span " + tick(doc.ops[i].span_id));
+  for (std::size_t i = 0; i < doc.tensors.size(); ++i)
+    if (doc.tensor_span()[i] == kNoIndex)
+      b.error("unknown_span",
+              "tensor evidence refers to missing span " + tick(doc.tensors[i].span_id));
+  for (std::size_t i = 0; i < doc.memory.size(); ++i)
+    if (doc.memory_span()[i] == kNoIndex)
+      b.error("unknown_span",
+              "memory evidence refers to missing span " + tick(doc.memory[i].span_id));
+  for (const auto& e : doc.edges)
+    if (doc.find_span(e.from_span) == kNoIndex || doc.find_span(e.to_span) == kNoIndex)
+      b.error("unknown_edge_span",
+              "edge " + tick(e.from_span) + " -> " + tick(e.to_span) + " refers to a missing span");
+
+  // 11–13. allocation pairing over memory events in (stable) timestamp order
+  {
+    const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory);
+    LiveAllocations live(doc.memory, order);
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+      const std::uint32_t idx = order[pos];
+      const MemoryEvent& m = doc.memory[idx];
+      if (m.action == MemoryAction::alloc) {
+        if (!live.insert(pos))
+          b.error("duplicate_allocation",
+                  "tensor " + tick(m.tensor_id) + " was allocated twice without a free");
+      } else if (!live.erase(pos)) {
+        b.error("unpaired_free",
+                "tensor " + tick(m.tensor_id) + " was freed without a live allocation");
+      }
+    }
+    if (!live.empty())
+      b.warning(
+          "retained_allocations",
+          std::to_string(live.size()) + " explicit allocations remained live at measurement end");
+  }
+
+  // 14–21. missing evidence (warnings)
+  EvidenceCoverage& c = h.coverage;
+  c.spans = n;
+  c.root_spans = roots;
+  c.measured_spans = measured;
+  for (const auto& s : spans) {
+    c.closed_spans += s.closed;
+    if (s.step == ExecutionStep::forward) ++c.forward_spans;
+    if (s.step == ExecutionStep::backward) ++c.backward_spans;
+    if (s.step == ExecutionStep::optimizer) ++c.optimizer_spans;
+  }
+  c.operations = doc.ops.size();
+  c.tensors = doc.tensors.size();
+  c.memory_events = doc.memory.size();
+  c.device_memory_samples = doc.device_memory.size();
+  c.gradients = doc.gradients.size();
+  c.edges = doc.edges.size();
+
+  const bool train = doc.run.phase == ExecutionPhase::train;
+  if (c.operations == 0) b.warning("operations_absent", "no timed operation evidence was captured");
+  if (c.tensors == 0) b.warning("tensors_absent", "no tensor checkpoints were captured");
+  if (c.memory_events == 0) b.warning("memory_absent", "no tensor memory events were captured");
+  if (c.device_memory_samples == 0)
+    b.warning("device_memory_absent", "no device-memory checkpoints were captured");
+  if (train && c.gradients == 0)
+    b.warning("gradients_absent", "no gradient facts were captured for this training run");
+  if (train && c.forward_spans == 0) b.warning("forward_absent", "no forward span was tagged");
+  if (train && c.backward_spans == 0) b.warning("backward_absent", "no backward span was tagged");
+  if (train && c.optimizer_spans == 0)
+    b.warning("optimizer_absent", "no optimizer span was tagged");
+  return h;
+}
+
+}  // namespace candle_graph

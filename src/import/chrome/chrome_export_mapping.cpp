@@ -1,0 +1,203 @@
+// candle-graph's own Chrome export (otherData.schema == "candle-graph/chrome/1") back to trace/6:
+// spans are `X` events with cat "span" and ops `X` events with cat "op"; their args carry the
+// original ids, measured flag, step, kind and exact nanoseconds, so convert(export(trace)) keeps
+// span names, op counts and durations. Counters, flows and metadata are views derived from the
+// trace and are not read back (counted in the tags).
+#include <algorithm>
+
+#include <simdjson.h>
+
+#include "candle_graph/error.hpp"
+#include "candle_graph/trace.hpp"
+#include "format/chrome.hpp"
+#include "import/pytorch/assembly.hpp"
+
+namespace candle_graph::import::pytorch {
+namespace {
+
+
+struct OtherData {
+  std::string entrypoint, run_id, correlation_id, phase, device, timing_mode, timestamp;
+  std::uint64_t capture_step = 1, warmup_steps = 0;
+  bool has_warmup = false;
+  std::vector<std::pair<std::string, std::string>> tags;
+};
+
+bool read_other_data(const Model& m, OtherData* out) {
+  const auto it = m.top_level.find("otherData");
+  if (it == m.top_level.end()) return false;
+  simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  if (parser.parse(it->second).get_object().get(obj)) return false;
+  std::string_view schema;
+  if (obj["schema"].get_string().get(schema) || schema != format::chrome::kSchema) return false;
+  if (!out) return true;
+  auto str = [&](const char* key, std::string& dst) {
+    std::string_view s;
+    if (!obj[key].get_string().get(s)) dst = std::string(s);
+  };
+  str("entrypoint", out->entrypoint);
+  str("run_id", out->run_id);
+  str("correlation_id", out->correlation_id);
+  str("phase", out->phase);
+  str("device", out->device);
+  str("timing_mode", out->timing_mode);
+  str("timestamp", out->timestamp);
+  std::uint64_t v = 0;
+  if (!obj["capture_step"].get_uint64().get(v)) out->capture_step = v;
+  if (!obj["warmup_steps"].get_uint64().get(v)) {
+    out->warmup_steps = v;
+    out->has_warmup = true;
+  }
+  simdjson::dom::object tags;
+  if (!obj["tags"].get_object().get(tags)) {
+    for (auto kv : tags) {
+      std::string_view s;
+      if (!kv.value.get_string().get(s))
+        out->tags.emplace_back(std::string(kv.key), std::string(s));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_candle_chrome(const Model& m) {
+  return read_other_data(m, nullptr);
+}
+
+ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std::string& path,
+                                     TraceOutput& out) {
+  OtherData od;
+  read_other_data(m, &od);
+  std::map<std::string, std::uint64_t> rep;
+  std::vector<std::uint32_t> spans, ops;
+  for (std::uint32_t i = 0; i < m.slices.size(); ++i) {
+    const Role r = m.slices[i].role;
+    if (r == Role::candle_span) {
+      spans.push_back(i);
+    } else if (r == Role::candle_op) {
+      ops.push_back(i);
+    } else {
+      ++rep["convert.ignored.non-span/op slices"];
+    }
+  }
+  if (spans.empty()) throw Error(path, 0, "candle-graph Chrome export without span events");
+  auto start_of = [&](std::uint32_t i) {
+    const Slice& s = m.slices[i];
+    const auto& a = m.candle_spans[s.extra];
+    return a.start_ns ? *a.start_ns
+                      : static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns, 0));
+  };
+  auto dur_of = [&](std::uint32_t i) {
+    const Slice& s = m.slices[i];
+    const auto& a = m.candle_spans[s.extra];
+    return a.duration_ns ? *a.duration_ns : static_cast<std::uint64_t>(s.dur_ns);
+  };
+  std::stable_sort(spans.begin(), spans.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (start_of(a) != start_of(b)) return start_of(a) < start_of(b);
+    return dur_of(a) > dur_of(b);
+  });
+  add_ignored(rep, m.ignored);
+  rep["convert.ignored.metadata"] = m.metadata_events;
+  rep["convert.flows_not_mapped"] = m.flows.size();
+  rep["convert.memory_instants_not_mapped"] = m.memory.size();
+
+  ConvertResult result;
+  result.format = src.format;
+  result.source_events = m.events;
+  add_counts(result, rep);
+  std::vector<std::string> owned;
+  owned.reserve(2 * (od.tags.size() + result.repairs.size() + 4));
+  std::vector<Tag> tags;
+  auto tag = [&](std::string k, std::string v) {
+    for (const Tag& t : tags) {
+      if (t.key == k) return;
+    }
+    owned.push_back(std::move(k));
+    const std::string_view key = owned.back();
+    owned.push_back(std::move(v));
+    tags.push_back({key, owned.back()});
+  };
+  for (auto& [k, v] : od.tags) tag(k, v);
+  tag("source.format", src.format);
+  tag("source.file", src.file_name);
+  for (const auto& [k, v] : result.repairs) tag(k, std::to_string(v));
+  std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
+
+  if (od.entrypoint.empty()) od.entrypoint = "candle-graph";
+  if (od.run_id.empty()) od.run_id = "converted-" + od.entrypoint;
+  const auto phase = parse_execution_phase(od.phase).value_or(ExecutionPhase::train);
+  if (od.correlation_id.empty()) {
+    od.correlation_id = od.entrypoint +
+                        (phase == ExecutionPhase::train ? "/update-" : "/inference-") +
+                        std::to_string(od.capture_step);
+  }
+  if (od.timestamp.empty()) od.timestamp = iso_utc(0);
+  if (od.device.empty()) od.device = "cpu";
+  MetaEvent meta;
+  meta.schema = kTraceSchema;
+  meta.run.run_id = od.run_id;
+  meta.run.correlation_id = od.correlation_id;
+  meta.run.entrypoint = od.entrypoint;
+  meta.run.phase = phase;
+  meta.run.timestamp = od.timestamp;
+  meta.run.capture_step = od.capture_step;
+  meta.run.warmup_steps =
+      od.has_warmup ? od.warmup_steps : (od.capture_step > 0 ? od.capture_step - 1 : 0);
+  meta.run.device = od.device;
+  meta.run.timing_mode = parse_timing_mode(od.timing_mode).value_or(TimingMode::host);
+  meta.run.tags = tags;
+  out.emit(meta);
+
+  std::string fallback_id;
+  for (std::uint32_t i : spans) {
+    const Slice& s = m.slices[i];
+    const CandleSpanArgs& a = m.candle_spans[s.extra];
+    if (a.span_id == kNone)
+      throw Error(path, 0, "candle-graph Chrome export: a span without args.span_id");
+    SpanStartEvent e;
+    e.id = m.strings.str(a.span_id);
+    if (a.parent_id != kNone) e.parent_id = m.strings.str(a.parent_id);
+    e.name = m.strings.str(s.name);
+    e.start_ns = start_of(i);
+    e.span_kind = static_cast<SpanKind>(a.span_kind);
+    e.measured = a.measured;
+    if (a.step >= 0) e.step = static_cast<ExecutionStep>(a.step);
+    out.emit(e);
+    out.emit(SpanEndEvent{e.id, dur_of(i)});
+  }
+  result.spans = spans.size();
+  std::vector<std::string_view> inputs;
+  std::vector<std::uint64_t> shape;
+  for (std::uint32_t i : ops) {
+    const Slice& s = m.slices[i];
+    const CandleOpArgs& a = m.candle_ops[s.extra];
+    if (a.span_id == kNone)
+      throw Error(path, 0, "candle-graph Chrome export: an op without args.span_id");
+    OpEvent e;
+    e.span_id = m.strings.str(a.span_id);
+    e.op_name = m.strings.str(s.name);
+    inputs.clear();
+    for (std::uint32_t k = 0; k < a.inputs_count; ++k) {
+      inputs.push_back(m.strings.str(m.candle_inputs[a.inputs_begin + k]));
+    }
+    e.inputs = inputs;
+    if (a.output != kNone) e.output = m.strings.str(a.output);
+    shape = m.dims_at(a.shape);
+    e.shape = shape;
+    e.dtype = a.dtype != kNone ? m.strings.str(a.dtype) : std::string_view("unknown");
+    e.device = a.device != kNone ? m.strings.str(a.device) : std::string_view(od.device);
+    e.duration_ns = a.duration_ns ? *a.duration_ns : static_cast<std::uint64_t>(s.dur_ns);
+    e.timestamp_ns = a.timestamp_ns
+                         ? *a.timestamp_ns
+                         : static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns, 0));
+    e.storage_bytes = a.storage_bytes;
+    e.input_storage_bytes = a.input_storage_bytes;
+    out.emit(e);
+  }
+  result.ops = ops.size();
+  return result;
+}
+
+}  // namespace candle_graph::import::pytorch

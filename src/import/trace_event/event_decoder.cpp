@@ -1,0 +1,408 @@
+// Each event's fields are read once (a loop over its keys); `args` is read only for the roles
+// that use it. Numbers may be integers or fractional µs; pid/tid are not needed (a device op's
+// GPU index comes from args.device, else from its integer pid).
+#include "import/trace_event/event_decoder.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "candle_graph/error.hpp"
+#include "candle_graph/trace.hpp"
+#include "import/trace_event/kineto_vocabulary.hpp"
+
+namespace candle_graph::import::trace_event {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+
+// µs (integer or fractional, or a numeric string) -> integer ns.
+std::optional<std::int64_t> us_to_ns(element e) {
+  constexpr double kLimit = 9.0e18;
+  switch (e.type()) {
+    case element_type::INT64: {
+      const std::int64_t v = e.get_int64().value_unsafe();
+      if (v > static_cast<std::int64_t>(kLimit / 1000) ||
+          v < -static_cast<std::int64_t>(kLimit / 1000)) {
+        return std::nullopt;
+      }
+      return v * 1000;
+    }
+    case element_type::UINT64:
+      return std::nullopt;  // beyond int64 µs: not a timestamp
+    case element_type::DOUBLE: {
+      const double d = e.get_double().value_unsafe() * 1000.0;
+      if (!std::isfinite(d) || std::fabs(d) > kLimit) return std::nullopt;
+      return static_cast<std::int64_t>(std::llround(d));
+    }
+    case element_type::STRING: {
+      const std::string_view s = e.get_string().value_unsafe();
+      double d = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+      if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+      d *= 1000.0;
+      if (!std::isfinite(d) || std::fabs(d) > kLimit) return std::nullopt;
+      return static_cast<std::int64_t>(std::llround(d));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<std::int64_t> as_int(element e) {
+  switch (e.type()) {
+    case element_type::INT64:
+      return e.get_int64().value_unsafe();
+    case element_type::UINT64: {
+      const std::uint64_t v = e.get_uint64().value_unsafe();
+      return static_cast<std::int64_t>(v);  // addresses above 2^63 keep their bits
+    }
+    case element_type::DOUBLE: {
+      const double d = e.get_double().value_unsafe();
+      if (!std::isfinite(d) || std::fabs(d) > 9.0e18) return std::nullopt;
+      return static_cast<std::int64_t>(d);
+    }
+    case element_type::STRING: {
+      const std::string_view s = e.get_string().value_unsafe();
+      std::int64_t v = 0;
+      int base = 10;
+      std::string_view digits = s;
+      if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        digits = s.substr(2);
+      }
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+      if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+      return v;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<std::uint64_t> as_u64(element e) {
+  if (e.type() == element_type::UINT64) return e.get_uint64().value_unsafe();
+  const auto v = as_int(e);
+  if (!v || *v < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(*v);
+}
+
+std::string_view as_string(element e) {
+  std::string_view s;
+  if (e.get_string().get(s)) return {};
+  return s;
+}
+
+// A JSON array of non-negative integers (one tensor's dims); false for anything else.
+bool read_dims(element e, std::vector<std::uint64_t>& out) {
+  out.clear();
+  simdjson::dom::array arr;
+  if (e.get_array().get(arr)) return false;
+  for (element d : arr) {
+    const auto v = as_u64(d);
+    if (!v) return false;
+    out.push_back(*v);
+  }
+  return true;
+}
+
+}  // namespace
+
+EventDecoder::EventDecoder(std::string path, Model& model) : path_(std::move(path)), m_(model) {
+  batch_.reserve(kBatchBytes + 2 * simdjson::SIMDJSON_PADDING);
+}
+
+void EventDecoder::fail(std::uint64_t offset, const std::string& what) const {
+  throw Error(path_, 0, what + " in the event at byte " + std::to_string(offset));
+}
+
+void EventDecoder::event(std::string_view bytes, std::uint64_t offset) {
+  if (!batch_.empty() && batch_.size() + bytes.size() + 1 > kBatchBytes) flush();
+  starts_.emplace_back(batch_.size(), offset);
+  batch_.insert(batch_.end(), bytes.begin(), bytes.end());
+  batch_.push_back('\n');
+}
+
+void EventDecoder::top_level_value(std::string_view key, std::string_view raw, std::uint64_t) {
+  m_.top_level[std::string(key)] = std::string(raw);
+}
+
+void EventDecoder::finish() {
+  flush();
+}
+
+void EventDecoder::flush() {
+  if (starts_.empty()) return;
+  const std::size_t size = batch_.size();
+  batch_.resize(size + simdjson::SIMDJSON_PADDING, '\0');
+  std::size_t done = 0;
+  simdjson::dom::document_stream stream;
+  // A constant window (unless one event is larger) keeps the parser's buffers allocated once.
+  const std::size_t window = std::max(size, kBatchBytes);
+  if (!parser_.parse_many(reinterpret_cast<const std::uint8_t*>(batch_.data()), size, window)
+           .get(stream)) {
+    for (auto it = stream.begin(); it != stream.end() && done < starts_.size(); ++it) {
+      element doc;
+      if ((*it).get(doc) || it.current_index() != starts_[done].first) break;
+      decode(doc, starts_[done].second);
+      ++done;
+    }
+  }
+  // What the batch could not take (an invalid event, or documents that did not line up with the
+  // scanner's boundaries): one event at a time, so the error names the right event.
+  for (; done < starts_.size(); ++done) {
+    const std::size_t begin = starts_[done].first;
+    const std::size_t end = done + 1 < starts_.size() ? starts_[done + 1].first - 1 : size - 1;
+    element doc;
+    const auto error = single_.parse(batch_.data() + begin, end - begin, false).get(doc);
+    if (error)
+      fail(starts_[done].second,
+           std::string("malformed JSON (") + simdjson::error_message(error) + ")");
+    decode(doc, starts_[done].second);
+  }
+  batch_.clear();
+  starts_.clear();
+}
+
+void EventDecoder::decode(element event, std::uint64_t offset) {
+  ++m_.events;
+  ++order_;
+  simdjson::dom::object obj;
+  if (event.get_object().get(obj)) fail(offset, "an event is not a JSON object");
+  std::string_view ph, cat, name;
+  bool has_cat = false;
+  element ts_el, dur_el, id_el, pid_el, args_el;
+  bool has_ts = false, has_dur = false, has_id = false, has_pid = false, has_args = false;
+  for (simdjson::dom::key_value_pair kv : obj) {
+    const std::string_view k = kv.key;
+    if (k == "ph") {
+      ph = as_string(kv.value);
+    } else if (k == "cat") {
+      cat = as_string(kv.value);
+      has_cat = true;
+    } else if (k == "name") {
+      name = as_string(kv.value);
+    } else if (k == "ts") {
+      ts_el = kv.value;
+      has_ts = true;
+    } else if (k == "dur") {
+      dur_el = kv.value;
+      has_dur = true;
+    } else if (k == "id") {
+      id_el = kv.value;
+      has_id = true;
+    } else if (k == "pid") {
+      pid_el = kv.value;
+      has_pid = true;
+    } else if (k == "args") {
+      args_el = kv.value;
+      has_args = true;
+    }
+  }
+  if (ph.size() != 1) {
+    ++m_.malformed_events;
+    return;
+  }
+  const char p = ph[0];
+  if (p == 'M') {
+    ++m_.metadata_events;
+    return;
+  }
+  std::int64_t ts_ns = 0;
+  bool ts_ok = false;
+  if (has_ts) {
+    if (const auto v = us_to_ns(ts_el)) {
+      ts_ns = *v;
+      ts_ok = true;
+    }
+  }
+  simdjson::dom::object args;
+  if (has_args && args_el.get_object().get(args)) has_args = false;
+
+  if (p == 'X') {
+    if (!ts_ok || name.empty()) {
+      ++m_.malformed_events;
+      return;
+    }
+    Slice s;
+    s.ts_ns = ts_ns;
+    if (has_dur) {
+      const auto d = us_to_ns(dur_el);
+      s.dur_ns = d && *d > 0 ? *d : 0;
+    }
+    s.role = has_cat ? kineto_role(cat, name) : legacy_role(name);
+    if (has_cat) ++m_.slice_events_with_cat;
+    if (s.role == Role::ignored) {
+      ++m_.ignored[has_cat ? std::string(cat) : std::string("(no cat)")];
+      return;
+    }
+    if (s.role == Role::runtime) {
+      if (has_args) {
+        element c;
+        if (!args["correlation"].get(c)) {
+          if (const auto v = as_int(c)) m_.launch_ns.try_emplace(*v, s.ts_ns);
+        }
+      }
+      ++m_.ignored[std::string(cat)];  // used for launch times only, not an op
+      return;
+    }
+    s.name = m_.strings.intern(name);
+    if (has_args && s.role == Role::cpu_op) {
+      element dims_el, types_el;
+      simdjson::dom::array dims_arr, types_arr;
+      const bool has_dims = !args["Input Dims"].get(dims_el) && !dims_el.get_array().get(dims_arr);
+      const bool has_types =
+          !args["Input type"].get(types_el) && !types_el.get_array().get(types_arr);
+      if (has_dims) {
+        std::size_t i = 0;
+        auto type_it = has_types ? types_arr.begin() : simdjson::dom::array::iterator{};
+        const auto type_end = has_types ? types_arr.end() : simdjson::dom::array::iterator{};
+        for (element d : dims_arr) {
+          std::string_view type;
+          if (has_types && type_it != type_end) {
+            type = as_string(*type_it);
+            ++type_it;
+          }
+          if (!read_dims(d, shape_)) {
+            ++i;
+            continue;
+          }
+          const std::string_view label = torch_dtype_label(type);
+          if (s.dims == kNone && !type.empty()) {
+            s.dims = m_.push_dims(shape_);
+            s.dtype = m_.strings.intern(label);
+          }
+          s.input_bytes += storage_bytes(shape_, label);
+          ++i;
+        }
+      }
+    } else if (s.role == Role::device_op) {
+      if (has_args) {
+        element v;
+        if (!args["correlation"].get(v)) s.correlation = as_int(v).value_or(-1);
+        if (!args["device"].get(v)) s.device = static_cast<std::int32_t>(as_int(v).value_or(-1));
+        if (!args["bytes"].get(v)) s.bytes = as_u64(v).value_or(0);
+      }
+      if (s.device < 0 && has_pid) {
+        const auto pid = as_int(pid_el);
+        if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
+      }
+    } else if (s.role == Role::candle_span) {
+      CandleSpanArgs c;
+      if (has_args) {
+        element v;
+        if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
+        if (!args["parent_id"].get(v) && v.is_string())
+          c.parent_id = m_.strings.intern(as_string(v));
+        if (!args["measured"].get(v)) c.measured = v.is_bool() && v.get_bool().value_unsafe();
+        if (!args["step"].get(v) && v.is_string()) {
+          if (const auto st = parse_execution_step(as_string(v)))
+            c.step = static_cast<std::int8_t>(*st);
+        }
+        if (!args["span_kind"].get(v) && v.is_string()) {
+          if (const auto k = parse_span_kind(as_string(v)))
+            c.span_kind = static_cast<std::int8_t>(*k);
+        }
+        if (!args["start_ns"].get(v)) c.start_ns = as_u64(v);
+        if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
+      }
+      s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
+      m_.candle_spans.push_back(c);
+    } else if (s.role == Role::candle_op) {
+      CandleOpArgs c;
+      if (has_args) {
+        element v;
+        if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
+        simdjson::dom::array arr;
+        if (!args["inputs"].get(v) && !v.get_array().get(arr)) {
+          c.inputs_begin = static_cast<std::uint32_t>(m_.candle_inputs.size());
+          for (element in : arr) m_.candle_inputs.push_back(m_.strings.intern(as_string(in)));
+          c.inputs_count = static_cast<std::uint32_t>(m_.candle_inputs.size() - c.inputs_begin);
+        }
+        if (!args["output"].get(v) && v.is_string()) c.output = m_.strings.intern(as_string(v));
+        if (!args["shape"].get(v) && read_dims(v, shape_)) c.shape = m_.push_dims(shape_);
+        if (!args["dtype"].get(v)) c.dtype = m_.strings.intern(as_string(v));
+        if (!args["device"].get(v)) c.device = m_.strings.intern(as_string(v));
+        if (!args["timestamp_ns"].get(v)) c.timestamp_ns = as_u64(v);
+        if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
+        if (!args["storage_bytes"].get(v)) c.storage_bytes = as_u64(v);
+        if (!args["input_storage_bytes"].get(v)) c.input_storage_bytes = as_u64(v);
+      }
+      s.extra = static_cast<std::uint32_t>(m_.candle_ops.size());
+      m_.candle_ops.push_back(c);
+    }
+    m_.slices.push_back(s);
+    return;
+  }
+  if ((p == 'i' || p == 'I') && name == "[memory]") {
+    if (!ts_ok || !has_args) {
+      ++m_.malformed_events;
+      return;
+    }
+    MemoryInstant mi;
+    mi.ts_ns = ts_ns;
+    mi.order = order_;
+    element v;
+    std::int64_t type = 0, device = -1;
+    if (!args["Addr"].get(v)) mi.addr = static_cast<std::uint64_t>(as_int(v).value_or(0));
+    if (!args["Bytes"].get(v)) mi.bytes = as_int(v).value_or(0);
+    if (!args["Device Type"].get(v)) type = as_int(v).value_or(0);
+    if (!args["Device Id"].get(v)) device = as_int(v).value_or(-1);
+    if (mi.bytes == 0) {
+      ++m_.ignored["[memory] with 0 bytes"];
+      return;
+    }
+    mi.device = m_.strings.intern(memory_device_label(type, device));
+    m_.memory.push_back(mi);
+    return;
+  }
+  if (p == 's' || p == 'f' || p == 't') {
+    if (!ts_ok || !has_id) {
+      ++m_.malformed_events;
+      return;
+    }
+    Flow f;
+    f.ph = p;
+    f.ts_ns = ts_ns;
+    if (const auto id = as_int(id_el)) {
+      f.id = *id;
+    } else {
+      f.id =
+          static_cast<std::int64_t>(m_.strings.intern(as_string(id_el))) | (std::int64_t{1} << 62);
+    }
+    f.cat = m_.strings.intern(cat);
+    if (p == 's' && (cat == "ac2g" || cat == "async")) m_.launch_ns.try_emplace(f.id, f.ts_ns);
+    m_.flows.push_back(f);
+    return;
+  }
+  ++m_.ignored[std::string("ph_") + p];
+}
+
+std::uint32_t Model::push_dims(const std::vector<std::uint64_t>& shape) {
+  const auto at = static_cast<std::uint32_t>(dims.size());
+  dims.push_back(shape.size());
+  dims.insert(dims.end(), shape.begin(), shape.end());
+  return at;
+}
+
+std::vector<std::uint64_t> Model::dims_at(std::uint32_t index) const {
+  if (index == kNone) return {};
+  const std::uint64_t n = dims[index];
+  return {dims.begin() + index + 1, dims.begin() + index + 1 + static_cast<std::ptrdiff_t>(n)};
+}
+
+std::uint32_t Interner::intern(std::string_view s) {
+  const auto it = ids_.find(s);
+  if (it != ids_.end()) return it->second;
+  const std::string& stored = store_.emplace_back(s);
+  const auto id = static_cast<std::uint32_t>(by_id_.size());
+  by_id_.push_back(stored);
+  ids_.emplace(stored, id);
+  return id;
+}
+
+}  // namespace candle_graph::import::trace_event

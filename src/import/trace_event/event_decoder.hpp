@@ -1,0 +1,40 @@
+// Receives the scanner's event objects, parses them in batches with simdjson (one stage 1 per
+// ~1 MiB batch: parse_many over the events copied back to back) and reduces each to the compact
+// model. Errors name the file and the byte offset of the event.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "import/trace_event/event_model.hpp"
+#include "import/trace_event/event_scanner.hpp"
+
+namespace candle_graph::import::trace_event {
+
+class EventDecoder final : public EventScanner::Handler {
+ public:
+  EventDecoder(std::string path, Model& model);
+  void event(std::string_view bytes, std::uint64_t offset) override;
+  void top_level_value(std::string_view key, std::string_view raw, std::uint64_t offset) override;
+  // Decode what is still batched; call once after the scan.
+  void finish();
+
+ private:
+  void flush();
+  void decode(simdjson::dom::element event, std::uint64_t offset);
+  [[noreturn]] void fail(std::uint64_t offset, const std::string& what) const;
+
+  std::string path_;
+  Model& m_;
+  std::vector<char> batch_;
+  std::vector<std::pair<std::size_t, std::uint64_t>> starts_;  // (position in batch, file offset)
+  simdjson::dom::parser parser_;
+  simdjson::dom::parser single_;
+  std::vector<std::uint64_t> shape_;
+  std::uint64_t order_ = 0;
+};
+
+}  // namespace candle_graph::import::trace_event

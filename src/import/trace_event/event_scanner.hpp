@@ -1,0 +1,44 @@
+// Streams a PyTorch profiler trace (plain or gzip, through zlib) in chunks and splits it into
+// single event objects without building a DOM of the file: a small scanner that tracks strings,
+// escapes and nesting depth. Kineto writes an object whose `traceEvents` array holds the events;
+// the legacy autograd profiler writes a bare array of events. Memory stays at one chunk plus the
+// bytes of one event that crosses a chunk boundary.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace candle_graph::import::trace_event {
+
+class EventScanner {
+ public:
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    // One complete event object (`{...}`); `offset` = its first byte in the (decompressed) stream.
+    virtual void event(std::string_view bytes, std::uint64_t offset) = 0;
+    // A top-level key of the Kineto object other than traceEvents that the converter reads
+    // (otherData, traceName, baseTimeNanoseconds, ...), with its raw JSON value.
+    virtual void top_level_value(std::string_view key, std::string_view raw,
+                                 std::uint64_t offset) = 0;
+  };
+
+  enum class Layout { kineto_object, bare_array };
+  struct Result {
+    Layout layout = Layout::kineto_object;
+    bool gzip = false;
+    std::uint64_t bytes = 0;              // decompressed bytes read
+    bool missing_array_end = false;       // bare array without its closing `]` (tolerated)
+    std::uint64_t skipped_top_level = 0;  // top-level keys ignored (deviceProperties, ...)
+  };
+
+  // Throws Error(path, 0, "... at byte N") when the file is not JSON of either layout.
+  // `progress` (optional) gets (file bytes consumed, file size, user) after every chunk.
+  using Progress = void (*)(std::uint64_t done, std::uint64_t total, void* user);
+  static Result scan(const std::filesystem::path& path, Handler& handler,
+                     Progress progress = nullptr, void* progress_user = nullptr);
+};
+
+}  // namespace candle_graph::import::trace_event

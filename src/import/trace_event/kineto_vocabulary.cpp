@@ -1,0 +1,63 @@
+// Category vocabulary (docs/compatibility.md, "PyTorch convert"): external-formats.md §1.4/§1.4b
+// and the fixtures in ../shared/fixtures/pytorch-chrome-trace.
+#include "import/trace_event/kineto_vocabulary.hpp"
+
+#include "format/chrome.hpp"
+
+#include <charconv>
+
+namespace candle_graph::import::trace_event {
+
+bool parse_profiler_step(std::string_view name, std::uint64_t& number) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  const std::string_view digits = name.substr(kPrefix.size());
+  if (digits.empty()) return false;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  return ec == std::errc() && end == digits.data() + digits.size();
+}
+
+Role kineto_role(std::string_view cat, std::string_view name) {
+  std::uint64_t n = 0;
+  const bool gpu_side = cat == "gpu_user_annotation";
+  if (!gpu_side && parse_profiler_step(name, n)) return Role::step_marker;
+  if (cat == "cpu_op" || cat == "Operator" || cat == "operator") return Role::cpu_op;
+  if (cat == "user_annotation" || cat == "User annotation") return Role::annotation;
+  if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
+      cat == "gpu_memset" || cat == "Memset") {
+    return Role::device_op;
+  }
+  if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") return Role::runtime;
+  if (cat == format::chrome::kSpanCategory) return Role::candle_span;
+  if (cat == format::chrome::kOpCategory) return Role::candle_op;
+  return Role::ignored;  // python_function, cuda_sync, gpu_user_annotation, Trace, ...
+}
+
+std::string_view torch_dtype_label(std::string_view t) {
+  if (t == "float") return "f32";
+  if (t == "double") return "f64";
+  if (t == "c10::Half" || t == "half") return "f16";
+  if (t == "c10::BFloat16") return "bf16";
+  if (t == "long int" || t == "long" || t == "int64_t" || t == "long long int") return "i64";
+  if (t == "int") return "i32";
+  if (t == "short int" || t == "short") return "i16";
+  if (t == "signed char") return "i8";
+  if (t == "unsigned char") return "u8";
+  if (t == "bool") return "bool";
+  return t;
+}
+
+std::string memory_device_label(std::int64_t device_type, std::int64_t device_id) {
+  const std::string id = std::to_string(device_id < 0 ? 0 : device_id);
+  switch (device_type) {
+    case 0:
+      return "cpu";
+    case 1:
+    case 6:
+      return "cuda:" + id;
+    default:
+      return "device" + std::to_string(device_type) + ":" + id;
+  }
+}
+
+}  // namespace candle_graph::import::trace_event

@@ -1,0 +1,110 @@
+#include "sqlite/sqlite_export.hpp"
+
+#include <unistd.h>
+
+#include <random>
+#include <system_error>
+
+#include "candle_graph/error.hpp"
+#include "sqlite/sqlite_loader.hpp"
+#include "sqlite/sqlite_schema.hpp"
+#include "output/write_guard.hpp"
+
+namespace candle_graph::sqlite {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_sibling(const fs::path& target) {
+  std::random_device rd;
+  fs::path temp = target;
+  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+  return temp;
+}
+
+// The temporary file is private to this process until the rename: no journal (a crash leaves
+// only the temporary file, which is never renamed), no fsync, one exclusive lock.
+void tune_for_bulk_load(const Connection& db) {
+  db.exec(
+      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+      "PRAGMA cache_size = -8192;");
+}
+
+}  // namespace
+
+DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(target)) {
+  // Written through its own temporary file (SQLite owns the writes), so the bundle guard that
+  // output::AtomicFile applies to every other output is applied here.
+  output::refuse_inside_bundle(target_);
+  std::error_code ec;
+  const bool exists = fs::exists(target_, ec);
+  if (exists && !append)
+    throw Error(target_.string(), 0,
+                "the database exists; pass --append to add runs to it, or choose another path");
+  if (!target_.parent_path().empty()) {
+    fs::create_directories(target_.parent_path(), ec);
+    if (ec)
+      throw Error(target_.parent_path().string(), 0, "cannot create directory: " + ec.message());
+  }
+  temp_ = temp_sibling(target_);
+  if (exists) {
+    if (!fs::copy_file(target_, temp_, fs::copy_options::none, ec) || ec)
+      throw Error(target_.string(), 0, "cannot copy the database for --append: " + ec.message());
+  }
+  try {
+    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    tune_for_bulk_load(*db_);
+    if (exists) {
+      check_schema(*db_, "main", target_.string());
+      db_->exec("BEGIN");
+    } else {
+      db_->exec("BEGIN");
+      create_schema(*db_);
+    }
+  } catch (const Error& e) {
+    db_.reset();
+    fs::remove(temp_, ec);
+    // Name the target, not the temporary file the connection was opened on.
+    if (e.path() == temp_.string()) throw Error(target_.string(), e.line(), e.message());
+    throw;
+  } catch (...) {
+    db_.reset();
+    fs::remove(temp_, ec);
+    throw;
+  }
+}
+
+DatabaseFile::~DatabaseFile() {
+  if (committed_) return;
+  db_.reset();
+  std::error_code ec;
+  fs::remove(temp_, ec);
+}
+
+void DatabaseFile::add_run(const TraceDocument& doc, std::string_view source,
+                           const std::function<evidence::EvidencePacket()>& analyse) {
+  try {
+    load_run_overlapped(*db_, doc, source, analyse);
+  } catch (const Error& e) {
+    // Name the target, not the temporary file the connection is open on.
+    if (e.path() == temp_.string()) throw Error(target_.string(), e.line(), e.message());
+    throw;
+  }
+}
+
+void DatabaseFile::commit() {
+  try {
+    create_indices(*db_);
+    db_->exec("COMMIT");
+    db_->close();
+  } catch (const Error& e) {
+    throw Error(target_.string(), 0, e.message());
+  }
+  std::error_code ec;
+  fs::rename(temp_, target_, ec);
+  if (ec) throw Error(target_.string(), 0, "cannot rename the finished database: " + ec.message());
+  committed_ = true;
+}
+
+}  // namespace candle_graph::sqlite

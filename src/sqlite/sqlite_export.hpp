@@ -1,0 +1,42 @@
+// `export --format sqlite`: writes runs into a candle-graph/sql/1 database file atomically. The
+// database is built in a temporary sibling (a copy of the existing file with --append) and renamed
+// over the target only when every run loaded; any failure leaves the target as it was.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "evidence/evidence_packet.hpp"
+#include "sqlite/sqlite_handle.hpp"
+
+namespace candle_graph::sqlite {
+
+class DatabaseFile {
+ public:
+  // Without `append` the target must not exist (Error otherwise). With it, a missing target
+  // starts empty and an existing one must be a candle-graph/sql/1 database.
+  DatabaseFile(std::filesystem::path target, bool append);
+  DatabaseFile(const DatabaseFile&) = delete;
+  DatabaseFile& operator=(const DatabaseFile&) = delete;
+  ~DatabaseFile();  // removes the temporary file unless commit() succeeded
+
+  // Loads one run (Error naming the run_id when the database already holds it). `analyse`
+  // builds the packet of `doc`; it runs while the document's own tables load
+  // (load_run_overlapped).
+  void add_run(const TraceDocument& doc, std::string_view source,
+               const std::function<evidence::EvidencePacket()>& analyse);
+  // Indices, COMMIT, close, rename over the target.
+  void commit();
+
+  const std::filesystem::path& target() const noexcept { return target_; }
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  std::optional<Connection> db_;
+  bool committed_ = false;
+};
+
+}  // namespace candle_graph::sqlite

@@ -1,0 +1,399 @@
+#include "sqlite/sqlite_loader.hpp"
+
+#include <exception>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "candle_graph/error.hpp"
+#include "output/json_text.hpp"
+
+namespace candle_graph::sqlite {
+
+namespace {
+
+// One INSERT statement per table, with positional binds: `Row(insert).text(a).u64(b).done()`.
+class Insert {
+ public:
+  Insert(const Connection& db, std::string_view table, int columns)
+      : stmt_(db, sql_for(table, columns)) {}
+
+  Insert& text(std::string_view s) {
+    stmt_.bind_text(++i_, s);
+    return *this;
+  }
+  Insert& text(const std::string& s) { return text(std::string_view(s)); }
+  Insert& text(const std::optional<std::string_view>& s) {
+    stmt_.bind_text(++i_, s);
+    return *this;
+  }
+  Insert& owned(const std::string& s) {  // bytes that change before the next row
+    stmt_.bind_text(++i_, s, /*stable=*/false);
+    return *this;
+  }
+  Insert& opt_owned(const std::optional<std::string>& s) {
+    if (s)
+      stmt_.bind_text(++i_, *s, false);
+    else
+      stmt_.bind_null(++i_);
+    return *this;
+  }
+  Insert& u64(std::uint64_t v) {
+    stmt_.bind_u64(++i_, v);
+    return *this;
+  }
+  Insert& u64(const std::optional<std::uint64_t>& v) {
+    stmt_.bind_u64(++i_, v);
+    return *this;
+  }
+  Insert& index(std::uint32_t v) {  // kNoIndex (no such span) becomes NULL
+    if (v == kNoIndex)
+      stmt_.bind_null(++i_);
+    else
+      stmt_.bind_i64(++i_, v);
+    return *this;
+  }
+  Insert& f64(double v) {
+    stmt_.bind_f64(++i_, v);
+    return *this;
+  }
+  Insert& f64(const std::optional<double>& v) {
+    stmt_.bind_f64(++i_, v);
+    return *this;
+  }
+  Insert& boolean(bool v) {
+    stmt_.bind_bool(++i_, v);
+    return *this;
+  }
+  Insert& boolean(const std::optional<bool>& v) {
+    if (v)
+      stmt_.bind_bool(++i_, *v);
+    else
+      stmt_.bind_null(++i_);
+    return *this;
+  }
+  Insert& null() {
+    stmt_.bind_null(++i_);
+    return *this;
+  }
+  void done() {
+    stmt_.run();
+    i_ = 0;
+  }
+
+ private:
+  static std::string sql_for(std::string_view table, int columns) {
+    std::string sql = "INSERT INTO ";
+    sql += table;
+    sql += " VALUES (";
+    for (int c = 1; c <= columns; ++c) {
+      if (c > 1) sql += ',';
+      sql += '?';
+    }
+    sql += ')';
+    return sql;
+  }
+  Statement stmt_;
+  int i_ = 0;
+};
+
+// A shape as JSON text (`[2,3]`), so SQLite's json_each / json_array_length read it.
+const std::string& shape_json(std::span<const std::uint64_t> shape, std::string& buf) {
+  buf.assign(1, '[');
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) buf += ',';
+    output::append_u64(buf, shape[i]);
+  }
+  buf += ']';
+  return buf;
+}
+
+// Depth of every span (roots 0) from the document's parent links. The graph is only built for
+// trusted traces, whose parent links have no cycle; the step bound guards anyway.
+std::vector<std::uint32_t> span_depths(const TraceDocument& doc) {
+  const auto& parent = doc.span_parent();
+  const std::size_t n = doc.spans.size();
+  std::vector<std::uint32_t> depth(n, kNoIndex);
+  std::vector<std::uint32_t> chain;
+  for (std::uint32_t s = 0; s < n; ++s) {
+    std::uint32_t at = s;
+    chain.clear();
+    while (at != kNoIndex && depth[at] == kNoIndex && chain.size() <= n) {
+      chain.push_back(at);
+      at = parent[at];
+    }
+    std::uint32_t d = at == kNoIndex || depth[at] == kNoIndex ? 0 : depth[at] + 1;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) depth[*it] = d++;
+  }
+  return depth;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  output::append_json_string(out, s.substr(0, 200));
+  return out;
+}
+
+void load_meta(const Connection& db, const evidence::EvidencePacket& packet,
+               std::string_view source) {
+  const TraceDocument& doc = *packet.doc;
+  const TraceRunMeta& run = doc.run;
+  const EvidenceCoverage& c = packet.health.coverage;
+  const MemorySummary& m = packet.graph.memory.summary;
+  Insert runs(db, "runs", 38);
+  runs.text(run.run_id).text(source).text(doc.schema).text(run.correlation_id);
+  runs.text(run.entrypoint).text(to_string(run.phase)).text(run.timestamp);
+  runs.u64(run.capture_step).u64(run.warmup_steps).text(run.device);
+  runs.boolean(run.measured_region_device_synchronized).text(to_string(run.timing_mode));
+  runs.text(run.candle_version).u64(doc.event_count()).boolean(packet.health.trusted);
+  runs.u64(c.spans).u64(c.closed_spans).u64(c.root_spans).u64(c.measured_spans);
+  runs.u64(c.operations).u64(c.tensors).u64(c.memory_events).u64(c.device_memory_samples);
+  runs.u64(c.gradients).u64(c.edges).u64(c.forward_spans).u64(c.backward_spans);
+  runs.u64(c.optimizer_spans).f64(packet.graph.summary.total_ms);
+  runs.u64(m.peak_bytes).u64(m.peak_timestamp_ns);
+  if (m.peak_device.empty())
+    runs.null();
+  else
+    runs.text(m.peak_device);
+  runs.u64(m.alloc_count).u64(m.free_count).u64(m.total_alloc_bytes);
+  runs.u64(m.autograd_retained_bytes).text(std::string_view(import::nsight::to_string(packet.gpu.status)));
+  runs.opt_owned(packet.gpu.reason).done();
+
+  Insert tags(db, "run_tags", 3);
+  for (const Tag& t : run.tags) tags.text(run.run_id).text(t.key).text(t.value).done();
+  Insert cats(db, "peak_by_category", 3);
+  for (MemoryCategory cat : m.peak_by_category.keys())
+    cats.text(run.run_id).text(to_string(cat)).u64(m.peak_by_category.get(cat)).done();
+}
+
+void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
+  const TraceDocument& doc = *packet.doc;
+  const ExecutionGraph& g = packet.graph;
+  const std::vector<std::uint32_t> depth = span_depths(doc);
+  Insert spans(db, "spans", 18);
+  for (std::uint32_t s = 0; s < doc.spans.size(); ++s) {
+    const SpanRecord& rec = doc.spans[s];
+    const GraphNode& node = g.nodes[s];
+    spans.text(doc.run.run_id).u64(s).text(rec.id).text(rec.parent_id).index(doc.span_parent()[s]);
+    spans.text(rec.name).text(to_string(rec.kind)).text(to_string(node.kind)).boolean(rec.measured);
+    if (rec.step)
+      spans.text(to_string(*rec.step));
+    else
+      spans.null();
+    spans.u64(depth[s]).u64(rec.start_ns).boolean(rec.closed).u64(rec.duration_ns);
+    spans.u64(node.total_time_ns).u64(node.self_time_ns).u64(node.bytes).u64(node.peak_bytes);
+    spans.done();
+  }
+}
+
+void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
+  const TraceDocument& doc = *packet.doc;
+  const ExecutionGraph& g = packet.graph;
+  const std::size_t n_spans = doc.spans.size();
+  Insert ops(db, "ops", 17);
+  std::string id, shape;
+  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
+    const OpEvent& op = doc.ops[k];
+    const GraphNode& node = g.nodes[n_spans + k];
+    id.clear();
+    g.node_id(static_cast<std::uint32_t>(n_spans + k)).append_to(id);
+    ops.text(doc.run.run_id).u64(k).text(id).text(op.span_id).index(doc.op_span()[k]);
+    ops.u64(node.op_ordinal).text(op.op_name).u64(op.timestamp_ns).u64(op.duration_ns);
+    ops.u64(node.self_time_ns).text(op.device).text(op.dtype).text(shape_json(op.shape, shape));
+    ops.u64(op.storage_bytes.value_or(0)).u64(op.input_storage_bytes.value_or(0));
+    ops.text(op.output).u64(op.inputs.size()).done();
+  }
+}
+
+// The tables that need only the document (no analysis): they can load while the analysis runs.
+void load_document_tables(const Connection& db, const TraceDocument& doc) {
+  const std::string_view run_id = doc.run.run_id;
+  std::string shape;
+  Insert inputs(db, "op_inputs", 4);
+  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
+    const OpEvent& op = doc.ops[k];
+    for (std::size_t i = 0; i < op.inputs.size(); ++i)
+      inputs.text(run_id).u64(k).u64(i).text(op.inputs[i]).done();
+  }
+  Insert tensors(db, "tensors", 11);
+  for (std::uint32_t k = 0; k < doc.tensors.size(); ++k) {
+    const TensorEvent& t = doc.tensors[k];
+    tensors.text(run_id).u64(k).text(t.span_id).index(doc.tensor_span()[k]).text(t.tensor_id);
+    tensors.text(shape_json(t.shape, shape)).text(t.dtype).text(t.device).boolean(t.requires_grad);
+    tensors.u64(t.storage_bytes.value_or(0)).text(to_string(t.category)).done();
+  }
+  Insert memory(db, "memory_events", 13);
+  for (std::uint32_t k = 0; k < doc.memory.size(); ++k) {
+    const MemoryEvent& e = doc.memory[k];
+    memory.text(run_id).u64(k).u64(e.timestamp_ns).text(to_string(e.action)).text(e.tensor_id);
+    memory.text(e.span_id).index(doc.memory_span()[k]).text(e.op_name).text(e.device);
+    memory.u64(e.bytes).text(shape_json(e.shape, shape)).text(e.dtype);
+    memory.text(to_string(e.category)).done();
+  }
+  Insert device(db, "device_memory", 7);
+  for (std::uint32_t k = 0; k < doc.device_memory.size(); ++k) {
+    const DeviceMemoryEvent& e = doc.device_memory[k];
+    device.text(run_id).u64(k).u64(e.timestamp_ns).text(e.device).u64(e.used_bytes);
+    device.u64(e.free_bytes).u64(e.reserved_bytes).done();
+  }
+  Insert gradients(db, "gradients", 7);
+  for (std::uint32_t k = 0; k < doc.gradients.size(); ++k) {
+    const GradientEvent& e = doc.gradients[k];
+    gradients.text(run_id).u64(k).text(e.event_id).text(e.root).text(e.key);
+    gradients.text(to_string(e.state)).f64(e.norm).done();
+  }
+}
+
+void load_graph_memory(const Connection& db, const evidence::EvidencePacket& packet) {
+  const TraceDocument& doc = *packet.doc;
+  const ExecutionGraph& g = packet.graph;
+  const std::string_view run_id = doc.run.run_id;
+  std::string from, to, shape;
+  Insert edges(db, "edges", 7);
+  for (std::uint32_t k = 0; k < g.edges.size(); ++k) {
+    const GraphEdgeView e = g.edge(k);
+    from.clear();
+    to.clear();
+    e.from.append_to(from);
+    e.to.append_to(to);
+    edges.text(run_id).u64(k).text(from).text(to).text(to_string(e.kind)).u64(e.duration_ns);
+    edges.text(e.label).done();
+  }
+  constexpr MemoryCategory kCategoryColumns[] = {
+      MemoryCategory::activation, MemoryCategory::gradient, MemoryCategory::optimizer,
+      MemoryCategory::other, MemoryCategory::parameter};
+  Insert timeline(db, "memory_timeline", 11);
+  for (std::uint32_t k = 0; k < g.memory.timeline.size(); ++k) {
+    const MemoryTimelinePoint& p = g.memory.timeline[k];
+    timeline.text(run_id).u64(k).u64(p.timestamp_ns).text(p.device).u64(p.live_bytes);
+    timeline.u64(p.free_bytes);
+    for (MemoryCategory c : kCategoryColumns) {
+      if (p.by_category.has(c))
+        timeline.u64(p.by_category.get(c));
+      else
+        timeline.null();
+    }
+    timeline.done();
+  }
+  Insert peak(db, "peak_allocations", 11);
+  for (std::uint32_t k = 0; k < g.memory.peak_breakdown.size(); ++k) {
+    const LiveAllocation& a = g.memory.peak_breakdown[k];
+    peak.text(run_id).u64(k).text(a.tensor_id).text(a.span_id).index(doc.find_span(a.span_id));
+    peak.text(a.op_name).u64(a.bytes).text(shape_json(a.shape, shape)).text(a.dtype);
+    peak.text(a.device).text(to_string(a.category)).done();
+  }
+  Insert devices(db, "memory_by_device", 7);
+  for (const DeviceMemoryStats& d : g.memory.by_device) {
+    devices.text(run_id).text(d.device).u64(d.capacity_bytes).u64(d.peak_bytes);
+    devices.u64(d.peak_timestamp_ns).u64(d.alloc_count).u64(d.free_count).done();
+  }
+}
+
+void load_evidence(const Connection& db, const evidence::EvidencePacket& packet) {
+  const std::string_view run_id = packet.doc->run.run_id;
+  Insert issues(db, "health_issues", 5);
+  for (std::uint32_t k = 0; k < packet.health.issues.size(); ++k) {
+    const HealthIssue& i = packet.health.issues[k];
+    issues.text(run_id).u64(k).text(to_string(i.severity)).text(i.code).text(i.message).done();
+  }
+  Insert findings(db, "findings", 3);
+  for (std::uint32_t k = 0; k < packet.findings.size(); ++k)
+    findings.text(run_id).u64(k).text(packet.findings[k]).done();
+  Insert facts(db, "facts", 7);
+  for (std::uint32_t k = 0; k < packet.facts.size(); ++k) {
+    const evidence::EvidenceFact& f = packet.facts[k];
+    facts.text(run_id).u64(k).text(f.code).text(f.label).f64(f.value).text(f.unit);
+    facts.text(f.source).done();
+  }
+  Insert gaps(db, "gaps", 3);
+  for (std::uint32_t k = 0; k < packet.gaps.size(); ++k)
+    gaps.text(run_id).u64(k).text(packet.gaps[k]).done();
+}
+
+void load_nsight(const Connection& db, const evidence::EvidencePacket& packet) {
+  const import::nsight::NsightEvidence& gpu = packet.gpu;
+  const std::string_view run_id = packet.doc->run.run_id;
+  Insert summary(db, "nsight_summary", 10);
+  auto summaries = [&](std::string_view section,
+                       const std::vector<import::nsight::NsightSummaryRow>& rows) {
+    for (std::uint32_t k = 0; k < rows.size(); ++k) {
+      const import::nsight::NsightSummaryRow& r = rows[k];
+      summary.text(run_id).text(section).u64(k).text(r.name).opt_owned(r.category);
+      summary.u64(r.total_ns).u64(r.count).u64(r.average_ns).u64(r.minimum_ns).u64(r.maximum_ns);
+      summary.done();
+    }
+  };
+  summaries("kernels", gpu.kernels);
+  summaries("runtime_calls", gpu.runtime_calls);
+  summaries("memory_operations", gpu.memory_operations);
+  summaries("nvtx_summary", gpu.nvtx_summary);
+  Insert timeline(db, "nsight_timeline", 18);
+  auto timelines = [&](std::string_view section,
+                       const std::vector<import::nsight::NsightTimelineRow>& rows) {
+    for (std::uint32_t k = 0; k < rows.size(); ++k) {
+      const import::nsight::NsightTimelineRow& r = rows[k];
+      timeline.text(run_id).text(section).u64(k).text(r.name).text(r.kind).u64(r.device);
+      timeline.u64(r.context).u64(r.stream).u64(r.correlation_id).opt_owned(r.semantic_key);
+      timeline.u64(r.start_ns).u64(r.duration_ns).u64(r.projected_start_ns);
+      timeline.u64(r.projected_duration_ns).u64(r.gpu_operations).boolean(r.matched);
+      timeline.opt_owned(r.category).u64(r.bytes).done();
+    }
+  };
+  timelines("nvtx_ranges", gpu.nvtx_ranges);
+  timelines("gpu_timeline", gpu.gpu_timeline);
+  timelines("nvtx_host_ranges", gpu.nvtx_host_ranges);
+}
+
+// Every table whose rows come from the analyses (graph/3, memory profile, health, evidence).
+void load_analysis_tables(const Connection& db, const evidence::EvidencePacket& packet,
+                          std::string_view source) {
+  load_meta(db, packet, source);
+  load_spans(db, packet);
+  load_ops(db, packet);
+  load_graph_memory(db, packet);
+  load_evidence(db, packet);
+  load_nsight(db, packet);
+}
+
+}  // namespace
+
+bool has_run(const Connection& db, std::string_view run_id) {
+  Statement find(db, "SELECT 1 FROM runs WHERE run_id = ?1");
+  find.bind_text(1, run_id);
+  return find.step();
+}
+
+void check_new_run(const Connection& db, std::string_view run_id, std::string_view source) {
+  if (has_run(db, run_id))
+    throw Error(db.path(), 0,
+                "run_id " + quoted(run_id) + " (from " + std::string(source) +
+                    ") is already in the database; each run is stored once");
+}
+
+void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::string_view source,
+                         const std::function<evidence::EvidencePacket()>& analyse) {
+  check_new_run(db, doc.run.run_id, source);
+  // The connection belongs to the loader thread until join(); the analysis only reads `doc`.
+  std::exception_ptr loader_error;
+  std::thread loader([&] {
+    try {
+      load_document_tables(db, doc);
+    } catch (...) {
+      loader_error = std::current_exception();
+    }
+  });
+  std::optional<evidence::EvidencePacket> packet;
+  std::exception_ptr analysis_error;
+  try {
+    packet.emplace(analyse());
+  } catch (...) {
+    analysis_error = std::current_exception();
+  }
+  loader.join();
+  if (analysis_error) std::rethrow_exception(analysis_error);
+  if (loader_error) std::rethrow_exception(loader_error);
+  load_analysis_tables(db, *packet, source);
+}
+
+}  // namespace candle_graph::sqlite

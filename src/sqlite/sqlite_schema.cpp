@@ -1,0 +1,384 @@
+#include "sqlite/sqlite_schema.hpp"
+
+#include <array>
+#include <string>
+
+#include "candle_graph/error.hpp"
+
+namespace candle_graph::sqlite {
+
+namespace {
+
+// Plain (non-STRICT) tables: STRICT needs SQLite 3.37, and the database must open in older
+// clients too. The (run_id, *_index) keys are unique indices built after the load, not PRIMARY
+// KEY constraints: a constraint's index would be updated row by row during the bulk insert. Every
+// per-run table leads with run_id; `*_index` columns are 0-based positions in the trace's own order
+// (spans in start order, ops in document order, …).
+constexpr std::string_view kTables = R"sql(
+CREATE TABLE schema (
+  name TEXT NOT NULL,
+  created_by TEXT NOT NULL
+);
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY NOT NULL,
+  source TEXT NOT NULL,
+  trace_schema TEXT NOT NULL,
+  correlation_id TEXT NOT NULL,
+  entrypoint TEXT NOT NULL,
+  phase TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  capture_step INTEGER NOT NULL,
+  warmup_steps INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  measured_region_device_synchronized INTEGER NOT NULL,
+  timing_mode TEXT NOT NULL,
+  candle_version TEXT,
+  event_count INTEGER NOT NULL,
+  trusted INTEGER NOT NULL,
+  coverage_spans INTEGER NOT NULL,
+  coverage_closed_spans INTEGER NOT NULL,
+  coverage_root_spans INTEGER NOT NULL,
+  coverage_measured_spans INTEGER NOT NULL,
+  coverage_operations INTEGER NOT NULL,
+  coverage_tensors INTEGER NOT NULL,
+  coverage_memory_events INTEGER NOT NULL,
+  coverage_device_memory_samples INTEGER NOT NULL,
+  coverage_gradients INTEGER NOT NULL,
+  coverage_edges INTEGER NOT NULL,
+  coverage_forward_spans INTEGER NOT NULL,
+  coverage_backward_spans INTEGER NOT NULL,
+  coverage_optimizer_spans INTEGER NOT NULL,
+  total_ms REAL NOT NULL,
+  peak_bytes INTEGER NOT NULL,
+  peak_timestamp_ns INTEGER NOT NULL,
+  peak_device TEXT,
+  alloc_count INTEGER NOT NULL,
+  free_count INTEGER NOT NULL,
+  total_alloc_bytes INTEGER NOT NULL,
+  autograd_retained_bytes INTEGER NOT NULL,
+  gpu_status TEXT NOT NULL,
+  gpu_reason TEXT
+);
+CREATE TABLE run_tags (
+  run_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE TABLE peak_by_category (
+  run_id TEXT NOT NULL,
+  category TEXT NOT NULL,
+  bytes INTEGER NOT NULL
+);
+CREATE TABLE spans (
+  run_id TEXT NOT NULL,
+  span_index INTEGER NOT NULL,
+  span_id TEXT NOT NULL,
+  parent_id TEXT,
+  parent_index INTEGER,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  node_kind TEXT NOT NULL,
+  measured INTEGER NOT NULL,
+  step TEXT,
+  depth INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  closed INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  total_time_ns INTEGER NOT NULL,
+  self_time_ns INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  peak_bytes INTEGER NOT NULL
+);
+CREATE TABLE ops (
+  run_id TEXT NOT NULL,
+  op_index INTEGER NOT NULL,
+  node_id TEXT NOT NULL,
+  span_id TEXT NOT NULL,
+  span_index INTEGER,
+  op_ordinal INTEGER NOT NULL,
+  op_name TEXT NOT NULL,
+  timestamp_ns INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  self_time_ns INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  storage_bytes INTEGER NOT NULL,
+  input_storage_bytes INTEGER NOT NULL,
+  output TEXT,
+  input_count INTEGER NOT NULL
+);
+CREATE TABLE op_inputs (
+  run_id TEXT NOT NULL,
+  op_index INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  tensor_id TEXT NOT NULL
+);
+CREATE TABLE tensors (
+  run_id TEXT NOT NULL,
+  tensor_index INTEGER NOT NULL,
+  span_id TEXT NOT NULL,
+  span_index INTEGER,
+  tensor_id TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  device TEXT NOT NULL,
+  requires_grad INTEGER NOT NULL,
+  storage_bytes INTEGER NOT NULL,
+  category TEXT NOT NULL
+);
+CREATE TABLE memory_events (
+  run_id TEXT NOT NULL,
+  event_index INTEGER NOT NULL,
+  timestamp_ns INTEGER NOT NULL,
+  action TEXT NOT NULL,
+  tensor_id TEXT NOT NULL,
+  span_id TEXT NOT NULL,
+  span_index INTEGER,
+  op_name TEXT,
+  device TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  shape TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  category TEXT NOT NULL
+);
+CREATE TABLE device_memory (
+  run_id TEXT NOT NULL,
+  sample_index INTEGER NOT NULL,
+  timestamp_ns INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  used_bytes INTEGER NOT NULL,
+  free_bytes INTEGER NOT NULL,
+  reserved_bytes INTEGER
+);
+CREATE TABLE gradients (
+  run_id TEXT NOT NULL,
+  gradient_index INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  root TEXT NOT NULL,
+  key TEXT NOT NULL,
+  state TEXT NOT NULL,
+  norm REAL
+);
+CREATE TABLE edges (
+  run_id TEXT NOT NULL,
+  edge_index INTEGER NOT NULL,
+  from_id TEXT NOT NULL,
+  to_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  label TEXT
+);
+CREATE TABLE memory_timeline (
+  run_id TEXT NOT NULL,
+  point_index INTEGER NOT NULL,
+  timestamp_ns INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  live_bytes INTEGER NOT NULL,
+  free_bytes INTEGER NOT NULL,
+  activation_bytes INTEGER,
+  gradient_bytes INTEGER,
+  optimizer_bytes INTEGER,
+  other_bytes INTEGER,
+  parameter_bytes INTEGER
+);
+CREATE TABLE peak_allocations (
+  run_id TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  tensor_id TEXT NOT NULL,
+  span_id TEXT NOT NULL,
+  span_index INTEGER,
+  op_name TEXT,
+  bytes INTEGER NOT NULL,
+  shape TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  device TEXT NOT NULL,
+  category TEXT NOT NULL
+);
+CREATE TABLE memory_by_device (
+  run_id TEXT NOT NULL,
+  device TEXT NOT NULL,
+  capacity_bytes INTEGER NOT NULL,
+  peak_bytes INTEGER NOT NULL,
+  peak_timestamp_ns INTEGER NOT NULL,
+  alloc_count INTEGER NOT NULL,
+  free_count INTEGER NOT NULL
+);
+CREATE TABLE health_issues (
+  run_id TEXT NOT NULL,
+  issue_index INTEGER NOT NULL,
+  severity TEXT NOT NULL,
+  code TEXT NOT NULL,
+  message TEXT NOT NULL
+);
+CREATE TABLE findings (
+  run_id TEXT NOT NULL,
+  finding_index INTEGER NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE TABLE facts (
+  run_id TEXT NOT NULL,
+  fact_index INTEGER NOT NULL,
+  code TEXT NOT NULL,
+  label TEXT NOT NULL,
+  value REAL NOT NULL,
+  unit TEXT NOT NULL,
+  source TEXT NOT NULL
+);
+CREATE TABLE gaps (
+  run_id TEXT NOT NULL,
+  gap_index INTEGER NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE TABLE nsight_summary (
+  run_id TEXT NOT NULL,
+  section TEXT NOT NULL,
+  row_index INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  category TEXT,
+  total_ns INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  average_ns INTEGER NOT NULL,
+  minimum_ns INTEGER NOT NULL,
+  maximum_ns INTEGER NOT NULL
+);
+CREATE TABLE nsight_timeline (
+  run_id TEXT NOT NULL,
+  section TEXT NOT NULL,
+  row_index INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  device INTEGER,
+  context INTEGER,
+  stream INTEGER,
+  correlation_id INTEGER,
+  semantic_key TEXT,
+  start_ns INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  projected_start_ns INTEGER,
+  projected_duration_ns INTEGER,
+  gpu_operations INTEGER,
+  matched INTEGER,
+  category TEXT,
+  bytes INTEGER
+);
+)sql";
+
+constexpr std::array<std::string_view, 22> kTableNames{"schema",
+                                                       "runs",
+                                                       "run_tags",
+                                                       "peak_by_category",
+                                                       "spans",
+                                                       "ops",
+                                                       "op_inputs",
+                                                       "tensors",
+                                                       "memory_events",
+                                                       "device_memory",
+                                                       "gradients",
+                                                       "edges",
+                                                       "memory_timeline",
+                                                       "peak_allocations",
+                                                       "memory_by_device",
+                                                       "health_issues",
+                                                       "findings",
+                                                       "facts",
+                                                       "gaps",
+                                                       "nsight_summary",
+                                                       "nsight_timeline",
+                                                       ""};
+
+// Views answer the common questions with the stored numbers; they never recompute an analysis.
+constexpr std::string_view kViews = R"sql(
+CREATE VIEW op_stats AS
+  SELECT run_id, op_name AS name, COUNT(*) AS calls, SUM(duration_ns) AS total_ns,
+         SUM(self_time_ns) AS self_ns, AVG(duration_ns) AS mean_ns, MIN(duration_ns) AS min_ns,
+         MAX(duration_ns) AS max_ns, SUM(storage_bytes) AS output_bytes
+  FROM ops GROUP BY run_id, op_name;
+CREATE VIEW span_costs AS
+  SELECT s.run_id, s.span_index, s.span_id, s.parent_id, s.name, s.node_kind AS kind, s.step,
+         s.depth, s.measured, s.total_time_ns, s.self_time_ns, s.bytes, s.peak_bytes,
+         COALESCE(o.op_count, 0) AS op_count, COALESCE(o.op_time_ns, 0) AS op_time_ns
+  FROM spans AS s
+  LEFT JOIN (SELECT run_id, span_index, COUNT(*) AS op_count, SUM(duration_ns) AS op_time_ns
+             FROM ops GROUP BY run_id, span_index) AS o
+    ON o.run_id = s.run_id AND o.span_index = s.span_index;
+CREATE VIEW live_at_peak AS
+  SELECT p.run_id, p.rank, p.tensor_id, p.bytes, p.category, p.dtype, p.shape, p.device,
+         p.op_name, p.span_id, s.name AS span_name, s.step AS span_step, r.peak_bytes AS run_peak_bytes,
+         r.peak_timestamp_ns AS run_peak_timestamp_ns
+  FROM peak_allocations AS p
+  JOIN runs AS r ON r.run_id = p.run_id
+  LEFT JOIN spans AS s ON s.run_id = p.run_id AND s.span_index = p.span_index;
+CREATE VIEW nsight_kernels AS
+  SELECT run_id, row_index, name, category, total_ns, count, average_ns, minimum_ns, maximum_ns
+  FROM nsight_summary WHERE section = 'kernels';
+)sql";
+
+// The join keys: run_id with span, op, tensor and node ids. Not indexed: the timeline and the
+// peak allocations (read whole per run, in rowid order), names (GROUP BY sorts anyway).
+constexpr std::string_view kIndices = R"sql(
+CREATE UNIQUE INDEX IF NOT EXISTS spans_key ON spans (run_id, span_index);
+CREATE UNIQUE INDEX IF NOT EXISTS ops_key ON ops (run_id, op_index);
+CREATE UNIQUE INDEX IF NOT EXISTS tensors_key ON tensors (run_id, tensor_index);
+CREATE UNIQUE INDEX IF NOT EXISTS memory_events_key ON memory_events (run_id, event_index);
+CREATE INDEX IF NOT EXISTS spans_by_id ON spans (run_id, span_id);
+CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (run_id, parent_index);
+CREATE INDEX IF NOT EXISTS ops_by_span ON ops (run_id, span_index);
+CREATE INDEX IF NOT EXISTS ops_by_name ON ops (run_id, op_name);
+CREATE INDEX IF NOT EXISTS ops_by_node ON ops (run_id, node_id);
+CREATE INDEX IF NOT EXISTS op_inputs_by_op ON op_inputs (run_id, op_index);
+CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (run_id, tensor_id);
+CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (run_id, tensor_id);
+CREATE INDEX IF NOT EXISTS memory_events_by_tensor ON memory_events (run_id, tensor_id);
+CREATE INDEX IF NOT EXISTS memory_events_by_span ON memory_events (run_id, span_index);
+CREATE INDEX IF NOT EXISTS edges_by_from ON edges (run_id, from_id);
+CREATE INDEX IF NOT EXISTS edges_by_to ON edges (run_id, to_id);
+CREATE INDEX IF NOT EXISTS gradients_by_key ON gradients (run_id, root, key);
+CREATE INDEX IF NOT EXISTS run_tags_by_run ON run_tags (run_id, key);
+CREATE INDEX IF NOT EXISTS health_issues_by_run ON health_issues (run_id);
+CREATE INDEX IF NOT EXISTS findings_by_run ON findings (run_id);
+CREATE INDEX IF NOT EXISTS facts_by_run ON facts (run_id, code);
+CREATE INDEX IF NOT EXISTS gaps_by_run ON gaps (run_id);
+CREATE INDEX IF NOT EXISTS nsight_summary_by_run ON nsight_summary (run_id, section);
+CREATE INDEX IF NOT EXISTS nsight_timeline_by_run ON nsight_timeline (run_id, section);
+)sql";
+
+}  // namespace
+
+std::span<const std::string_view> table_names() noexcept {
+  return std::span<const std::string_view>(kTableNames.data(), kTableNames.size() - 1);
+}
+
+void create_schema(const Connection& db) {
+  db.exec(std::string(kTables));
+  db.exec(std::string(kViews));
+  Statement row(db, "INSERT INTO schema (name, created_by) VALUES (?1, ?2)");
+  row.bind_text(1, kSqlSchema);
+  row.bind_text(2, std::string_view("candle-graph " CG_VERSION));
+  row.run();
+}
+
+void create_indices(const Connection& db) {
+  db.exec(std::string(kIndices));
+}
+
+void check_schema(const Connection& db, std::string_view schema_name, const std::string& path) {
+  const std::string quoted = "\"" + std::string(schema_name) + "\"";
+  sqlite3_stmt* raw = nullptr;
+  const std::string sql = "SELECT name FROM " + quoted + ".schema";
+  std::string found;
+  if (sqlite3_prepare_v2(db.get(), sql.c_str(), -1, &raw, nullptr) == SQLITE_OK &&
+      sqlite3_step(raw) == SQLITE_ROW) {
+    const unsigned char* text = sqlite3_column_text(raw, 0);
+    if (text) found = reinterpret_cast<const char*>(text);
+  }
+  sqlite3_finalize(raw);
+  if (found != kSqlSchema)
+    throw Error(path, 0,
+                found.empty() ? "not a candle-graph database (no `schema` table naming " +
+                                    std::string(kSqlSchema) + ")"
+                              : "database schema is " + found + ", this build reads " +
+                                    std::string(kSqlSchema));
+}
+
+}  // namespace candle_graph::sqlite
