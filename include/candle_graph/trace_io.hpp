@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,10 +12,12 @@
 
 namespace candle_graph {
 
+// Progress of a long read: bytes of the file consumed so far and the file's size. Every callback
+// of the library is a std::function (an empty one is not called).
+using ProgressCallback = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
 struct ReadOptions {
-  // Called now and then with (bytes read, total bytes) for progress on long reads.
-  void (*progress)(std::uint64_t done, std::uint64_t total, void* user) = nullptr;
-  void* progress_user = nullptr;
+  ProgressCallback progress;  // called now and then on long reads
 };
 
 // Parse and validate a trace/6 JSONL file. Errors name the path and the 1-based line.

@@ -29,8 +29,7 @@ TraceDocument load_trace(const std::filesystem::path& path) {
   const std::filesystem::path& file = in ? in->trace : path;
   const std::string label = file.string();
   ReadOptions options;
-  options.progress = &progress_to_stderr;
-  options.progress_user = const_cast<std::string*>(&label);
+  options.progress = progress_on_stderr(label);
   return parse_trace(file, options);
 }
 

@@ -21,15 +21,16 @@ void emit_output(const std::optional<std::filesystem::path>& out, std::string_vi
   output::write_file_atomic(*out, text);
 }
 
-void progress_to_stderr(std::uint64_t done, std::uint64_t total, void* label) {
-  static const bool tty = ::isatty(STDERR_FILENO) == 1;
-  if (!tty || total < (64ull << 20)) return;
-  const auto* name = static_cast<const std::string*>(label);
-  std::fprintf(stderr, "\rreading %s: %3d%% (%llu of %llu MiB)", name->c_str(),
-               static_cast<int>(done * 100 / total), static_cast<unsigned long long>(done >> 20),
-               static_cast<unsigned long long>(total >> 20));
-  if (done >= total) std::fputc('\n', stderr);
-  std::fflush(stderr);
+ProgressCallback progress_on_stderr(std::string label) {
+  return [label = std::move(label)](std::uint64_t done, std::uint64_t total) {
+    static const bool tty = ::isatty(STDERR_FILENO) == 1;
+    if (!tty || total < (64ull << 20)) return;
+    std::fprintf(stderr, "\rreading %s: %3d%% (%llu of %llu MiB)", label.c_str(),
+                 static_cast<int>(done * 100 / total), static_cast<unsigned long long>(done >> 20),
+                 static_cast<unsigned long long>(total >> 20));
+    if (done >= total) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  };
 }
 
 }  // namespace candle_graph::cli

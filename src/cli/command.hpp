@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "candle_graph/error.hpp"
+#include "candle_graph/trace_io.hpp"
 
 namespace candle_graph::cli {
 
@@ -56,6 +57,6 @@ struct UsageError : Error {
 };
 
 // Progress on stderr for long reads, only when stderr is a terminal.
-void progress_to_stderr(std::uint64_t done, std::uint64_t total, void* label);
+ProgressCallback progress_on_stderr(std::string label);
 
 }  // namespace candle_graph::cli

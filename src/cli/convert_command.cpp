@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
-#include "import/convert.hpp"
+#include "import/registry/convert.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
@@ -46,12 +46,11 @@ Runner register_convert(CLI::App& app) {
       throw UsageError("the output " + args->output.string() +
                        " is the input; choose another path");
     }
-    import::ConvertOptions options;
+    ImportOptions options;
     options.step = args->step;
     const std::string label = args->input.string();
     if (!args->quiet) {
-      options.progress = &progress_to_stderr;
-      options.progress_user = const_cast<std::string*>(&label);
+      options.progress = progress_on_stderr(label);
     }
     const import::ConvertResult r =
         import::convert_pytorch_trace(args->input, args->output, options);

@@ -146,8 +146,7 @@ Runner register_report(CLI::App& app) {
       if (args->baseline) req.baseline = report_trace_file(*args->baseline);
       req.nsight_dir = nsight_dir_for(args->trace, args->nsight_dir);
       const std::string label = req.trace.string();
-      req.read.progress = &progress_to_stderr;
-      req.read.progress_user = const_cast<std::string*>(&label);
+      req.read.progress = progress_on_stderr(label);
       req.removed_stale_staging = [](const std::filesystem::path& p) {
         std::fprintf(stderr, "removed %s, left by an earlier publication that was killed\n",
                      p.string().c_str());

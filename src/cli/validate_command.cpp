@@ -28,8 +28,7 @@ Runner register_validate(CLI::App& app) {
   return [args] {
     const std::string label = args->trace.string();
     ReadOptions options;
-    options.progress = &progress_to_stderr;
-    options.progress_user = const_cast<std::string*>(&label);
+    options.progress = progress_on_stderr(label);
     const TraceDocument doc = parse_trace(args->trace, options);
     const TraceHealth health = analyze_health(doc);
     output::OrderedJson j = output::OrderedJson::object();

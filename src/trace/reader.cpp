@@ -229,13 +229,13 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
     }
     std::memmove(buf.data(), buf.data() + used, have - used);
     have -= used;
-    if (options.progress != nullptr && done >= next_progress) {
-      options.progress(done, total, options.progress_user);
+    if (options.progress && done >= next_progress) {
+      options.progress(done, total);
       next_progress = done + kProgressEvery;
     }
     if (eof) break;
   }
-  if (options.progress != nullptr) options.progress(done, total, options.progress_user);
+  if (options.progress) options.progress(done, total);
   return assembler.finish();
 }
 

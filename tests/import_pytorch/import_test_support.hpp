@@ -12,7 +12,7 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
-#include "import/convert.hpp"
+#include "import/registry/convert.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cgimport {
@@ -44,7 +44,7 @@ struct Converted {
 
 inline Converted convert_and_read(
     const fs::path& input, const fs::path& output,
-    const candle_graph::import::ConvertOptions& options = {}) {
+    const candle_graph::ImportOptions& options = {}) {
   Converted c;
   c.result = candle_graph::import::convert_pytorch_trace(input, output, options);
   c.doc = candle_graph::parse_trace(output);

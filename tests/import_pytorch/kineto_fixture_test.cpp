@@ -96,7 +96,7 @@ TEST(KinetoFixtures, RocmTrainingStepHasForwardBackwardOptimizer) {
 
 TEST(KinetoFixtures, RocmStepTwoOnRequest) {
   TempDir dir;
-  candle_graph::import::ConvertOptions options;
+  candle_graph::ImportOptions options;
   options.step = 2;
   const Converted c = convert_and_read(shared_fixture("hta-minitoy-train-mi250-rocm6.2.json"),
                                        dir / "t.jsonl", options);

@@ -40,7 +40,7 @@ struct LegacyTraces {
   EXPECT_EQ(c.doc.run.phase, candle_graph::ExecutionPhase::train);
   // Every step on request (--step N).
   for (const auto& [n, ops] : e["steps"].items()) {
-    candle_graph::import::ConvertOptions options;
+    candle_graph::ImportOptions options;
     options.step = std::stoull(n);
     const Converted s =
         convert_and_read(t.dir / "mlp.json", t.dir / ("mlp-" + n + ".jsonl"), options);

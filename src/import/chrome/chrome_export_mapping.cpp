@@ -10,10 +10,18 @@
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace.hpp"
 #include "format/chrome.hpp"
-#include "import/pytorch/assembly.hpp"
+#include "import/chrome/chrome_importer.hpp"
+#include "import/trace_event/trace_event_source.hpp"
 
-namespace candle_graph::import::pytorch {
+namespace candle_graph::import::chrome {
 namespace {
+
+using trace_event::CandleOpArgs;
+using trace_event::CandleSpanArgs;
+using trace_event::kNone;
+using trace_event::Model;
+using trace_event::Role;
+using trace_event::Slice;
 
 
 struct OtherData {
@@ -62,15 +70,19 @@ bool read_other_data(const Model& m, OtherData* out) {
 
 }  // namespace
 
-bool is_candle_chrome(const Model& m) {
-  return read_other_data(m, nullptr);
-}
-
-ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std::string& path,
-                                     TraceOutput& out) {
+ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
+                                         const ImportOptions& options) const {
+  const std::string path = input.string();
+  trace_event::ScannedTrace scanned = trace_event::scan_trace_events(input, options.progress);
+  const Model& m = scanned.model;
+  trace_event::SourceInfo& src = scanned.source;
+  src.format = "candle-graph-chrome";
   OtherData od;
-  read_other_data(m, &od);
-  std::map<std::string, std::uint64_t> rep;
+  if (src.bare_array || !read_other_data(m, &od))
+    throw Error(path, 0,
+                "not a candle-graph Chrome export: its otherData.schema is not " +
+                    std::string(format::chrome::kSchema));
+  trace_event::RepairCounts rep;
   std::vector<std::uint32_t> spans, ops;
   for (std::uint32_t i = 0; i < m.slices.size(); ++i) {
     const Role r = m.slices[i].role;
@@ -98,32 +110,21 @@ ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std:
     if (start_of(a) != start_of(b)) return start_of(a) < start_of(b);
     return dur_of(a) > dur_of(b);
   });
-  add_ignored(rep, m.ignored);
+  trace_event::add_ignored(rep, m.ignored);
   rep["convert.ignored.metadata"] = m.metadata_events;
   rep["convert.flows_not_mapped"] = m.flows.size();
   rep["convert.memory_instants_not_mapped"] = m.memory.size();
 
-  ConvertResult result;
-  result.format = src.format;
-  result.source_events = m.events;
-  add_counts(result, rep);
-  std::vector<std::string> owned;
-  owned.reserve(2 * (od.tags.size() + result.repairs.size() + 4));
-  std::vector<Tag> tags;
-  auto tag = [&](std::string k, std::string v) {
-    for (const Tag& t : tags) {
-      if (t.key == k) return;
-    }
-    owned.push_back(std::move(k));
-    const std::string_view key = owned.back();
-    owned.push_back(std::move(v));
-    tags.push_back({key, owned.back()});
-  };
-  for (auto& [k, v] : od.tags) tag(k, v);
-  tag("source.format", src.format);
-  tag("source.file", src.file_name);
-  for (const auto& [k, v] : result.repairs) tag(k, std::to_string(v));
-  std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  ImportReport report;
+  report.format = src.format;
+  report.source_events = m.events;
+  report.repairs = trace_event::nonzero(rep);
+  trace_event::OwnedTags owned;
+  for (auto& [k, v] : od.tags) owned.add(k, v);
+  owned.add("source.format", src.format);
+  owned.add("source.file", src.file_name);
+  for (const auto& [k, v] : report.repairs) owned.add(k, std::to_string(v));
+  const std::vector<Tag> tags = owned.sorted();
 
   if (od.entrypoint.empty()) od.entrypoint = "candle-graph";
   if (od.run_id.empty()) od.run_id = "converted-" + od.entrypoint;
@@ -133,7 +134,7 @@ ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std:
                         (phase == ExecutionPhase::train ? "/update-" : "/inference-") +
                         std::to_string(od.capture_step);
   }
-  if (od.timestamp.empty()) od.timestamp = iso_utc(0);
+  if (od.timestamp.empty()) od.timestamp = trace_event::iso_utc(0);
   if (od.device.empty()) od.device = "cpu";
   MetaEvent meta;
   meta.schema = kTraceSchema;
@@ -148,7 +149,8 @@ ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std:
   meta.run.device = od.device;
   meta.run.timing_mode = parse_timing_mode(od.timing_mode).value_or(TimingMode::host);
   meta.run.tags = tags;
-  out.emit(meta);
+  TraceDocumentBuilder out(path);
+  out.add(meta);
 
   std::string fallback_id;
   for (std::uint32_t i : spans) {
@@ -164,10 +166,9 @@ ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std:
     e.span_kind = static_cast<SpanKind>(a.span_kind);
     e.measured = a.measured;
     if (a.step >= 0) e.step = static_cast<ExecutionStep>(a.step);
-    out.emit(e);
-    out.emit(SpanEndEvent{e.id, dur_of(i)});
+    out.add(e);
+    out.add(SpanEndEvent{e.id, dur_of(i)});
   }
-  result.spans = spans.size();
   std::vector<std::string_view> inputs;
   std::vector<std::uint64_t> shape;
   for (std::uint32_t i : ops) {
@@ -194,10 +195,9 @@ ConvertResult assemble_candle_chrome(Model& m, const SourceInfo& src, const std:
                          : static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns, 0));
     e.storage_bytes = a.storage_bytes;
     e.input_storage_bytes = a.input_storage_bytes;
-    out.emit(e);
+    out.add(e);
   }
-  result.ops = ops.size();
-  return result;
+  return {out.finish(), std::move(report)};
 }
 
-}  // namespace candle_graph::import::pytorch
+}  // namespace candle_graph::import::chrome

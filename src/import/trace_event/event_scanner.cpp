@@ -41,9 +41,8 @@ struct GzCloser {
 
 class Scanner {
  public:
-  Scanner(std::string path, EventScanner::Handler& handler, EventScanner::Progress progress,
-          void* progress_user)
-      : path_(std::move(path)), h_(handler), progress_(progress), progress_user_(progress_user) {}
+  Scanner(std::string path, EventScanner::Handler& handler, const ProgressCallback& progress)
+      : path_(std::move(path)), h_(handler), progress_(progress) {}
 
   EventScanner::Result run() {
     std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path_.c_str(), "rb"));
@@ -72,10 +71,10 @@ class Scanner {
       base_ += static_cast<std::uint64_t>(got);
       if (progress_) {
         const auto at = gzoffset(file.get());
-        progress_(at > 0 ? static_cast<std::uint64_t>(at) : base_, file_size_, progress_user_);
+        progress_(at > 0 ? static_cast<std::uint64_t>(at) : base_, file_size_);
       }
     }
-    if (progress_ && file_size_ > 0) progress_(file_size_, file_size_, progress_user_);
+    if (progress_ && file_size_ > 0) progress_(file_size_, file_size_);
     int code = Z_OK;
     gzerror(file.get(), &code);
     if (code != Z_OK) {
@@ -301,8 +300,7 @@ class Scanner {
   static constexpr int kMaxDepth = 1024;
   std::string path_;
   EventScanner::Handler& h_;
-  EventScanner::Progress progress_ = nullptr;
-  void* progress_user_ = nullptr;
+  const ProgressCallback& progress_;
   std::uint64_t file_size_ = 0;
   EventScanner::Result result_;
   std::uint64_t base_ = 0;
@@ -329,8 +327,8 @@ class Scanner {
 }  // namespace
 
 EventScanner::Result EventScanner::scan(const std::filesystem::path& path, Handler& handler,
-                                        Progress progress, void* progress_user) {
-  Scanner scanner(path.string(), handler, progress, progress_user);
+                                        const ProgressCallback& progress) {
+  Scanner scanner(path.string(), handler, progress);
   return scanner.run();
 }
 

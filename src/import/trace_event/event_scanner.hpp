@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "candle_graph/trace_io.hpp"
+
 namespace candle_graph::import::trace_event {
 
 class EventScanner {
@@ -35,10 +37,9 @@ class EventScanner {
   };
 
   // Throws Error(path, 0, "... at byte N") when the file is not JSON of either layout.
-  // `progress` (optional) gets (file bytes consumed, file size, user) after every chunk.
-  using Progress = void (*)(std::uint64_t done, std::uint64_t total, void* user);
+  // `progress` (optional) gets (file bytes consumed, file size) after every chunk.
   static Result scan(const std::filesystem::path& path, Handler& handler,
-                     Progress progress = nullptr, void* progress_user = nullptr);
+                     const ProgressCallback& progress = {});
 };
 
 }  // namespace candle_graph::import::trace_event

@@ -1,0 +1,86 @@
+// The one interface every input format implements (docs/architecture.md, "Adding an input
+// format"): an importer recognises its format from the first bytes of a file and reads the whole
+// file into a TraceDocument, counting what it had to repair, drop or leave unmapped. The registry
+// of importers is candle_graph/import.hpp; a new format is one Importer plus one line there.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "candle_graph/trace_document.hpp"
+#include "candle_graph/trace_io.hpp"
+
+namespace candle_graph {
+
+struct ImportOptions {
+  // The profiler step (ProfilerStep#N) to measure; by default the importer's own choice (for
+  // PyTorch traces the last complete step). Formats without steps refuse a step.
+  std::optional<std::uint64_t> step;
+  ProgressCallback progress;
+};
+
+// What an importer did besides copying events: the source's dialect and size, the measured
+// region it chose, and everything it repaired, dropped or did not map, counted by reason.
+struct ImportReport {
+  std::string format;    // "trace6", "kineto", "legacy-autograd-profiler", "candle-graph-chrome"
+  std::string measured;  // the measured span's name ("ProfilerStep#3"); empty for trace/6
+  std::uint64_t source_events = 0;
+  // (reason, count), sorted by reason, zero counts left out; for converted traces the same
+  // counts are in the meta tags (`convert.<reason>`).
+  std::vector<std::pair<std::string, std::uint64_t>> repairs;
+};
+
+struct ImportedTrace {
+  TraceDocument document;
+  ImportReport report;
+};
+
+// The first bytes of an input, decompressed when the file is gzip, for recognising its format.
+struct InputHead {
+  std::filesystem::path path;
+  std::string_view bytes;  // at most kInputHeadBytes
+  bool gzip = false;
+};
+inline constexpr std::size_t kInputHeadBytes = 64 * 1024;
+
+class Importer {
+ public:
+  virtual ~Importer() = default;
+  // The format's name as users know it ("trace/6 JSONL", "PyTorch profiler JSON"), for errors
+  // and --help.
+  virtual std::string_view name() const noexcept = 0;
+  // True when `head` looks like this format. Reads nothing but `head`.
+  virtual bool recognizes(const InputHead& head) const = 0;
+  // Reads the whole file into a document. Throws Error naming the file (and the line or byte
+  // offset) when it is malformed or cannot be mapped; never returns a partial document.
+  virtual ImportedTrace read(const std::filesystem::path& path,
+                             const ImportOptions& options) const = 0;
+};
+
+// Builds a document from events in stream order, enforcing the stream rules of trace6.md §5.2
+// (meta first and once, unique span ids, every span_end after its span_start, no second
+// span_end). Strings and arrays are copied into the document, so the events may point anywhere.
+class TraceDocumentBuilder {
+ public:
+  // `source` names the input in errors (which also give the 1-based event number).
+  explicit TraceDocumentBuilder(std::string source);
+  TraceDocumentBuilder(TraceDocumentBuilder&&) noexcept;
+  TraceDocumentBuilder& operator=(TraceDocumentBuilder&&) noexcept;
+  ~TraceDocumentBuilder();
+
+  void add(const TraceEvent& event);
+  // The document, with its derived links. The builder is spent afterwards.
+  TraceDocument finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace candle_graph

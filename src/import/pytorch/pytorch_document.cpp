@@ -1,0 +1,137 @@
+#include "import/pytorch/pytorch_document.hpp"
+
+#include <algorithm>
+
+#include <simdjson.h>
+
+namespace candle_graph::import::pytorch {
+namespace {
+
+using trace_event::Role;
+using trace_event::Slice;
+
+std::optional<std::int64_t> top_level_int(const Model& m, const std::string& key) {
+  const auto it = m.top_level.find(key);
+  if (it == m.top_level.end()) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  if (parser.parse(it->second).get(e)) return std::nullopt;
+  std::int64_t v = 0;
+  if (!e.get_int64().get(v)) return v;
+  double d = 0;
+  if (!e.get_double().get(d)) return static_cast<std::int64_t>(d);
+  return std::nullopt;
+}
+
+void emit_span(const Assembly& a, std::uint32_t i, TraceDocumentBuilder& out) {
+  const std::vector<Draft>& drafts = a.spans.drafts;
+  const Draft& d = drafts[i];
+  SpanStartEvent s;
+  s.id = d.id;
+  if (d.parent != kNone) s.parent_id = std::string_view(drafts[d.parent].id);
+  s.name = d.name;
+  s.start_ns = static_cast<std::uint64_t>(d.begin - a.region.begin);
+  s.span_kind = SpanKind::function;
+  s.measured = d.measured;
+  s.step = d.step;
+  out.add(s);
+  out.add(SpanEndEvent{d.id, static_cast<std::uint64_t>(d.end - d.begin)});
+}
+
+void emit_op(const Assembly& a, const PlacedOp& o, TraceDocumentBuilder& out) {
+  const Model& m = *a.model;
+  const Slice& s = m.slices[o.slice];
+  OpEvent e;
+  e.span_id = a.spans.drafts[o.span].id;
+  e.op_name = m.strings.str(s.name);
+  e.duration_ns = static_cast<std::uint64_t>(s.dur_ns);
+  e.timestamp_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns - a.region.begin, 0));
+  std::string device_label;
+  std::vector<std::uint64_t> shape;
+  if (s.role == Role::device_op) {
+    device_label = "cuda:" + std::to_string(std::max(s.device, 0));
+    e.device = device_label;
+    e.dtype = "unknown";
+    e.storage_bytes = s.bytes;
+  } else {
+    shape = m.dims_at(s.dims);
+    e.shape = shape;
+    e.dtype = s.dtype != kNone ? m.strings.str(s.dtype) : std::string_view("unknown");
+    e.device = "cpu";
+    e.storage_bytes = 0;  // PyTorch records inputs only; the output's size is unknown
+    if (s.input_bytes > 0) e.input_storage_bytes = s.input_bytes;
+  }
+  out.add(e);
+}
+
+void emit_memory(const Assembly& a, TraceDocumentBuilder& out) {
+  const std::vector<std::optional<ExecutionStep>> inherited = inherited_steps(a.spans);
+  const PlacedMemory& memory = a.memory;
+  std::string tensor_id;
+  for (std::size_t i = 0; i < memory.events.size(); ++i) {
+    const PairedMemory& p = memory.events[i];
+    tensor_id = "mem-" + std::to_string(p.tensor);
+    MemoryEvent e;
+    e.timestamp_ns = static_cast<std::uint64_t>(p.ts_ns - a.region.begin);
+    e.tensor_id = tensor_id;
+    e.span_id = a.spans.drafts[memory.span[i]].id;
+    e.device = a.model->strings.str(p.device);
+    e.bytes = p.bytes;
+    e.action = p.alloc ? MemoryAction::alloc : MemoryAction::free;
+    e.dtype = "unknown";
+    const auto step = inherited[memory.span[i]];
+    e.category = step ? category_for_step(step, false) : MemoryCategory::other;
+    out.add(e);
+  }
+}
+
+}  // namespace
+
+void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuilder& out) {
+  const trace_event::SourceInfo& src = *a.source;
+  trace_event::OwnedTags owned;
+  owned.add("source.format", src.format);
+  owned.add("source.file", src.file_name);
+  owned.add("source.events", std::to_string(a.model->events));
+  owned.add("source.measured", a.region.measured_name);
+  if (src.gzip) owned.add("source.gzip", "true");
+  for (const auto& [k, v] : report.repairs) owned.add(k, std::to_string(v));
+  const std::vector<Tag> tags = owned.sorted();
+
+  const std::int64_t r0 = a.region.begin;
+  std::int64_t epoch = r0;
+  if (epoch < 1000000000000000000LL) {
+    const auto base = top_level_int(*a.model, "baseTimeNanoseconds");
+    epoch = base ? *base + r0 : 0;
+  }
+  const bool training = a.spans.training;
+  const std::uint64_t capture_step = a.region.capture_step;
+  const std::string device =
+      a.ops.first_device >= 0 ? "cuda:" + std::to_string(a.ops.first_device) : "cpu";
+  const std::string run_id = "pytorch-" + a.entrypoint + "-" + std::to_string(r0);
+  const std::string correlation =
+      a.entrypoint + (training ? "/update-" : "/inference-") + std::to_string(capture_step);
+  const std::string timestamp = trace_event::iso_utc(epoch);
+  MetaEvent meta;
+  meta.schema = kTraceSchema;
+  meta.run.run_id = run_id;
+  meta.run.correlation_id = correlation;
+  meta.run.entrypoint = a.entrypoint;
+  meta.run.phase = training ? ExecutionPhase::train : ExecutionPhase::infer;
+  meta.run.timestamp = timestamp;
+  meta.run.capture_step = capture_step;
+  meta.run.warmup_steps = capture_step - 1;
+  meta.run.device = device;
+  meta.run.timing_mode = TimingMode::host;
+  meta.run.tags = tags;
+  out.add(meta);
+}
+
+void emit_events(const Assembly& a, TraceDocumentBuilder& out) {
+  emit_span(a, 0, out);
+  for (std::uint32_t s : a.spans.pre) emit_span(a, s, out);
+  for (const PlacedOp& o : a.ops.ops) emit_op(a, o, out);
+  emit_memory(a, out);
+}
+
+}  // namespace candle_graph::import::pytorch

@@ -1,0 +1,131 @@
+#include "import/pytorch/step_region.hpp"
+
+#include <algorithm>
+
+#include "candle_graph/error.hpp"
+#include "import/trace_event/kineto_vocabulary.hpp"
+
+namespace candle_graph::import::pytorch {
+
+using trace_event::MemoryInstant;
+using trace_event::Role;
+using trace_event::Slice;
+
+EventLists classify_events(const Model& m, const std::string& path, RepairCounts& repairs) {
+  EventLists lists;
+  for (std::uint32_t i = 0; i < m.slices.size(); ++i) {
+    const Slice& s = m.slices[i];
+    switch (s.role) {
+      case Role::step_marker: {
+        Step st;
+        trace_event::parse_profiler_step(m.strings.str(s.name), st.number);
+        st.begin = s.ts_ns;
+        st.end = s.ts_ns + s.dur_ns;
+        st.name = s.name;
+        lists.steps.push_back(st);
+        break;
+      }
+      case Role::cpu_op:
+        lists.cpu_ops.push_back(i);
+        break;
+      case Role::annotation:
+        lists.annotations.push_back(i);
+        break;
+      case Role::device_op:
+        lists.device_ops.push_back(i);
+        break;
+      default:
+        ++repairs["convert.ignored.span_or_op_without_candle_graph_schema"];
+        break;
+    }
+  }
+  if (lists.cpu_ops.empty() && lists.annotations.empty() && lists.device_ops.empty() &&
+      lists.steps.empty()) {
+    throw Error(path, 0,
+                "not a PyTorch profiler trace: no operator, annotation, kernel or ProfilerStep "
+                "events among its " +
+                    std::to_string(m.events) + " events");
+  }
+  std::sort(lists.steps.begin(), lists.steps.end(),
+            [](const Step& a, const Step& b) { return a.begin < b.begin; });
+  std::sort(lists.cpu_ops.begin(), lists.cpu_ops.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return m.slices[a].ts_ns < m.slices[b].ts_ns;
+  });
+  for (Step& st : lists.steps) st.ops = ops_starting_in(m, lists.cpu_ops, st.begin, st.end);
+  return lists;
+}
+
+std::uint64_t ops_starting_in(const Model& m, const std::vector<std::uint32_t>& cpu_ops,
+                              std::int64_t begin, std::int64_t end) {
+  const auto lo =
+      std::lower_bound(cpu_ops.begin(), cpu_ops.end(), begin,
+                       [&](std::uint32_t i, std::int64_t t) { return m.slices[i].ts_ns < t; });
+  const auto hi =
+      std::upper_bound(cpu_ops.begin(), cpu_ops.end(), end,
+                       [&](std::int64_t t, std::uint32_t i) { return t < m.slices[i].ts_ns; });
+  return static_cast<std::uint64_t>(hi - lo);
+}
+
+namespace {
+
+int requested_step(const std::vector<Step>& steps, std::uint64_t step, const std::string& path) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].number == step) return static_cast<int>(i);
+  }
+  std::string present;
+  for (const Step& st : steps) present += (present.empty() ? "" : ", ") + std::to_string(st.number);
+  throw Error(path, 0,
+              "--step " + std::to_string(step) + ": the trace has no ProfilerStep#" +
+                  std::to_string(step) +
+                  (steps.empty() ? std::string(" (it has no ProfilerStep at all: omit --step "
+                                               "to measure the whole window)")
+                                 : "; steps present: " + present));
+}
+
+// The last step, or the one before it when the profiler's stop closed the last one when it had
+// barely begun: fewer than half the ops of the step before it means incomplete.
+int default_step(const std::vector<Step>& steps, RepairCounts& repairs) {
+  int sel = static_cast<int>(steps.size()) - 1;
+  if (steps.size() >= 2 && steps[sel].ops * 2 < steps[sel - 1].ops) {
+    --sel;
+    repairs["convert.incomplete_last_step_skipped"] = 1;
+  }
+  return sel;
+}
+
+}  // namespace
+
+Region choose_region(const Model& m, const EventLists& lists, std::optional<std::uint64_t> step,
+                     const std::string& path, RepairCounts& repairs) {
+  const std::vector<Step>& steps = lists.steps;
+  int sel = -1;
+  if (step) {
+    sel = requested_step(steps, *step, path);
+  } else if (!steps.empty()) {
+    sel = default_step(steps, repairs);
+  }
+  if (!steps.empty()) repairs["convert.profiler_steps_not_measured"] = steps.size() - 1;
+  Region r;
+  if (sel >= 0) {
+    r.step = &steps[sel];
+    r.begin = r.step->begin;
+    r.end = r.step->end;
+    r.measured_name = std::string(m.strings.str(r.step->name));
+    r.capture_step = std::max<std::uint64_t>(r.step->number, 1);
+    return r;
+  }
+  bool any = false;
+  auto widen = [&](std::int64_t b, std::int64_t e) {
+    if (!any || b < r.begin) r.begin = b;
+    if (!any || e > r.end) r.end = e;
+    any = true;
+  };
+  for (auto list : {&lists.cpu_ops, &lists.annotations, &lists.device_ops}) {
+    for (std::uint32_t i : *list) widen(m.slices[i].ts_ns, m.slices[i].ts_ns + m.slices[i].dur_ns);
+  }
+  for (const MemoryInstant& mi : m.memory) widen(mi.ts_ns, mi.ts_ns);
+  r.measured_name = "profiled window";
+  return r;
+}
+
+}  // namespace candle_graph::import::pytorch
