@@ -168,218 +168,245 @@ void EventDecoder::flush() {
   starts_.clear();
 }
 
+// The members of one event that the passes below read; `args` only for the roles that use it.
+struct EventDecoder::Fields {
+  std::string_view ph, cat, name;
+  bool has_cat = false;
+  std::optional<std::int64_t> ts_ns;  // absent when missing or not a number of µs
+  element dur, id, pid;
+  bool has_dur = false, has_id = false, has_pid = false;
+  simdjson::dom::object args;
+  bool has_args = false;
+};
+
+EventDecoder::Fields EventDecoder::read_fields(simdjson::dom::object obj) const {
+  Fields f;
+  element ts, args;
+  bool has_ts = false;
+  for (simdjson::dom::key_value_pair kv : obj) {
+    const std::string_view k = kv.key;
+    if (k == "ph") {
+      f.ph = as_string(kv.value);
+    } else if (k == "cat") {
+      f.cat = as_string(kv.value);
+      f.has_cat = true;
+    } else if (k == "name") {
+      f.name = as_string(kv.value);
+    } else if (k == "ts") {
+      ts = kv.value;
+      has_ts = true;
+    } else if (k == "dur") {
+      f.dur = kv.value;
+      f.has_dur = true;
+    } else if (k == "id") {
+      f.id = kv.value;
+      f.has_id = true;
+    } else if (k == "pid") {
+      f.pid = kv.value;
+      f.has_pid = true;
+    } else if (k == "args") {
+      args = kv.value;
+      f.has_args = true;
+    }
+  }
+  if (has_ts) f.ts_ns = us_to_ns(ts);
+  if (f.has_args && args.get_object().get(f.args)) f.has_args = false;
+  return f;
+}
+
 void EventDecoder::decode(element event, std::uint64_t offset) {
   ++m_.events;
   ++order_;
   simdjson::dom::object obj;
   if (event.get_object().get(obj)) fail(offset, "an event is not a JSON object");
-  std::string_view ph, cat, name;
-  bool has_cat = false;
-  element ts_el, dur_el, id_el, pid_el, args_el;
-  bool has_ts = false, has_dur = false, has_id = false, has_pid = false, has_args = false;
-  for (simdjson::dom::key_value_pair kv : obj) {
-    const std::string_view k = kv.key;
-    if (k == "ph") {
-      ph = as_string(kv.value);
-    } else if (k == "cat") {
-      cat = as_string(kv.value);
-      has_cat = true;
-    } else if (k == "name") {
-      name = as_string(kv.value);
-    } else if (k == "ts") {
-      ts_el = kv.value;
-      has_ts = true;
-    } else if (k == "dur") {
-      dur_el = kv.value;
-      has_dur = true;
-    } else if (k == "id") {
-      id_el = kv.value;
-      has_id = true;
-    } else if (k == "pid") {
-      pid_el = kv.value;
-      has_pid = true;
-    } else if (k == "args") {
-      args_el = kv.value;
-      has_args = true;
-    }
-  }
-  if (ph.size() != 1) {
+  const Fields f = read_fields(obj);
+  if (f.ph.size() != 1) {
     ++m_.malformed_events;
     return;
   }
-  const char p = ph[0];
+  const char p = f.ph[0];
   if (p == 'M') {
     ++m_.metadata_events;
-    return;
+  } else if (p == 'X') {
+    decode_slice(f);
+  } else if ((p == 'i' || p == 'I') && f.name == "[memory]") {
+    decode_memory(f);
+  } else if (p == 's' || p == 'f' || p == 't') {
+    decode_flow(f, p);
+  } else {
+    ++m_.ignored[std::string("ph_") + p];
   }
-  std::int64_t ts_ns = 0;
-  bool ts_ok = false;
-  if (has_ts) {
-    if (const auto v = us_to_ns(ts_el)) {
-      ts_ns = *v;
-      ts_ok = true;
-    }
-  }
-  simdjson::dom::object args;
-  if (has_args && args_el.get_object().get(args)) has_args = false;
+}
 
-  if (p == 'X') {
-    if (!ts_ok || name.empty()) {
-      ++m_.malformed_events;
-      return;
-    }
-    Slice s;
-    s.ts_ns = ts_ns;
-    if (has_dur) {
-      const auto d = us_to_ns(dur_el);
-      s.dur_ns = d && *d > 0 ? *d : 0;
-    }
-    s.role = has_cat ? kineto_role(cat, name) : legacy_role(name);
-    if (has_cat) ++m_.slice_events_with_cat;
-    if (s.role == Role::ignored) {
-      ++m_.ignored[has_cat ? std::string(cat) : std::string("(no cat)")];
-      return;
-    }
-    if (s.role == Role::runtime) {
-      if (has_args) {
-        element c;
-        if (!args["correlation"].get(c)) {
-          if (const auto v = as_int(c)) m_.launch_ns.try_emplace(*v, s.ts_ns);
-        }
-      }
-      ++m_.ignored[std::string(cat)];  // used for launch times only, not an op
-      return;
-    }
-    s.name = m_.strings.intern(name);
-    if (has_args && s.role == Role::cpu_op) {
-      element dims_el, types_el;
-      simdjson::dom::array dims_arr, types_arr;
-      const bool has_dims = !args["Input Dims"].get(dims_el) && !dims_el.get_array().get(dims_arr);
-      const bool has_types =
-          !args["Input type"].get(types_el) && !types_el.get_array().get(types_arr);
-      if (has_dims) {
-        std::size_t i = 0;
-        auto type_it = has_types ? types_arr.begin() : simdjson::dom::array::iterator{};
-        const auto type_end = has_types ? types_arr.end() : simdjson::dom::array::iterator{};
-        for (element d : dims_arr) {
-          std::string_view type;
-          if (has_types && type_it != type_end) {
-            type = as_string(*type_it);
-            ++type_it;
-          }
-          if (!read_dims(d, shape_)) {
-            ++i;
-            continue;
-          }
-          const std::string_view label = torch_dtype_label(type);
-          if (s.dims == kNone && !type.empty()) {
-            s.dims = m_.push_dims(shape_);
-            s.dtype = m_.strings.intern(label);
-          }
-          s.input_bytes += storage_bytes(shape_, label);
-          ++i;
-        }
-      }
+void EventDecoder::decode_slice(const Fields& f) {
+  if (!f.ts_ns || f.name.empty()) {
+    ++m_.malformed_events;
+    return;
+  }
+  Slice s;
+  s.ts_ns = *f.ts_ns;
+  if (f.has_dur) {
+    const auto d = us_to_ns(f.dur);
+    s.dur_ns = d && *d > 0 ? *d : 0;
+  }
+  s.role = f.has_cat ? kineto_role(f.cat, f.name) : legacy_role(f.name);
+  if (f.has_cat) ++m_.slice_events_with_cat;
+  if (s.role == Role::ignored) {
+    ++m_.ignored[f.has_cat ? std::string(f.cat) : std::string("(no cat)")];
+    return;
+  }
+  if (s.role == Role::runtime) {
+    record_launch(f, s.ts_ns);
+    ++m_.ignored[std::string(f.cat)];  // used for launch times only, not an op
+    return;
+  }
+  s.name = m_.strings.intern(f.name);
+  if (f.has_args) {
+    if (s.role == Role::cpu_op) {
+      read_input_shapes(f.args, s);
     } else if (s.role == Role::device_op) {
-      if (has_args) {
-        element v;
-        if (!args["correlation"].get(v)) s.correlation = as_int(v).value_or(-1);
-        if (!args["device"].get(v)) s.device = static_cast<std::int32_t>(as_int(v).value_or(-1));
-        if (!args["bytes"].get(v)) s.bytes = as_u64(v).value_or(0);
-      }
-      if (s.device < 0 && has_pid) {
-        const auto pid = as_int(pid_el);
-        if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
-      }
+      read_device_args(f.args, s);
     } else if (s.role == Role::candle_span) {
-      CandleSpanArgs c;
-      if (has_args) {
-        element v;
-        if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
-        if (!args["parent_id"].get(v) && v.is_string())
-          c.parent_id = m_.strings.intern(as_string(v));
-        if (!args["measured"].get(v)) c.measured = v.is_bool() && v.get_bool().value_unsafe();
-        if (!args["step"].get(v) && v.is_string()) {
-          if (const auto st = parse_execution_step(as_string(v)))
-            c.step = static_cast<std::int8_t>(*st);
-        }
-        if (!args["span_kind"].get(v) && v.is_string()) {
-          if (const auto k = parse_span_kind(as_string(v)))
-            c.span_kind = static_cast<std::int8_t>(*k);
-        }
-        if (!args["start_ns"].get(v)) c.start_ns = as_u64(v);
-        if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
-      }
       s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
-      m_.candle_spans.push_back(c);
+      m_.candle_spans.push_back(read_candle_span_args(f.args));
     } else if (s.role == Role::candle_op) {
-      CandleOpArgs c;
-      if (has_args) {
-        element v;
-        if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
-        simdjson::dom::array arr;
-        if (!args["inputs"].get(v) && !v.get_array().get(arr)) {
-          c.inputs_begin = static_cast<std::uint32_t>(m_.candle_inputs.size());
-          for (element in : arr) m_.candle_inputs.push_back(m_.strings.intern(as_string(in)));
-          c.inputs_count = static_cast<std::uint32_t>(m_.candle_inputs.size() - c.inputs_begin);
-        }
-        if (!args["output"].get(v) && v.is_string()) c.output = m_.strings.intern(as_string(v));
-        if (!args["shape"].get(v) && read_dims(v, shape_)) c.shape = m_.push_dims(shape_);
-        if (!args["dtype"].get(v)) c.dtype = m_.strings.intern(as_string(v));
-        if (!args["device"].get(v)) c.device = m_.strings.intern(as_string(v));
-        if (!args["timestamp_ns"].get(v)) c.timestamp_ns = as_u64(v);
-        if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
-        if (!args["storage_bytes"].get(v)) c.storage_bytes = as_u64(v);
-        if (!args["input_storage_bytes"].get(v)) c.input_storage_bytes = as_u64(v);
-      }
       s.extra = static_cast<std::uint32_t>(m_.candle_ops.size());
-      m_.candle_ops.push_back(c);
+      m_.candle_ops.push_back(read_candle_op_args(f.args));
     }
-    m_.slices.push_back(s);
+  } else if (s.role == Role::candle_span) {
+    s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
+    m_.candle_spans.push_back({});
+  } else if (s.role == Role::candle_op) {
+    s.extra = static_cast<std::uint32_t>(m_.candle_ops.size());
+    m_.candle_ops.push_back({});
+  }
+  if (s.role == Role::device_op && s.device < 0 && f.has_pid) {
+    const auto pid = as_int(f.pid);
+    if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
+  }
+  m_.slices.push_back(s);
+}
+
+// A runtime call's correlation id gives its device work a launch time.
+void EventDecoder::record_launch(const Fields& f, std::int64_t ts_ns) {
+  if (!f.has_args) return;
+  element c;
+  if (!f.args["correlation"].get(c)) {
+    if (const auto v = as_int(c)) m_.launch_ns.try_emplace(*v, ts_ns);
+  }
+}
+
+// A CPU op's recorded inputs: the first typed input's shape and dtype, and the dense bytes of all.
+void EventDecoder::read_input_shapes(simdjson::dom::object args, Slice& s) {
+  element dims_el, types_el;
+  simdjson::dom::array dims_arr, types_arr;
+  const bool has_dims = !args["Input Dims"].get(dims_el) && !dims_el.get_array().get(dims_arr);
+  if (!has_dims) return;
+  const bool has_types = !args["Input type"].get(types_el) && !types_el.get_array().get(types_arr);
+  auto type_it = has_types ? types_arr.begin() : simdjson::dom::array::iterator{};
+  const auto type_end = has_types ? types_arr.end() : simdjson::dom::array::iterator{};
+  for (element d : dims_arr) {
+    std::string_view type;
+    if (has_types && type_it != type_end) {
+      type = as_string(*type_it);
+      ++type_it;
+    }
+    if (!read_dims(d, shape_)) continue;
+    const std::string_view label = torch_dtype_label(type);
+    if (s.dims == kNone && !type.empty()) {
+      s.dims = m_.push_dims(shape_);
+      s.dtype = m_.strings.intern(label);
+    }
+    s.input_bytes += storage_bytes(shape_, label);
+  }
+}
+
+void EventDecoder::read_device_args(simdjson::dom::object args, Slice& s) const {
+  element v;
+  if (!args["correlation"].get(v)) s.correlation = as_int(v).value_or(-1);
+  if (!args["device"].get(v)) s.device = static_cast<std::int32_t>(as_int(v).value_or(-1));
+  if (!args["bytes"].get(v)) s.bytes = as_u64(v).value_or(0);
+}
+
+CandleSpanArgs EventDecoder::read_candle_span_args(simdjson::dom::object args) {
+  CandleSpanArgs c;
+  element v;
+  if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
+  if (!args["parent_id"].get(v) && v.is_string()) c.parent_id = m_.strings.intern(as_string(v));
+  if (!args["measured"].get(v)) c.measured = v.is_bool() && v.get_bool().value_unsafe();
+  if (!args["step"].get(v) && v.is_string()) {
+    if (const auto st = parse_execution_step(as_string(v))) c.step = static_cast<std::int8_t>(*st);
+  }
+  if (!args["span_kind"].get(v) && v.is_string()) {
+    if (const auto k = parse_span_kind(as_string(v))) c.span_kind = static_cast<std::int8_t>(*k);
+  }
+  if (!args["start_ns"].get(v)) c.start_ns = as_u64(v);
+  if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
+  return c;
+}
+
+CandleOpArgs EventDecoder::read_candle_op_args(simdjson::dom::object args) {
+  CandleOpArgs c;
+  element v;
+  if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
+  simdjson::dom::array arr;
+  if (!args["inputs"].get(v) && !v.get_array().get(arr)) {
+    c.inputs_begin = static_cast<std::uint32_t>(m_.candle_inputs.size());
+    for (element in : arr) m_.candle_inputs.push_back(m_.strings.intern(as_string(in)));
+    c.inputs_count = static_cast<std::uint32_t>(m_.candle_inputs.size() - c.inputs_begin);
+  }
+  if (!args["output"].get(v) && v.is_string()) c.output = m_.strings.intern(as_string(v));
+  if (!args["shape"].get(v) && read_dims(v, shape_)) c.shape = m_.push_dims(shape_);
+  if (!args["dtype"].get(v)) c.dtype = m_.strings.intern(as_string(v));
+  if (!args["device"].get(v)) c.device = m_.strings.intern(as_string(v));
+  if (!args["timestamp_ns"].get(v)) c.timestamp_ns = as_u64(v);
+  if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
+  if (!args["storage_bytes"].get(v)) c.storage_bytes = as_u64(v);
+  if (!args["input_storage_bytes"].get(v)) c.input_storage_bytes = as_u64(v);
+  return c;
+}
+
+// A `[memory]` instant (profile_memory=True): one side of an allocation, paired later by address.
+void EventDecoder::decode_memory(const Fields& f) {
+  if (!f.ts_ns || !f.has_args) {
+    ++m_.malformed_events;
     return;
   }
-  if ((p == 'i' || p == 'I') && name == "[memory]") {
-    if (!ts_ok || !has_args) {
-      ++m_.malformed_events;
-      return;
-    }
-    MemoryInstant mi;
-    mi.ts_ns = ts_ns;
-    mi.order = order_;
-    element v;
-    std::int64_t type = 0, device = -1;
-    if (!args["Addr"].get(v)) mi.addr = static_cast<std::uint64_t>(as_int(v).value_or(0));
-    if (!args["Bytes"].get(v)) mi.bytes = as_int(v).value_or(0);
-    if (!args["Device Type"].get(v)) type = as_int(v).value_or(0);
-    if (!args["Device Id"].get(v)) device = as_int(v).value_or(-1);
-    if (mi.bytes == 0) {
-      ++m_.ignored["[memory] with 0 bytes"];
-      return;
-    }
-    mi.device = m_.strings.intern(memory_device_label(type, device));
-    m_.memory.push_back(mi);
+  MemoryInstant mi;
+  mi.ts_ns = *f.ts_ns;
+  mi.order = order_;
+  element v;
+  std::int64_t type = 0, device = -1;
+  if (!f.args["Addr"].get(v)) mi.addr = static_cast<std::uint64_t>(as_int(v).value_or(0));
+  if (!f.args["Bytes"].get(v)) mi.bytes = as_int(v).value_or(0);
+  if (!f.args["Device Type"].get(v)) type = as_int(v).value_or(0);
+  if (!f.args["Device Id"].get(v)) device = as_int(v).value_or(-1);
+  if (mi.bytes == 0) {
+    ++m_.ignored["[memory] with 0 bytes"];
     return;
   }
-  if (p == 's' || p == 'f' || p == 't') {
-    if (!ts_ok || !has_id) {
-      ++m_.malformed_events;
-      return;
-    }
-    Flow f;
-    f.ph = p;
-    f.ts_ns = ts_ns;
-    if (const auto id = as_int(id_el)) {
-      f.id = *id;
-    } else {
-      f.id =
-          static_cast<std::int64_t>(m_.strings.intern(as_string(id_el))) | (std::int64_t{1} << 62);
-    }
-    f.cat = m_.strings.intern(cat);
-    if (p == 's' && (cat == "ac2g" || cat == "async")) m_.launch_ns.try_emplace(f.id, f.ts_ns);
-    m_.flows.push_back(f);
+  mi.device = m_.strings.intern(memory_device_label(type, device));
+  m_.memory.push_back(mi);
+}
+
+// A flow event (`s`/`f`/`t`): counted; a launch flow's start is a launch time.
+void EventDecoder::decode_flow(const Fields& f, char ph) {
+  if (!f.ts_ns || !f.has_id) {
+    ++m_.malformed_events;
     return;
   }
-  ++m_.ignored[std::string("ph_") + p];
+  Flow flow;
+  flow.ph = ph;
+  flow.ts_ns = *f.ts_ns;
+  if (const auto id = as_int(f.id)) {
+    flow.id = *id;
+  } else {
+    flow.id =
+        static_cast<std::int64_t>(m_.strings.intern(as_string(f.id))) | (std::int64_t{1} << 62);
+  }
+  flow.cat = m_.strings.intern(f.cat);
+  if (ph == 's' && (f.cat == "ac2g" || f.cat == "async")) m_.launch_ns.try_emplace(flow.id, flow.ts_ns);
+  m_.flows.push_back(flow);
 }
 
 std::uint32_t Model::push_dims(const std::vector<std::uint64_t>& shape) {

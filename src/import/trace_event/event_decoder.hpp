@@ -23,8 +23,19 @@ class EventDecoder final : public EventScanner::Handler {
   void finish();
 
  private:
+  struct Fields;
   void flush();
+  // One event, in passes: its members, then by `ph` a slice, a memory instant or a flow.
   void decode(simdjson::dom::element event, std::uint64_t offset);
+  Fields read_fields(simdjson::dom::object obj) const;
+  void decode_slice(const Fields& f);
+  void record_launch(const Fields& f, std::int64_t ts_ns);
+  void read_input_shapes(simdjson::dom::object args, Slice& s);
+  void read_device_args(simdjson::dom::object args, Slice& s) const;
+  CandleSpanArgs read_candle_span_args(simdjson::dom::object args);
+  CandleOpArgs read_candle_op_args(simdjson::dom::object args);
+  void decode_memory(const Fields& f);
+  void decode_flow(const Fields& f, char ph);
   [[noreturn]] void fail(std::uint64_t offset, const std::string& what) const;
 
   std::string path_;
