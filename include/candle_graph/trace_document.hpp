@@ -72,20 +72,20 @@ class TraceDocument {
   static TraceDocument from_events(std::span<const TraceEvent> events,
                                    std::string_view source = "<events>");
 
-  std::string_view schema;
-  TraceRunMeta run;
-  std::vector<SpanRecord> spans;  // stream (start) order, see docs/compatibility.md
-  std::vector<OpEvent> ops;
-  std::vector<TensorEvent> tensors;
-  std::vector<MemoryEvent> memory;
-  std::vector<DeviceMemoryEvent> device_memory;
-  std::vector<GradientEvent> gradients;
-  std::vector<EdgeEvent> edges;
+  // The document is read-only once built: importers build it (TraceDocumentBuilder, the
+  // reader), every later stage reads it.
+  std::string_view schema() const noexcept { return schema_; }
+  const TraceRunMeta& run() const noexcept { return run_; }
+  const std::vector<SpanRecord>& spans() const noexcept { return spans_; }  // stream order (T1)
+  const std::vector<OpEvent>& ops() const noexcept { return ops_; }
+  const std::vector<TensorEvent>& tensors() const noexcept { return tensors_; }
+  const std::vector<MemoryEvent>& memory() const noexcept { return memory_; }
+  const std::vector<DeviceMemoryEvent>& device_memory() const noexcept { return device_memory_; }
+  const std::vector<GradientEvent>& gradients() const noexcept { return gradients_; }
+  const std::vector<EdgeEvent>& edges() const noexcept { return edges_; }
 
-  // Rebuild the derived indexes below after editing the public vectors by hand (analyses throw
-  // if the indexes do not match the vectors' sizes). With duplicate ids the first span wins.
-  void reindex();
-  // Throws Error when the derived indexes no longer match the vectors (see reindex()).
+  // Throws Error when the derived indexes do not match the vectors (a document edited by a test
+  // through DocumentEditor without DocumentEditor::reindex()).
   void check_indexed() const;
 
   // Index of the span with this id, or kNoIndex.
@@ -105,10 +105,25 @@ class TraceDocument {
   // Equality of content (the run, spans and every event list); arenas are not compared.
   bool operator==(const TraceDocument& o) const;
 
-  Arena& arena() noexcept { return *arena_; }
+  // Bytes the document's strings and arrays take.
+  std::size_t arena_bytes() const noexcept { return arena_->bytes_used(); }
 
  private:
   friend class DocumentAssembler;
+  friend class DocumentEditor;
+  // Rebuilds the derived indexes after an edit (DocumentEditor). With duplicate ids the first
+  // span wins.
+  void reindex();
+
+  std::string_view schema_;
+  TraceRunMeta run_;
+  std::vector<SpanRecord> spans_;
+  std::vector<OpEvent> ops_;
+  std::vector<TensorEvent> tensors_;
+  std::vector<MemoryEvent> memory_;
+  std::vector<DeviceMemoryEvent> device_memory_;
+  std::vector<GradientEvent> gradients_;
+  std::vector<EdgeEvent> edges_;
   std::unique_ptr<Arena> arena_;
   struct SpanIndex;
   std::unique_ptr<SpanIndex> span_index_;

@@ -232,7 +232,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   const TraceDocument doc = parse_staged(stage / kTraceName, req.trace, req.read);
   std::optional<TraceDocument> baseline;
   if (req.baseline) baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
-  m.run_id = std::string(doc.run.run_id);
+  m.run_id = std::string(doc.run().run_id);
   std::optional<evidence::EvidencePacket> built;
   try {
     built.emplace(evidence::build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,

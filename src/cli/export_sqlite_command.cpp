@@ -31,7 +31,7 @@ int run_export_sqlite(const ExportArgs& args) {
       if (e.path().empty()) throw Error(trace.string(), 0, e.message());
       throw;
     }
-    ops += doc.ops.size();
+    ops += doc.ops().size();
   }
   db.commit();
   std::fprintf(stderr, "wrote %s: %zu run%s, %llu ops\n", args.output.string().c_str(),

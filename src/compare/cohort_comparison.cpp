@@ -207,18 +207,18 @@ std::uint32_t CohortBuilder::intern(std::unordered_map<std::string, std::uint32_
 void CohortBuilder::add_run(Side side, const TraceDocument& doc, std::string source) {
   CohortRun r;
   r.source = std::move(source);
-  r.run_id = std::string(doc.run.run_id);
+  r.run_id = std::string(doc.run().run_id);
   const TraceHealth health = analyze_health(doc);
   r.trusted = health.trusted;
   if (!r.trusted) r.untrusted_because = bounded(health.error_summary(), 400);
   RunConditions& c = r.conditions;
-  c.entrypoint = doc.run.entrypoint;
-  c.phase = doc.run.phase;
-  c.device = doc.run.device;
-  c.timing_mode = doc.run.timing_mode;
-  c.measured_region_device_synchronized = doc.run.measured_region_device_synchronized;
-  c.warmup_steps = doc.run.warmup_steps;
-  for (const Tag& t : doc.run.tags) {  // sorted by key in the document
+  c.entrypoint = doc.run().entrypoint;
+  c.phase = doc.run().phase;
+  c.device = doc.run().device;
+  c.timing_mode = doc.run().timing_mode;
+  c.measured_region_device_synchronized = doc.run().measured_region_device_synchronized;
+  c.warmup_steps = doc.run().warmup_steps;
+  for (const Tag& t : doc.run().tags) {  // sorted by key in the document
     if (t.key == kPairIdTag)
       r.pair_id = std::string(t.value);
     else if (evidence::is_descriptive_tag(t.key))

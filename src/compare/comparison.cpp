@@ -53,9 +53,9 @@ class RootPaths {
  public:
   explicit RootPaths(const TraceDocument& doc)
       : doc_(doc),
-        memo_(doc.spans.size()),
-        done_(doc.spans.size(), 0),
-        on_chain_(doc.spans.size(), 0) {}
+        memo_(doc.spans().size()),
+        done_(doc.spans().size(), 0),
+        on_chain_(doc.spans().size(), 0) {}
 
   const std::string& path(std::uint32_t i) {
     if (done_[i]) return memo_[i];
@@ -80,7 +80,7 @@ class RootPaths {
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       if (!first) prefix += '/';
       first = false;
-      prefix += doc_.spans[*it].name;
+      prefix += doc_.spans()[*it].name;
       if (!cycle) {  // a walk into a cycle depends on where it starts: never memoized
         memo_[*it] = prefix;
         done_[*it] = 1;
@@ -107,7 +107,7 @@ std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
   std::map<std::string, SpanCost> out;
   RootPaths paths(doc);
   for (std::uint32_t s : measured_subtree(doc)) {
-    const SpanRecord& rec = doc.spans[s];
+    const SpanRecord& rec = doc.spans()[s];
     std::string key = paths.path(s);
     key += " [";
     key += to_string(rec.kind);
@@ -125,14 +125,14 @@ std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
 
 std::uint64_t measured_total(const TraceDocument& doc) {
   std::uint64_t t = 0;
-  for (const SpanRecord& s : doc.spans)
+  for (const SpanRecord& s : doc.spans())
     if (s.measured) t = sat_add(t, s.duration_ns);
   return t;
 }
 
 std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc) {
   std::map<std::string, GradientFact> out;
-  for (const GradientEvent& g : doc.gradients)  // later duplicates overwrite
+  for (const GradientEvent& g : doc.gradients())  // later duplicates overwrite
     out[std::string(g.root) + "/" + std::string(g.key)] = {g.state, g.norm};
   return out;
 }
@@ -201,11 +201,11 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   baseline.check_indexed();
   candidate.check_indexed();
   Comparison out;
-  out.baseline_run_id = baseline.run.run_id;
-  out.candidate_run_id = candidate.run.run_id;
+  out.baseline_run_id = baseline.run().run_id;
+  out.candidate_run_id = candidate.run().run_id;
   // Untrusted inputs make the result non-comparable without a warning text (§17.4).
   out.comparable = analyze_health(baseline).trusted && analyze_health(candidate).trusted;
-  compare_runs(baseline.run, candidate.run, out);
+  compare_runs(baseline.run(), candidate.run(), out);
 
   const std::uint64_t bt = evidence::measured_total(baseline),
                       ct = evidence::measured_total(candidate);

@@ -231,7 +231,7 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
         w.string(kEvidenceSchema);
         break;
       case 1:
-        write_provenance(w, p.doc->run, order);
+        write_provenance(w, p.doc->run(), order);
         break;
       case 2:
         write_health(w, p.health, order);
@@ -272,7 +272,7 @@ void write_summary_document(JsonStream& w, const EvidencePacket& p) {
   write_strings(w.key("findings"), p.findings);
   write_strings(w.key("gaps"), p.gaps);
   write_health(w.key("health"), p.health, order);
-  write_provenance(w.key("provenance"), p.doc->run, order);
+  write_provenance(w.key("provenance"), p.doc->run(), order);
   w.key("schema").string(kSummarySchema);
   graph::write_graph_summary(w.key("summary"), p.graph, order);
   w.end_object();

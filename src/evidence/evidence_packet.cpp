@@ -16,7 +16,7 @@ std::string fixed2(double v) {
 
 std::vector<std::string> expected_semantic_keys(const TraceDocument& doc) {
   std::vector<std::string> keys;
-  for (std::uint32_t s : measured_subtree(doc)) keys.emplace_back(doc.spans[s].name);
+  for (std::uint32_t s : measured_subtree(doc)) keys.emplace_back(doc.spans()[s].name);
   return keys;
 }
 
@@ -38,10 +38,10 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
     p.findings.push_back(std::string(g.name(slowest[i])) + ": " + fixed2(self_ms) +
                          " ms self time");
   }
-  if (!doc.gradients.empty()) {
+  if (!doc.gradients().empty()) {
     std::size_t attention = 0;
-    for (const GradientEvent& e : doc.gradients) attention += e.state != GradientState::present;
-    p.findings.push_back(std::to_string(doc.gradients.size()) + " gradient facts captured; " +
+    for (const GradientEvent& e : doc.gradients()) attention += e.state != GradientState::present;
+    p.findings.push_back(std::to_string(doc.gradients().size()) + " gradient facts captured; " +
                          std::to_string(attention) + " require attention");
   }
   if (p.gpu.status == import::nsight::GpuEvidenceStatus::available && !p.gpu.kernels.empty()) {

@@ -23,7 +23,7 @@ struct EvidenceFact {
 
 // Holds views into the document (through the graph); the document must outlive the packet.
 struct EvidencePacket {
-  const TraceDocument* doc = nullptr;  // provenance = doc->run
+  const TraceDocument* doc = nullptr;  // provenance = doc->run()
   TraceHealth health;
   std::vector<std::string> findings;
   std::vector<EvidenceFact> facts;

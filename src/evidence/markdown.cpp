@@ -32,7 +32,7 @@ std::string debug_shape(std::span<const std::uint64_t> shape) {
 }  // namespace
 
 std::string render_markdown(const EvidencePacket& p) {
-  const TraceRunMeta& run = p.doc->run;
+  const TraceRunMeta& run = p.doc->run();
   std::string md;
   md += "# candle-graph evidence\n\n";
   md += std::string("- Status: **") + (p.health.trusted ? "TRUSTED" : "UNTRUSTED") + "**\n";
@@ -61,7 +61,7 @@ std::string render_markdown(const EvidencePacket& p) {
   md += "\n```\n";
 
   md += "\n## Tensor checkpoints\n\n";
-  const auto& tensors = p.doc->tensors;
+  const auto& tensors = p.doc->tensors();
   if (tensors.empty()) {
     md += "No tensor checkpoints were captured.\n";
   } else {
@@ -77,8 +77,8 @@ std::string render_markdown(const EvidencePacket& p) {
 
   md += "\n## Gradient evidence\n\n";
   std::size_t attention = 0;
-  for (const GradientEvent& e : p.doc->gradients) attention += e.state != GradientState::present;
-  md += std::to_string(p.doc->gradients.size()) + " parameter gradients captured; " +
+  for (const GradientEvent& e : p.doc->gradients()) attention += e.state != GradientState::present;
+  md += std::to_string(p.doc->gradients().size()) + " parameter gradients captured; " +
         std::to_string(attention) + " require attention.\n";
 
   if (p.comparison) {

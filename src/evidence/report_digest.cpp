@@ -20,7 +20,7 @@ TimeDigest digest_time(const EvidencePacket& p, const DigestLimits& limits) {
   const TraceDocument& doc = *p.doc;
   TimeDigest t;
   t.total_ms = g.summary.total_ms;
-  std::vector<std::uint8_t> measured(doc.spans.size(), 0);
+  std::vector<std::uint8_t> measured(doc.spans().size(), 0);
   for (std::uint32_t s : measured_subtree(doc)) measured[s] = 1;
 
   struct Group {
@@ -29,7 +29,7 @@ TimeDigest digest_time(const EvidencePacket& p, const DigestLimits& limits) {
   };
   std::vector<Group> groups;
   std::unordered_map<std::string_view, std::size_t> index;
-  const std::size_t n_spans = doc.spans.size();
+  const std::size_t n_spans = doc.spans().size();
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const GraphNode& n = g.nodes[i];
     if (n.kind != GraphNodeKind::op) continue;
@@ -87,8 +87,8 @@ PeakDigest digest_peak(const EvidencePacket& p, const DigestLimits& limits) {
   const MemoryProfile& mem = p.graph.memory;
   const TraceDocument& doc = *p.doc;
   PeakDigest d;
-  for (std::uint32_t s = 0; s < doc.spans.size(); ++s)
-    if (doc.spans[s].measured) {
+  for (std::uint32_t s = 0; s < doc.spans().size(); ++s)
+    if (doc.spans()[s].measured) {
       d.measured_span = s;
       break;
     }
@@ -188,10 +188,10 @@ std::string format_share(double fraction) {
 
 std::string short_span_name(const TraceDocument& doc, std::uint32_t measured_span,
                             std::uint32_t span) {
-  if (span == kNoIndex || span >= doc.spans.size()) return "(unknown span)";
-  const std::string_view name = doc.spans[span].name;
+  if (span == kNoIndex || span >= doc.spans().size()) return "(unknown span)";
+  const std::string_view name = doc.spans()[span].name;
   if (measured_span == kNoIndex || span == measured_span) return std::string(name);
-  const std::string_view region = doc.spans[measured_span].name;
+  const std::string_view region = doc.spans()[measured_span].name;
   if (name.size() > region.size() + 1 && name.starts_with(region) && name[region.size()] == '/')
     return "…" + std::string(name.substr(region.size()));
   return std::string(name);

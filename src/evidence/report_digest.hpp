@@ -17,7 +17,7 @@ namespace candle_graph::evidence {
 
 // Self time of one op name inside one span.
 struct SpanSelfTime {
-  std::uint32_t span = kNoIndex;  // index into doc.spans
+  std::uint32_t span = kNoIndex;  // index into doc.spans()
   std::uint64_t self_time_ns = 0;
 };
 

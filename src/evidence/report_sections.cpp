@@ -54,7 +54,7 @@ std::string shape_text(std::span<const std::uint64_t> shape) {
 std::string when_text(const TraceDocument& doc, std::uint32_t measured, std::uint64_t ts) {
   const std::string trace_time = "trace time " + format_duration_ns(ts);
   if (measured == kNoIndex) return "at " + trace_time;
-  const SpanRecord& region = doc.spans[measured];
+  const SpanRecord& region = doc.spans()[measured];
   if (ts < region.start_ns) return "before the measured region began (" + trace_time + ")";
   if (region.duration_ns && ts - region.start_ns > region.duration_ns)
     return "after the measured region ended (" + trace_time + ")";
@@ -80,7 +80,7 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
   const auto total_ns = static_cast<std::uint64_t>(t.total_ms * 1e6 + 0.5);
   md += "The " + u64(t.top.size()) + " op names with the most self time in the measured region";
   if (d.peak.measured_span != kNoIndex)
-    md += " " + code(doc.spans[d.peak.measured_span].name) +
+    md += " " + code(doc.spans()[d.peak.measured_span].name) +
           " (span names below that start with `…` are relative to it)";
   md += ", of " + u64(t.op_names) + " op names and " + u64(t.op_calls) +
         " op calls. Share is of the measured total, " + format_duration_ns(total_ns) +
@@ -234,8 +234,8 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
   std::string out;
   const std::size_t warnings = p.health.gaps().size();
   out += std::string("Trace:          ") + (p.health.trusted ? "TRUSTED" : "UNTRUSTED") + ", " +
-         std::string(doc.run.entrypoint) + ", update " + std::to_string(doc.run.capture_step) +
-         " on " + std::string(doc.run.device);
+         std::string(doc.run().entrypoint) + ", update " + std::to_string(doc.run().capture_step) +
+         " on " + std::string(doc.run().device);
   if (warnings)
     out += " (" + std::to_string(warnings) + " health warning" + (warnings == 1 ? "" : "s") +
            ", see the report's Evidence gaps)";
@@ -265,7 +265,7 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
     out += "Peak memory:    " + format_bytes(s.peak_bytes) + " on " + std::string(s.peak_device) +
            ", " + when_text(doc, d.peak.measured_span, s.peak_timestamp_ns) + ", in " +
            (d.peak.span == kNoIndex ? std::string("(unknown span)")
-                                    : std::string(doc.spans[d.peak.span].name)) +
+                                    : std::string(doc.spans()[d.peak.span].name)) +
            "\n";
   }
   if (const Comparison* c = d.comparison) {

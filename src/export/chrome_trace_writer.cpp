@@ -150,13 +150,13 @@ class ProducerTable {
   std::uint32_t find(std::string_view id) const {
     for (std::size_t i = start(id);; i = (i + 1) & (slots_.size() - 1)) {
       const std::uint32_t op = slots_[i];
-      if (op == kNoIndex || *doc_.ops[op].output == id) return op;
+      if (op == kNoIndex || *doc_.ops()[op].output == id) return op;
     }
   }
   void set(std::uint32_t op) {  // op has an output; replaces an earlier producer of the id
-    const std::string_view id = *doc_.ops[op].output;
+    const std::string_view id = *doc_.ops()[op].output;
     for (std::size_t i = start(id);; i = (i + 1) & (slots_.size() - 1)) {
-      if (slots_[i] == kNoIndex || *doc_.ops[slots_[i]].output == id) {
+      if (slots_[i] == kNoIndex || *doc_.ops()[slots_[i]].output == id) {
         slots_[i] = op;
         return;
       }
@@ -226,13 +226,13 @@ struct CounterState {
 };
 
 void write_device_memory(EventText& w, const TraceDocument& doc, ChromeExportStats& stats) {
-  std::vector<std::uint32_t> order(doc.device_memory.size());
+  std::vector<std::uint32_t> order(doc.device_memory().size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return doc.device_memory[a].timestamp_ns < doc.device_memory[b].timestamp_ns;
+    return doc.device_memory()[a].timestamp_ns < doc.device_memory()[b].timestamp_ns;
   });
   for (std::uint32_t i : order) {
-    const DeviceMemoryEvent& d = doc.device_memory[i];
+    const DeviceMemoryEvent& d = doc.device_memory()[i];
     w.begin('C');
     w.key("name").str("device memory " + std::string(d.device));
     where(w, 1, static_cast<double>(d.timestamp_ns) / 1000.0);
@@ -248,9 +248,9 @@ void write_device_memory(EventText& w, const TraceDocument& doc, ChromeExportSta
 
 void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks) {
   std::string process = "candle-graph: ";
-  process += doc.run.entrypoint;
+  process += doc.run().entrypoint;
   process += " (run ";
-  process += doc.run.run_id;
+  process += doc.run().run_id;
   process += ")";
   w.begin('M');
   w.key("name").raw("\"process_name\"");
@@ -282,10 +282,10 @@ void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks
 }
 
 void write_other_data(EventText& w, const TraceDocument& doc) {
-  const TraceRunMeta& r = doc.run;
+  const TraceRunMeta& r = doc.run();
   w.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
   w.first_key("schema").str(kChromeSchema);
-  w.key("trace_schema").str(doc.schema);
+  w.key("trace_schema").str(doc.schema());
   w.key("run_id").str(r.run_id);
   w.key("correlation_id").str(r.correlation_id);
   w.key("entrypoint").str(r.entrypoint);
@@ -314,19 +314,19 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
 
   // Slices, as they are placed. Per op: its track and where the data flows bind (a time in its
   // slice that no nested op covers).
-  std::vector<std::uint32_t> op_tid(doc.ops.size(), 0);
+  std::vector<std::uint32_t> op_tid(doc.ops().size(), 0);
   std::vector<double> op_bind;
-  std::vector<std::uint32_t> span_tid(doc.spans.size(), 0);
+  std::vector<std::uint32_t> span_tid(doc.spans().size(), 0);
   std::vector<double> span_bind;
   const TrackLayoutStats layout = layout_tracks(
       doc,
       [&](const PlacedSlice& p) {
         if (p.is_op) {
-          write_op(w, doc.ops[p.index], p);
+          write_op(w, doc.ops()[p.index], p);
           op_tid[p.index] = p.tid;
           ++stats.ops;
         } else {
-          write_span(w, doc.spans[p.index], p);
+          write_span(w, doc.spans()[p.index], p);
           span_tid[p.index] = p.tid;
           ++stats.spans;
         }
@@ -338,7 +338,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
 
   // Flows. Ids are unique per category pair (s and f of one flow share cat, name and id).
   std::uint64_t flow_id = 0;
-  for (const EdgeEvent& e : doc.edges) {
+  for (const EdgeEvent& e : doc.edges()) {
     const std::uint32_t from = doc.find_span(e.from_span), to = doc.find_span(e.to_span);
     if (from == kNoIndex || to == kNoIndex || span_tid[from] == 0 || span_tid[to] == 0) continue;
     write_flow(w, ++flow_id, format::chrome::kEdgeFlowCategory, "edge", span_tid[from], span_bind[from], span_tid[to],
@@ -346,11 +346,11 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink)
     ++stats.edge_flows;
   }
   std::size_t outputs = 0;
-  for (const OpEvent& o : doc.ops) outputs += o.output ? 1 : 0;
+  for (const OpEvent& o : doc.ops()) outputs += o.output ? 1 : 0;
   {
     ProducerTable producers(doc, outputs);
-    for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
-      const OpEvent& o = doc.ops[k];
+    for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
+      const OpEvent& o = doc.ops()[k];
       if (!o.output) continue;  // graph/3: ops without an output have no data edges
       for (std::size_t j = 0; j < o.inputs.size(); ++j) {
         const std::string_view in = o.inputs[j];

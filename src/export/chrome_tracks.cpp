@@ -138,9 +138,9 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
                                const std::function<void(const PlacedSlice&)>& visit,
                                std::vector<double>* span_bind_us, std::vector<double>* op_bind_us) {
   doc.check_indexed();
-  const std::size_t n = doc.spans.size();
+  const std::size_t n = doc.spans().size();
   if (span_bind_us) span_bind_us->assign(n, 0.0);
-  if (op_bind_us) op_bind_us->assign(doc.ops.size(), 0.0);
+  if (op_bind_us) op_bind_us->assign(doc.ops().size(), 0.0);
   // An op that nothing nests in binds at its middle; one with nested children in its first gap
   // (its start when they cover it all), as spans do.
   auto close_op = [&](const OpenOp& o) {
@@ -162,11 +162,11 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
   auto collect = [&](std::size_t slot, Frame& f) {
     for (std::uint32_t k = spans.begin[slot]; k < spans.begin[slot + 1]; ++k) {
       const std::uint32_t i = spans.list[k];
-      f.items.push_back({doc.spans[i].start_ns, span_end(doc.spans[i]), i, false});
+      f.items.push_back({doc.spans()[i].start_ns, span_end(doc.spans()[i]), i, false});
     }
     for (std::uint32_t k = ops.begin[slot]; k < ops.begin[slot + 1]; ++k) {
       const std::uint32_t i = ops.list[k];
-      f.items.push_back({doc.ops[i].timestamp_ns, op_end(doc.ops[i]), i, true});
+      f.items.push_back({doc.ops()[i].timestamp_ns, op_end(doc.ops()[i]), i, true});
     }
     std::sort(f.items.begin(), f.items.end(), item_before);
   };

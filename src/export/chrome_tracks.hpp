@@ -28,7 +28,7 @@ namespace candle_graph::exporting {
 
 struct PlacedSlice {
   bool is_op = false;
-  std::uint32_t index = 0;  // into doc.spans or doc.ops
+  std::uint32_t index = 0;  // into doc.spans() or doc.ops()
   std::uint32_t tid = 1;    // 1 = the main track, 2… = overflow tracks
   double ts_us = 0;
   double dur_us = 0;

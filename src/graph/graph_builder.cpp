@@ -49,10 +49,10 @@ std::vector<std::uint32_t> measured_subtree(const TraceDocument& doc) {
   doc.check_indexed();
   const graph::SpanTree tree = graph::build_span_tree(doc);
   std::vector<std::uint32_t> measured;
-  for (std::uint32_t i = 0; i < doc.spans.size(); ++i)
-    if (doc.spans[i].measured) measured.push_back(i);
+  for (std::uint32_t i = 0; i < doc.spans().size(); ++i)
+    if (doc.spans()[i].measured) measured.push_back(i);
   std::vector<std::uint32_t> out =
-      graph::descendants_of(tree, std::move(measured), doc.spans.size());
+      graph::descendants_of(tree, std::move(measured), doc.spans().size());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -71,18 +71,18 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   ExecutionGraph g;
   g.doc = &doc;
   const graph::SpanTree tree = graph::build_span_tree(doc);
-  const std::size_t n_spans = doc.spans.size();
+  const std::size_t n_spans = doc.spans().size();
   const auto& op_span = doc.op_span();
 
   // Σ op durations per span: part of the effective duration and of the children's total.
   std::vector<std::uint64_t> op_time(n_spans, 0);
-  for (std::size_t k = 0; k < doc.ops.size(); ++k)
+  for (std::size_t k = 0; k < doc.ops().size(); ++k)
     if (op_span[k] != kNoIndex)
-      op_time[op_span[k]] = sat_add(op_time[op_span[k]], doc.ops[k].duration_ns);
+      op_time[op_span[k]] = sat_add(op_time[op_span[k]], doc.ops()[k].duration_ns);
 
   // Step 3: span nodes. Effective duration = duration, or (when 0) own ops + effective
   // durations of the child spans, computed bottom-up.
-  g.nodes.resize(n_spans + doc.ops.size());
+  g.nodes.resize(n_spans + doc.ops().size());
   std::vector<std::uint64_t> child_time(n_spans, 0);  // Σ totals of a node's children (step 6)
   for (auto it = tree.preorder.rbegin(); it != tree.preorder.rend(); ++it) {
     const std::uint32_t s = *it;
@@ -90,7 +90,7 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
     for (std::uint32_t k = tree.offsets[s]; k < tree.offsets[s + 1]; ++k)
       children = sat_add(children, g.nodes[tree.children[k]].total_time_ns);
     child_time[s] = children;
-    const SpanRecord& rec = doc.spans[s];
+    const SpanRecord& rec = doc.spans()[s];
     GraphNode& node = g.nodes[s];
     node.span = s;
     node.kind = node_kind(rec);
@@ -100,8 +100,8 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
 
   // Step 4: op nodes, numbered per span in document order.
   std::vector<std::uint32_t> ordinal(n_spans, 0);
-  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
-    const OpEvent& op = doc.ops[k];
+  for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
+    const OpEvent& op = doc.ops()[k];
     GraphNode& node = g.nodes[n_spans + k];
     node.span = op_span[k];
     node.op = k;
@@ -128,12 +128,12 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   }
 
   // Step 9: summary over the measured subtree, spans that are not of kind op.
-  g.summary.entrypoint = doc.run.entrypoint;
+  g.summary.entrypoint = doc.run().entrypoint;
   std::vector<std::uint32_t> measured;
   for (std::uint32_t i = 0; i < n_spans; ++i)
-    if (doc.spans[i].measured) {
+    if (doc.spans()[i].measured) {
       measured.push_back(i);
-      g.summary.total_ms += static_cast<double>(doc.spans[i].duration_ns) / 1e6;
+      g.summary.total_ms += static_cast<double>(doc.spans()[i].duration_ns) / 1e6;
     }
   std::vector<std::uint32_t> candidates;
   for (std::uint32_t s : graph::descendants_of(tree, std::move(measured), n_spans))

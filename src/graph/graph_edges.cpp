@@ -177,15 +177,15 @@ void build_edges(ExecutionGraph& graph) {
   edges.clear();
   // Candidates in the original's insertion order: (a) explicit edges, (b) parent → span calls,
   // (c) per op with an output: data edges input → output, then the span → op call.
-  for (std::uint32_t i = 0; i < doc.edges.size(); ++i)
+  for (std::uint32_t i = 0; i < doc.edges().size(); ++i)
     edges.push_back({EdgeOrigin::explicit_edge, i, 0});
-  for (std::uint32_t i = 0; i < doc.spans.size(); ++i) {
+  for (std::uint32_t i = 0; i < doc.spans().size(); ++i) {
     const GraphNode& n = graph.nodes[i];
-    if (n.kind != GraphNodeKind::op && doc.spans[i].parent_id)
+    if (n.kind != GraphNodeKind::op && doc.spans()[i].parent_id)
       edges.push_back({EdgeOrigin::parent_call, i, 0});
   }
-  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
-    const OpEvent& op = doc.ops[k];
+  for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
+    const OpEvent& op = doc.ops()[k];
     if (!op.output) continue;  // ops without an output get no edges at all
     for (std::uint32_t j = 0; j < op.inputs.size(); ++j) edges.push_back({EdgeOrigin::data, k, j});
     edges.push_back({EdgeOrigin::op_call, k, 0});

@@ -31,7 +31,7 @@ void write_graph_node(JsonStream& w, const ExecutionGraph& g, std::uint32_t i, K
       "id",    "parent_id", "name",   "kind",  "start_ns",   "self_time_ns",   "total_time_ns",
       "shape", "dtype",     "device", "bytes", "peak_bytes", "residual_bytes", "storage_bytes"};
   const GraphNode& n = g.nodes[i];
-  const OpEvent* op = n.is_op_node() ? &g.doc->ops[n.op] : nullptr;
+  const OpEvent* op = n.is_op_node() ? &g.doc->ops()[n.op] : nullptr;
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     switch (f) {
       case 0:
@@ -176,13 +176,13 @@ void write_graph_edges(JsonStream& w, const ExecutionGraph& g, KeyOrder order) {
 
 void write_tensor_records(JsonStream& w, const TraceDocument& doc, KeyOrder order) {
   w.begin_array();
-  for (const TensorEvent& t : doc.tensors) write_tensor_record(w, t, order);
+  for (const TensorEvent& t : doc.tensors()) write_tensor_record(w, t, order);
   w.end_array();
 }
 
 void write_gradient_records(JsonStream& w, const TraceDocument& doc, KeyOrder order) {
   w.begin_array();
-  for (const GradientEvent& g : doc.gradients) write_gradient_record(w, g, order);
+  for (const GradientEvent& g : doc.gradients()) write_gradient_record(w, g, order);
   w.end_array();
 }
 

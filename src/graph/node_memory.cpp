@@ -6,12 +6,12 @@ namespace candle_graph::graph {
 
 SpanMemory node_memory_metrics(const TraceDocument& doc, const MemoryProfile& memory,
                                const SpanTree& tree) {
-  const std::size_t n = doc.spans.size();
+  const std::size_t n = doc.spans().size();
   SpanMemory m{std::vector<std::uint64_t>(n, 0), std::vector<std::uint64_t>(n, 0)};
   // Step 1: each byte-carrying op adds its storage bytes to its span.
   const auto& op_span = doc.op_span();
-  for (std::size_t k = 0; k < doc.ops.size(); ++k) {
-    const std::uint64_t b = doc.ops[k].storage_bytes.value_or(0);
+  for (std::size_t k = 0; k < doc.ops().size(); ++k) {
+    const std::uint64_t b = doc.ops()[k].storage_bytes.value_or(0);
     const std::uint32_t s = op_span[k];
     if (b == 0 || s == kNoIndex) continue;
     m.bytes[s] = m.bytes[s] + b < m.bytes[s] ? UINT64_MAX : m.bytes[s] + b;

@@ -4,7 +4,7 @@ namespace candle_graph::graph {
 
 SpanTree build_span_tree(const TraceDocument& doc) {
   const auto& parent = doc.span_parent();
-  const std::size_t n = doc.spans.size();
+  const std::size_t n = doc.spans().size();
   SpanTree t;
   t.offsets.assign(n + 1, 0);
   for (std::uint32_t p : parent)

@@ -111,7 +111,7 @@ std::vector<std::uint32_t> memory_in_time_order(const std::vector<MemoryEvent>& 
 // For every span: does walking its parent links ever revisit a span? Memoized, so linear.
 std::vector<bool> spans_in_cycles(const TraceDocument& doc) {
   const auto& parent = doc.span_parent();
-  const std::size_t n = doc.spans.size();
+  const std::size_t n = doc.spans().size();
   enum : std::uint8_t { kUnseen, kOnPath, kAcyclic, kCyclic };
   std::vector<std::uint8_t> state(n, kUnseen);
   std::vector<std::uint32_t> path;
@@ -179,7 +179,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
   doc.check_indexed();
   TraceHealth h;
   HealthBuilder b(h);
-  const auto& spans = doc.spans;
+  const auto& spans = doc.spans();
   const auto& parent = doc.span_parent();
   const std::size_t n = spans.size();
 
@@ -244,30 +244,30 @@ TraceHealth analyze_health(const TraceDocument& doc) {
   }
 
   // 9. unknown_span (ops, then tensors, then memory), 10. unknown_edge_span
-  for (std::size_t i = 0; i < doc.ops.size(); ++i)
+  for (std::size_t i = 0; i < doc.ops().size(); ++i)
     if (doc.op_span()[i] == kNoIndex)
       b.error("unknown_span",
-              "operation evidence refers to missing span " + tick(doc.ops[i].span_id));
-  for (std::size_t i = 0; i < doc.tensors.size(); ++i)
+              "operation evidence refers to missing span " + tick(doc.ops()[i].span_id));
+  for (std::size_t i = 0; i < doc.tensors().size(); ++i)
     if (doc.tensor_span()[i] == kNoIndex)
       b.error("unknown_span",
-              "tensor evidence refers to missing span " + tick(doc.tensors[i].span_id));
-  for (std::size_t i = 0; i < doc.memory.size(); ++i)
+              "tensor evidence refers to missing span " + tick(doc.tensors()[i].span_id));
+  for (std::size_t i = 0; i < doc.memory().size(); ++i)
     if (doc.memory_span()[i] == kNoIndex)
       b.error("unknown_span",
-              "memory evidence refers to missing span " + tick(doc.memory[i].span_id));
-  for (const auto& e : doc.edges)
+              "memory evidence refers to missing span " + tick(doc.memory()[i].span_id));
+  for (const auto& e : doc.edges())
     if (doc.find_span(e.from_span) == kNoIndex || doc.find_span(e.to_span) == kNoIndex)
       b.error("unknown_edge_span",
               "edge " + tick(e.from_span) + " -> " + tick(e.to_span) + " refers to a missing span");
 
   // 11–13. allocation pairing over memory events in (stable) timestamp order
   {
-    const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory);
-    LiveAllocations live(doc.memory, order);
+    const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory());
+    LiveAllocations live(doc.memory(), order);
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
       const std::uint32_t idx = order[pos];
-      const MemoryEvent& m = doc.memory[idx];
+      const MemoryEvent& m = doc.memory()[idx];
       if (m.action == MemoryAction::alloc) {
         if (!live.insert(pos))
           b.error("duplicate_allocation",
@@ -294,14 +294,14 @@ TraceHealth analyze_health(const TraceDocument& doc) {
     if (s.step == ExecutionStep::backward) ++c.backward_spans;
     if (s.step == ExecutionStep::optimizer) ++c.optimizer_spans;
   }
-  c.operations = doc.ops.size();
-  c.tensors = doc.tensors.size();
-  c.memory_events = doc.memory.size();
-  c.device_memory_samples = doc.device_memory.size();
-  c.gradients = doc.gradients.size();
-  c.edges = doc.edges.size();
+  c.operations = doc.ops().size();
+  c.tensors = doc.tensors().size();
+  c.memory_events = doc.memory().size();
+  c.device_memory_samples = doc.device_memory().size();
+  c.gradients = doc.gradients().size();
+  c.edges = doc.edges().size();
 
-  const bool train = doc.run.phase == ExecutionPhase::train;
+  const bool train = doc.run().phase == ExecutionPhase::train;
   if (c.operations == 0) b.warning("operations_absent", "no timed operation evidence was captured");
   if (c.tensors == 0) b.warning("tensors_absent", "no tensor checkpoints were captured");
   if (c.memory_events == 0) b.warning("memory_absent", "no tensor memory events were captured");

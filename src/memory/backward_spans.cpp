@@ -4,7 +4,7 @@ namespace candle_graph::memory {
 
 std::vector<std::uint8_t> backward_subtree_flags(const TraceDocument& doc) {
   const auto& parent = doc.span_parent();
-  const std::size_t n = doc.spans.size();
+  const std::size_t n = doc.spans().size();
   enum : std::uint8_t { kUnknown, kOnPath, kDone };
   std::vector<std::uint8_t> state(n, kUnknown), flag(n, 0);
   std::vector<std::uint32_t> path;
@@ -19,7 +19,7 @@ std::vector<std::uint8_t> backward_subtree_flags(const TraceDocument& doc) {
     }
     std::uint8_t inherited = (cur != kNoIndex && state[cur] == kDone) ? flag[cur] : 0;
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      const SpanRecord& s = doc.spans[*it];
+      const SpanRecord& s = doc.spans()[*it];
       inherited = inherited || s.step == ExecutionStep::backward;
       flag[*it] = inherited;
       state[*it] = kDone;

@@ -52,7 +52,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
                             void* user) {
   doc.check_indexed();
   MemoryProfile profile;
-  const auto& events = doc.memory;
+  const auto& events = doc.memory();
   if (events.empty()) return profile;  // no lifetimes are invented from ops or tensors
 
   std::vector<DeviceState> devices;
@@ -70,7 +70,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
   };
   // §7.1 step 4, applied before the replay (fix: the original filled it after, so free_bytes
   // was always 0). Capacity = max(used + free) over the device's samples.
-  for (const DeviceMemoryEvent& s : doc.device_memory) {
+  for (const DeviceMemoryEvent& s : doc.device_memory()) {
     DeviceState& d = device_of(s.device);
     d.capacity = std::max(d.capacity, saturating_add(s.used_bytes, s.free_bytes));
     d.capacity_known = true;

@@ -113,7 +113,7 @@ const std::string& shape_json(std::span<const std::uint64_t> shape, std::string&
 // trusted traces, whose parent links have no cycle; the step bound guards anyway.
 std::vector<std::uint32_t> span_depths(const TraceDocument& doc) {
   const auto& parent = doc.span_parent();
-  const std::size_t n = doc.spans.size();
+  const std::size_t n = doc.spans().size();
   std::vector<std::uint32_t> depth(n, kNoIndex);
   std::vector<std::uint32_t> chain;
   for (std::uint32_t s = 0; s < n; ++s) {
@@ -138,11 +138,11 @@ std::string quoted(std::string_view s) {
 void load_meta(const Connection& db, const evidence::EvidencePacket& packet,
                std::string_view source) {
   const TraceDocument& doc = *packet.doc;
-  const TraceRunMeta& run = doc.run;
+  const TraceRunMeta& run = doc.run();
   const EvidenceCoverage& c = packet.health.coverage;
   const MemorySummary& m = packet.graph.memory.summary;
   Insert runs(db, "runs", 38);
-  runs.text(run.run_id).text(source).text(doc.schema).text(run.correlation_id);
+  runs.text(run.run_id).text(source).text(doc.schema()).text(run.correlation_id);
   runs.text(run.entrypoint).text(to_string(run.phase)).text(run.timestamp);
   runs.u64(run.capture_step).u64(run.warmup_steps).text(run.device);
   runs.boolean(run.measured_region_device_synchronized).text(to_string(run.timing_mode));
@@ -172,10 +172,10 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
   const ExecutionGraph& g = packet.graph;
   const std::vector<std::uint32_t> depth = span_depths(doc);
   Insert spans(db, "spans", 18);
-  for (std::uint32_t s = 0; s < doc.spans.size(); ++s) {
-    const SpanRecord& rec = doc.spans[s];
+  for (std::uint32_t s = 0; s < doc.spans().size(); ++s) {
+    const SpanRecord& rec = doc.spans()[s];
     const GraphNode& node = g.nodes[s];
-    spans.text(doc.run.run_id).u64(s).text(rec.id).text(rec.parent_id).index(doc.span_parent()[s]);
+    spans.text(doc.run().run_id).u64(s).text(rec.id).text(rec.parent_id).index(doc.span_parent()[s]);
     spans.text(rec.name).text(to_string(rec.kind)).text(to_string(node.kind)).boolean(rec.measured);
     if (rec.step)
       spans.text(to_string(*rec.step));
@@ -190,15 +190,15 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
 void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
-  const std::size_t n_spans = doc.spans.size();
+  const std::size_t n_spans = doc.spans().size();
   Insert ops(db, "ops", 17);
   std::string id, shape;
-  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
-    const OpEvent& op = doc.ops[k];
+  for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
+    const OpEvent& op = doc.ops()[k];
     const GraphNode& node = g.nodes[n_spans + k];
     id.clear();
     g.node_id(static_cast<std::uint32_t>(n_spans + k)).append_to(id);
-    ops.text(doc.run.run_id).u64(k).text(id).text(op.span_id).index(doc.op_span()[k]);
+    ops.text(doc.run().run_id).u64(k).text(id).text(op.span_id).index(doc.op_span()[k]);
     ops.u64(node.op_ordinal).text(op.op_name).u64(op.timestamp_ns).u64(op.duration_ns);
     ops.u64(node.self_time_ns).text(op.device).text(op.dtype).text(shape_json(op.shape, shape));
     ops.u64(op.storage_bytes.value_or(0)).u64(op.input_storage_bytes.value_or(0));
@@ -208,38 +208,38 @@ void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
 
 // The tables that need only the document (no analysis): they can load while the analysis runs.
 void load_document_tables(const Connection& db, const TraceDocument& doc) {
-  const std::string_view run_id = doc.run.run_id;
+  const std::string_view run_id = doc.run().run_id;
   std::string shape;
   Insert inputs(db, "op_inputs", 4);
-  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
-    const OpEvent& op = doc.ops[k];
+  for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
+    const OpEvent& op = doc.ops()[k];
     for (std::size_t i = 0; i < op.inputs.size(); ++i)
       inputs.text(run_id).u64(k).u64(i).text(op.inputs[i]).done();
   }
   Insert tensors(db, "tensors", 11);
-  for (std::uint32_t k = 0; k < doc.tensors.size(); ++k) {
-    const TensorEvent& t = doc.tensors[k];
+  for (std::uint32_t k = 0; k < doc.tensors().size(); ++k) {
+    const TensorEvent& t = doc.tensors()[k];
     tensors.text(run_id).u64(k).text(t.span_id).index(doc.tensor_span()[k]).text(t.tensor_id);
     tensors.text(shape_json(t.shape, shape)).text(t.dtype).text(t.device).boolean(t.requires_grad);
     tensors.u64(t.storage_bytes.value_or(0)).text(to_string(t.category)).done();
   }
   Insert memory(db, "memory_events", 13);
-  for (std::uint32_t k = 0; k < doc.memory.size(); ++k) {
-    const MemoryEvent& e = doc.memory[k];
+  for (std::uint32_t k = 0; k < doc.memory().size(); ++k) {
+    const MemoryEvent& e = doc.memory()[k];
     memory.text(run_id).u64(k).u64(e.timestamp_ns).text(to_string(e.action)).text(e.tensor_id);
     memory.text(e.span_id).index(doc.memory_span()[k]).text(e.op_name).text(e.device);
     memory.u64(e.bytes).text(shape_json(e.shape, shape)).text(e.dtype);
     memory.text(to_string(e.category)).done();
   }
   Insert device(db, "device_memory", 7);
-  for (std::uint32_t k = 0; k < doc.device_memory.size(); ++k) {
-    const DeviceMemoryEvent& e = doc.device_memory[k];
+  for (std::uint32_t k = 0; k < doc.device_memory().size(); ++k) {
+    const DeviceMemoryEvent& e = doc.device_memory()[k];
     device.text(run_id).u64(k).u64(e.timestamp_ns).text(e.device).u64(e.used_bytes);
     device.u64(e.free_bytes).u64(e.reserved_bytes).done();
   }
   Insert gradients(db, "gradients", 7);
-  for (std::uint32_t k = 0; k < doc.gradients.size(); ++k) {
-    const GradientEvent& e = doc.gradients[k];
+  for (std::uint32_t k = 0; k < doc.gradients().size(); ++k) {
+    const GradientEvent& e = doc.gradients()[k];
     gradients.text(run_id).u64(k).text(e.event_id).text(e.root).text(e.key);
     gradients.text(to_string(e.state)).f64(e.norm).done();
   }
@@ -248,7 +248,7 @@ void load_document_tables(const Connection& db, const TraceDocument& doc) {
 void load_graph_memory(const Connection& db, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
-  const std::string_view run_id = doc.run.run_id;
+  const std::string_view run_id = doc.run().run_id;
   std::string from, to, shape;
   Insert edges(db, "edges", 7);
   for (std::uint32_t k = 0; k < g.edges.size(); ++k) {
@@ -291,7 +291,7 @@ void load_graph_memory(const Connection& db, const evidence::EvidencePacket& pac
 }
 
 void load_evidence(const Connection& db, const evidence::EvidencePacket& packet) {
-  const std::string_view run_id = packet.doc->run.run_id;
+  const std::string_view run_id = packet.doc->run().run_id;
   Insert issues(db, "health_issues", 5);
   for (std::uint32_t k = 0; k < packet.health.issues.size(); ++k) {
     const HealthIssue& i = packet.health.issues[k];
@@ -313,7 +313,7 @@ void load_evidence(const Connection& db, const evidence::EvidencePacket& packet)
 
 void load_nsight(const Connection& db, const evidence::EvidencePacket& packet) {
   const import::nsight::NsightEvidence& gpu = packet.gpu;
-  const std::string_view run_id = packet.doc->run.run_id;
+  const std::string_view run_id = packet.doc->run().run_id;
   Insert summary(db, "nsight_summary", 10);
   auto summaries = [&](std::string_view section,
                        const std::vector<import::nsight::NsightSummaryRow>& rows) {
@@ -373,7 +373,7 @@ void check_new_run(const Connection& db, std::string_view run_id, std::string_vi
 
 void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::string_view source,
                          const std::function<evidence::EvidencePacket()>& analyse) {
-  check_new_run(db, doc.run.run_id, source);
+  check_new_run(db, doc.run().run_id, source);
   // The connection belongs to the loader thread until join(); the analysis only reads `doc`.
   std::exception_ptr loader_error;
   std::thread loader([&] {

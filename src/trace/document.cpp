@@ -75,7 +75,7 @@ TraceDocument& TraceDocument::operator=(TraceDocument&&) noexcept = default;
 TraceDocument::~TraceDocument() = default;
 
 std::uint32_t TraceDocument::find_span(std::string_view id) const {
-  return span_index_->find(id, spans);
+  return span_index_->find(id, spans_);
 }
 
 std::size_t TraceDocument::distinct_span_ids() const noexcept {
@@ -83,32 +83,32 @@ std::size_t TraceDocument::distinct_span_ids() const noexcept {
 }
 
 bool TraceDocument::operator==(const TraceDocument& o) const {
-  return schema == o.schema && run == o.run && spans == o.spans && ops == o.ops &&
-         tensors == o.tensors && memory == o.memory && device_memory == o.device_memory &&
-         gradients == o.gradients && edges == o.edges;
+  return schema_ == o.schema_ && run_ == o.run_ && spans_ == o.spans_ && ops_ == o.ops_ &&
+         tensors_ == o.tensors_ && memory_ == o.memory_ && device_memory_ == o.device_memory_ &&
+         gradients_ == o.gradients_ && edges_ == o.edges_;
 }
 
 void TraceDocument::reindex() {
   span_index_->clear();
-  span_index_->reserve(spans.size());
-  for (std::size_t i = 0; i < spans.size(); ++i)
-    span_index_->insert(static_cast<std::uint32_t>(i), spans);
-  span_parent_.resize(spans.size());
-  for (std::size_t i = 0; i < spans.size(); ++i)
-    span_parent_[i] = spans[i].parent_id ? find_span(*spans[i].parent_id) : kNoIndex;
+  span_index_->reserve(spans_.size());
+  for (std::size_t i = 0; i < spans_.size(); ++i)
+    span_index_->insert(static_cast<std::uint32_t>(i), spans_);
+  span_parent_.resize(spans_.size());
+  for (std::size_t i = 0; i < spans_.size(); ++i)
+    span_parent_[i] = spans_[i].parent_id ? find_span(*spans_[i].parent_id) : kNoIndex;
   auto link = [&](std::vector<std::uint32_t>& links, const auto& events) {
     links.resize(events.size());
     for (std::size_t i = 0; i < events.size(); ++i) links[i] = find_span(events[i].span_id);
   };
-  link(op_span_, ops);
-  link(tensor_span_, tensors);
-  link(memory_span_, memory);
+  link(op_span_, ops_);
+  link(tensor_span_, tensors_);
+  link(memory_span_, memory_);
 }
 
 void TraceDocument::check_indexed() const {
-  if (span_parent_.size() != spans.size() || op_span_.size() != ops.size() ||
-      tensor_span_.size() != tensors.size() || memory_span_.size() != memory.size())
-    throw Error("trace document indexes are stale: call TraceDocument::reindex() after editing it");
+  if (span_parent_.size() != spans_.size() || op_span_.size() != ops_.size() ||
+      tensor_span_.size() != tensors_.size() || memory_span_.size() != memory_.size())
+    throw Error("trace document indexes are stale: call DocumentEditor::reindex() after editing it");
 }
 
 // ---- DocumentAssembler ----------------------------------------------------------------------
@@ -126,11 +126,11 @@ std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t&
     index = last_span_index_;
     return last_span_id_;
   }
-  const std::uint32_t found = doc_.span_index_->find(id, doc_.spans);
+  const std::uint32_t found = doc_.span_index_->find(id, doc_.spans_);
   if (found != kNoIndex) {
     index = found;
     last_span_index_ = found;
-    last_span_id_ = doc_.spans[found].id;
+    last_span_id_ = doc_.spans_[found].id;
     return last_span_id_;
   }
   index = kNoIndex;  // resolved in finish() if the span starts later
@@ -151,28 +151,28 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
     base_bytes += base(v) * sizeof(v[0]);
     extra_bytes += extra(v) * sizeof(v[0]);
   };
-  add_up(doc_.spans), add_up(doc_.ops), add_up(doc_.tensors), add_up(doc_.memory);
-  add_up(doc_.device_memory), add_up(doc_.gradients), add_up(doc_.edges);
+  add_up(doc_.spans_), add_up(doc_.ops_), add_up(doc_.tensors_), add_up(doc_.memory_);
+  add_up(doc_.device_memory_), add_up(doc_.gradients_), add_up(doc_.edges_);
   add_up(doc_.op_span_), add_up(doc_.tensor_span_), add_up(doc_.memory_span_);
   const double room = byte_budget - base_bytes;
   const double floor_share = extra_bytes <= room ? 1.0 : std::max(0.0, room / extra_bytes);
   auto grow = [&](auto& v) {
     v.reserve(static_cast<std::size_t>(base(v) + extra(v) * floor_share) + 16);
   };
-  grow(doc_.spans);
-  grow(doc_.ops);
-  grow(doc_.tensors);
-  grow(doc_.memory);
-  grow(doc_.device_memory);
-  grow(doc_.gradients);
-  grow(doc_.edges);
+  grow(doc_.spans_);
+  grow(doc_.ops_);
+  grow(doc_.tensors_);
+  grow(doc_.memory_);
+  grow(doc_.device_memory_);
+  grow(doc_.gradients_);
+  grow(doc_.edges_);
   grow(doc_.op_span_);
   grow(doc_.tensor_span_);
   grow(doc_.memory_span_);
   // Buckets are touched when allocated: size them for the plain extrapolation only.
   doc_.span_index_->reserve(
-      static_cast<std::size_t>(std::min(static_cast<double>(doc_.spans.size()) * scale * 1.05,
-                                        static_cast<double>(doc_.spans.capacity()))));
+      static_cast<std::size_t>(std::min(static_cast<double>(doc_.spans_.size()) * scale * 1.05,
+                                        static_cast<double>(doc_.spans_.capacity()))));
 }
 
 std::span<const std::string_view> DocumentAssembler::copy_ids(
@@ -223,7 +223,7 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
          "unsupported trace schema " + quoted + "; expected \"" + std::string(kTraceSchema) + "\"");
   }
   meta_seen_ = true;
-  doc_.schema = kTraceSchema;
+  doc_.schema_ = kTraceSchema;
   TraceRunMeta run = e.run;
   run.run_id = copy(e.run.run_id);
   run.correlation_id = copy(e.run.correlation_id);
@@ -243,12 +243,12 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
   for (Tag& t : tags) t = Tag{copy(t.key), copy(t.value)};
   run.tags = doc_.arena_->copy(std::span<const Tag>(tags));
-  doc_.run = run;
+  doc_.run_ = run;
 }
 
 void DocumentAssembler::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
   const std::uint64_t i = index_++;
-  if (doc_.span_index_->find(e.id, doc_.spans) != kNoIndex)
+  if (doc_.span_index_->find(e.id, doc_.spans_) != kNoIndex)
     fail(line, "duplicate span_start id `" + std::string(e.id) + "` at index " + std::to_string(i));
   SpanRecord s;
   s.id = copy(e.id);
@@ -261,17 +261,17 @@ void DocumentAssembler::add_span_start(const SpanStartEvent& e, std::uint64_t li
   s.measured = e.measured;
   s.start_ns = e.start_ns;
   s.step = e.step;
-  doc_.spans.push_back(s);
-  doc_.span_index_->insert(static_cast<std::uint32_t>(doc_.spans.size() - 1), doc_.spans);
+  doc_.spans_.push_back(s);
+  doc_.span_index_->insert(static_cast<std::uint32_t>(doc_.spans_.size() - 1), doc_.spans_);
 }
 
 void DocumentAssembler::add_span_end(const SpanEndEvent& e, std::uint64_t line) {
   const std::uint64_t i = index_++;
-  const std::uint32_t found = doc_.span_index_->find(e.id, doc_.spans);
+  const std::uint32_t found = doc_.span_index_->find(e.id, doc_.spans_);
   if (found == kNoIndex)
     fail(line,
          "span_end for unknown span `" + std::string(e.id) + "` at index " + std::to_string(i));
-  SpanRecord& s = doc_.spans[found];
+  SpanRecord& s = doc_.spans_[found];
   if (s.closed)
     fail(line, "duplicate span_end for `" + std::string(e.id) + "` at index " + std::to_string(i));
   s.closed = true;
@@ -291,7 +291,7 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   o.dtype = copies_.intern(e.dtype);
   o.device = copies_.intern(e.device);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
-  doc_.ops.push_back(o);
+  doc_.ops_.push_back(o);
   doc_.op_span_.push_back(span_index);
 }
 
@@ -306,7 +306,7 @@ void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
   t.dtype = copies_.intern(e.dtype);
   t.device = copies_.intern(e.device);
   t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
-  doc_.tensors.push_back(t);
+  doc_.tensors_.push_back(t);
   doc_.tensor_span_.push_back(span_index);
 }
 
@@ -321,7 +321,7 @@ void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
   m.device = copies_.intern(e.device);
   m.shape = copies_.recent(e.shape);
   m.dtype = copies_.intern(e.dtype);
-  doc_.memory.push_back(m);
+  doc_.memory_.push_back(m);
   doc_.memory_span_.push_back(span_index);
 }
 
@@ -330,7 +330,7 @@ void DocumentAssembler::add_device_memory(const DeviceMemoryEvent& e, std::uint6
   (void)line;
   DeviceMemoryEvent d = e;
   d.device = copies_.intern(e.device);
-  doc_.device_memory.push_back(d);
+  doc_.device_memory_.push_back(d);
 }
 
 void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line) {
@@ -340,7 +340,7 @@ void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line)
   g.event_id = copy(e.event_id);
   g.root = copies_.intern(e.root);
   g.key = copy(e.key);
-  doc_.gradients.push_back(g);
+  doc_.gradients_.push_back(g);
 }
 
 void DocumentAssembler::add_edge(const EdgeEvent& e, std::uint64_t line) {
@@ -350,7 +350,7 @@ void DocumentAssembler::add_edge(const EdgeEvent& e, std::uint64_t line) {
   EdgeEvent x = e;
   x.from_span = span_ref(e.from_span, unused);
   x.to_span = span_ref(e.to_span, unused);
-  doc_.edges.push_back(x);
+  doc_.edges_.push_back(x);
 }
 
 TraceDocument DocumentAssembler::finish() {
@@ -362,14 +362,14 @@ TraceDocument DocumentAssembler::finish() {
       if (links[i] == kNoIndex) links[i] = doc_.find_span(span_id_of(events[i]));
   };
   resolve(
-      doc_.op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.ops);
+      doc_.op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.ops_);
   resolve(
-      doc_.tensor_span_, [](const TensorEvent& t) { return t.span_id; }, doc_.tensors);
+      doc_.tensor_span_, [](const TensorEvent& t) { return t.span_id; }, doc_.tensors_);
   resolve(
-      doc_.memory_span_, [](const MemoryEvent& m) { return m.span_id; }, doc_.memory);
-  doc_.span_parent_.resize(doc_.spans.size());
-  for (std::size_t i = 0; i < doc_.spans.size(); ++i) {
-    const auto& p = doc_.spans[i].parent_id;
+      doc_.memory_span_, [](const MemoryEvent& m) { return m.span_id; }, doc_.memory_);
+  doc_.span_parent_.resize(doc_.spans_.size());
+  for (std::size_t i = 0; i < doc_.spans_.size(); ++i) {
+    const auto& p = doc_.spans_[i].parent_id;
     doc_.span_parent_[i] = p ? doc_.find_span(*p) : kNoIndex;
   }
   return std::move(doc_);

@@ -7,18 +7,18 @@ namespace {
 
 template <typename F>
 void for_each_event(const TraceDocument& doc, F&& f) {
-  f(TraceEvent(MetaEvent{doc.schema, doc.run}));
-  for (const SpanRecord& s : doc.spans) {
+  f(TraceEvent(MetaEvent{doc.schema(), doc.run()}));
+  for (const SpanRecord& s : doc.spans()) {
     f(TraceEvent(
         SpanStartEvent{s.id, s.parent_id, s.name, s.start_ns, s.kind, s.measured, s.step}));
     if (s.closed) f(TraceEvent(SpanEndEvent{s.id, s.duration_ns}));
   }
-  for (const auto& e : doc.ops) f(TraceEvent(e));
-  for (const auto& e : doc.tensors) f(TraceEvent(e));
-  for (const auto& e : doc.memory) f(TraceEvent(e));
-  for (const auto& e : doc.device_memory) f(TraceEvent(e));
-  for (const auto& e : doc.gradients) f(TraceEvent(e));
-  for (const auto& e : doc.edges) f(TraceEvent(e));
+  for (const auto& e : doc.ops()) f(TraceEvent(e));
+  for (const auto& e : doc.tensors()) f(TraceEvent(e));
+  for (const auto& e : doc.memory()) f(TraceEvent(e));
+  for (const auto& e : doc.device_memory()) f(TraceEvent(e));
+  for (const auto& e : doc.gradients()) f(TraceEvent(e));
+  for (const auto& e : doc.edges()) f(TraceEvent(e));
 }
 
 }  // namespace

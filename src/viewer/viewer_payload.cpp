@@ -70,7 +70,7 @@ void write_shape(CompactJson& w, std::span<const std::uint64_t> shape) {
 // §12.1 TraceNode; memory_ratio = node peak ÷ largest node peak (compatibility fix).
 void write_trace_node(CompactJson& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
-  const OpEvent* op = n.is_op_node() ? &c.g.doc->ops[n.op] : nullptr;
+  const OpEvent* op = n.is_op_node() ? &c.g.doc->ops()[n.op] : nullptr;
   const auto& folded = c.sel.folded[i];
   w.begin_object();
   if (folded.spans || folded.ops) {  // added: descendants folded into this node (bounded payload)
@@ -132,7 +132,7 @@ void write_trace_edge(CompactJson& w, const GraphEdgeView& e) {
 
 // The node an edge belongs to for the bounded payload (its endpoints may be tensor ids).
 std::uint32_t edge_owner(const ExecutionGraph& g, const GraphEdge& e) {
-  const auto spans = static_cast<std::uint32_t>(g.doc->spans.size());
+  const auto spans = static_cast<std::uint32_t>(g.doc->spans().size());
   switch (e.origin) {
     case EdgeOrigin::parent_call:
       return e.index;
@@ -167,7 +167,7 @@ void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
   w.key("self_time_ns").u64(n.self_time_ns);
   w.key("start_ns").u64(n.start_ns);
   w.key("storage_bytes");
-  n.is_op_node() ? w.u64(c.g.doc->ops[n.op].storage_bytes.value_or(0)) : w.null();
+  n.is_op_node() ? w.u64(c.g.doc->ops()[n.op].storage_bytes.value_or(0)) : w.null();
   w.key("total_ms").f64(ms(n.total_time_ns));
   w.key("total_time_ns").u64(n.total_time_ns);
   w.end_object();
@@ -190,11 +190,11 @@ void write_tree_row(CompactJson& w, const Context& c, std::uint32_t i) {
 std::vector<const GradientEvent*> bounded_gradients(const TraceDocument& doc, std::size_t limit) {
   std::vector<const GradientEvent*> out;
   for (int pass = 0; pass < 2; ++pass)
-    for (const GradientEvent& g : doc.gradients)
+    for (const GradientEvent& g : doc.gradients())
       if ((g.state != GradientState::present) == (pass == 0) && out.size() < limit)
         out.push_back(&g);
-  if (doc.gradients.size() <= limit)  // small: keep the original order of §12.1
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = &doc.gradients[i];
+  if (doc.gradients().size() <= limit)  // small: keep the original order of §12.1
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = &doc.gradients()[i];
   return out;
 }
 
@@ -267,13 +267,13 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   const std::vector<const GradientEvent*> gradients =
       bounded_gradients(doc, limits.peak_breakdown_rows);
   std::uint64_t attention = 0;
-  for (const GradientEvent& gr : doc.gradients) attention += gr.state != GradientState::present;
+  for (const GradientEvent& gr : doc.gradients()) attention += gr.state != GradientState::present;
   w.key("gradients");
   write_gradients(w, gradients);
   // Added: how the payload was bounded (all zero for traces below the limits).
   w.key("payload_limits").begin_object();
   w.key("gradients_attention").u64(attention);
-  w.key("gradients_total").u64(doc.gradients.size());
+  w.key("gradients_total").u64(doc.gradients().size());
   w.key("memory_points_dropped").u64(mem.timeline.size() - timeline.size());
   w.key("memory_points_total").u64(mem.timeline.size());
   w.key("nodes_kept").u64(sel.kept_count);
@@ -281,7 +281,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.key("ops_folded").u64(sel.dropped_ops);
   w.key("peak_breakdown_total").u64(mem.peak_breakdown.size());
   w.key("spans_folded").u64(sel.dropped_spans);
-  w.key("tensors_total").u64(doc.tensors.size());
+  w.key("tensors_total").u64(doc.tensors().size());
   w.end_object();
   w.key("schema").string(kViewerSchema);
   w.key("span_tree").begin_array();
@@ -294,7 +294,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   write_spans_list(w, g, g.summary.heaviest_spans, true);
   w.key("memory").raw(summary_json);
   w.key("peak_breakdown").raw(breakdown_json);
-  w.key("phase").string(to_string(doc.run.phase));
+  w.key("phase").string(to_string(doc.run().phase));
   w.key("slowest_spans");
   write_spans_list(w, g, g.summary.slowest_spans, false);
   w.key("total_ms").f64(g.summary.total_ms);
@@ -330,12 +330,12 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.key("health").raw(
       sorted_json([&](auto& s) { evidence::write_health(s, p.health, KeyOrder::sorted); }));
   w.key("provenance").raw(sorted_json([&](auto& s) {
-    evidence::write_provenance(s, doc.run, KeyOrder::sorted);
+    evidence::write_provenance(s, doc.run(), KeyOrder::sorted);
   }));
   w.key("tensors").begin_array();
-  const std::size_t tensors = std::min<std::size_t>(doc.tensors.size(), limits.peak_breakdown_rows);
+  const std::size_t tensors = std::min<std::size_t>(doc.tensors().size(), limits.peak_breakdown_rows);
   for (std::size_t i = 0; i < tensors; ++i) {
-    const TensorEvent& t = doc.tensors[i];
+    const TensorEvent& t = doc.tensors()[i];
     w.begin_object().key("category").string(to_string(t.category)).key("device").string(t.device);
     w.key("dtype").string(t.dtype).key("requires_grad").boolean(t.requires_grad).key("shape");
     write_shape(w, t.shape);

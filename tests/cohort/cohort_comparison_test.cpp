@@ -5,6 +5,7 @@
 
 #include "compare/cohort_comparison.hpp"
 #include "synth/synthetic_trace.hpp"
+#include "trace/document_editor.hpp"
 
 namespace {
 
@@ -36,8 +37,8 @@ TEST(CohortComparison, GradientStateMixes) {
   for (std::uint64_t i = 11; i <= 15; ++i) {
     TraceDocument doc = run_doc(i);
     // Two candidate runs lose layer0's gradient to non_finite, one has no fact for layer1.
-    if (i <= 12) doc.gradients[0].state = GradientState::non_finite, doc.gradients[0].norm = {};
-    if (i == 13) doc.gradients.erase(doc.gradients.begin() + 1);
+    if (i <= 12) DocumentEditor(doc).gradients()[0].state = GradientState::non_finite, DocumentEditor(doc).gradients()[0].norm = {};
+    if (i == 13) DocumentEditor(doc).gradients().erase(doc.gradients().begin() + 1);
     b.add_run(Side::candidate, doc, "c");
   }
   const CohortComparison c = std::move(b).compare({});
@@ -66,9 +67,9 @@ TEST(CohortComparison, EachDifferingConditionIsOneReason) {
   for (std::uint64_t i = 1; i <= 5; ++i) b.add_run(Side::baseline, run_doc(i), "b");
   for (std::uint64_t i = 11; i <= 15; ++i) {
     TraceDocument doc = run_doc(i);
-    if (i == 12) doc.run.device = "cuda:0";
-    if (i >= 14) doc.run.warmup_steps = 5;
-    if (i == 15) doc.run.timing_mode = TimingMode::device_synchronized;
+    if (i == 12) DocumentEditor(doc).run().device = "cuda:0";
+    if (i >= 14) DocumentEditor(doc).run().warmup_steps = 5;
+    if (i == 15) DocumentEditor(doc).run().timing_mode = TimingMode::device_synchronized;
     b.add_run(Side::candidate, doc, "c" + std::to_string(i));
   }
   b.add_unverified(Side::candidate, "bundle-x", "bundle.json: hash mismatch");

@@ -29,21 +29,21 @@ TEST(SynthCohort, TimeScaleScalesEveryDuration) {
   synth::SynthOptions o = small();
   o.time_scale = 1.1;
   const TraceDocument slow = synth_doc(o);
-  ASSERT_EQ(base.spans.size(), slow.spans.size());
-  ASSERT_EQ(base.ops.size(), slow.ops.size());
+  ASSERT_EQ(base.spans().size(), slow.spans().size());
+  ASSERT_EQ(base.ops().size(), slow.ops().size());
   EXPECT_TRUE(analyze_health(slow).trusted);
   // Each drawn duration is rounded to the ns after scaling, so a span's duration is 1.1× within
   // one ns per duration it covers.
-  for (std::size_t i = 0; i < base.ops.size(); ++i)
-    EXPECT_NEAR(static_cast<double>(slow.ops[i].duration_ns),
-                1.1 * static_cast<double>(base.ops[i].duration_ns), 1.0);
+  for (std::size_t i = 0; i < base.ops().size(); ++i)
+    EXPECT_NEAR(static_cast<double>(slow.ops()[i].duration_ns),
+                1.1 * static_cast<double>(base.ops()[i].duration_ns), 1.0);
   const double b = static_cast<double>(evidence::measured_total(base));
   const double s = static_cast<double>(evidence::measured_total(slow));
   EXPECT_NEAR(s / b, 1.1, 1e-4);
   // Same structure, same run id and tags: another run of the same workload.
-  EXPECT_EQ(base.run.run_id, slow.run.run_id);
-  EXPECT_TRUE(std::equal(base.run.tags.begin(), base.run.tags.end(), slow.run.tags.begin(),
-                         slow.run.tags.end()));
+  EXPECT_EQ(base.run().run_id, slow.run().run_id);
+  EXPECT_TRUE(std::equal(base.run().tags.begin(), base.run().tags.end(), slow.run().tags.begin(),
+                         slow.run().tags.end()));
 }
 
 TEST(SynthCohort, JitterIsSeededPerRun) {
@@ -67,9 +67,9 @@ TEST(SynthCohort, RunIdAndTags) {
   o.run_id = "cand-3";
   o.tags = {{"pair_id", "3"}, {"build_id", "abc"}};
   const TraceDocument doc = synth_doc(o);
-  EXPECT_EQ(doc.run.run_id, "cand-3");
+  EXPECT_EQ(doc.run().run_id, "cand-3");
   std::vector<std::string> keys;
-  for (const Tag& t : doc.run.tags) keys.emplace_back(t.key);
+  for (const Tag& t : doc.run().tags) keys.emplace_back(t.key);
   EXPECT_EQ(keys, (std::vector<std::string>{"build_id", "generator", "layers", "ops_per_span",
                                             "pair_id", "seed"}));
   o.tags = {{"seed", "9"}};

@@ -113,14 +113,14 @@ Key key_of(const GraphEdgeView& v) {
 
 std::vector<GraphEdge> reference_edges(const TraceDocument& doc, const ExecutionGraph& g) {
   std::vector<GraphEdge> c;
-  for (std::uint32_t i = 0; i < doc.edges.size(); ++i)
+  for (std::uint32_t i = 0; i < doc.edges().size(); ++i)
     c.push_back({EdgeOrigin::explicit_edge, i, 0});
-  for (std::uint32_t i = 0; i < doc.spans.size(); ++i)
-    if (g.nodes[i].kind != GraphNodeKind::op && doc.spans[i].parent_id)
+  for (std::uint32_t i = 0; i < doc.spans().size(); ++i)
+    if (g.nodes[i].kind != GraphNodeKind::op && doc.spans()[i].parent_id)
       c.push_back({EdgeOrigin::parent_call, i, 0});
-  for (std::uint32_t k = 0; k < doc.ops.size(); ++k) {
-    if (!doc.ops[k].output) continue;
-    for (std::uint32_t j = 0; j < doc.ops[k].inputs.size(); ++j)
+  for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
+    if (!doc.ops()[k].output) continue;
+    for (std::uint32_t j = 0; j < doc.ops()[k].inputs.size(); ++j)
       c.push_back({EdgeOrigin::data, k, j});
     c.push_back({EdgeOrigin::op_call, k, 0});
   }

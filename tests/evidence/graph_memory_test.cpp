@@ -56,7 +56,7 @@ TEST(Graph, ChecklistRootSelfTimeOpIdsEdgesAndSummary) {
   // Heaviest: encoder 2048 B before decoder 8×8×4 = 256 B; slowest: root 4 ms first.
   EXPECT_EQ(g.summary.heaviest_spans.front(), g.find_node("encoder"));
   EXPECT_EQ(g.summary.slowest_spans.front(), root);
-  EXPECT_EQ(doc.gradients.size(), 1u);
+  EXPECT_EQ(doc.gradients().size(), 1u);
 }
 
 // Op node ids are formatted on output, on the stack for span ids of up to 112 bytes and through

@@ -115,7 +115,7 @@ TEST(ChromeExport, SynthTraceReparsesWithEverySpanOpAndTheProvenance) {
   EXPECT_EQ(other.at("schema"), "candle-graph/chrome/1");
   EXPECT_EQ(other.at("trace_schema"), "candle-graph/trace/6");
   EXPECT_EQ(other.at("run_id"), "run-synth-1");
-  EXPECT_EQ(other.at("correlation_id"), std::string(doc.run.correlation_id));
+  EXPECT_EQ(other.at("correlation_id"), std::string(doc.run().correlation_id));
   EXPECT_EQ(other.at("entrypoint"), "synth::train::update");
   EXPECT_EQ(other.at("phase"), "train");
   EXPECT_EQ(other.at("capture_step"), 3);
@@ -130,13 +130,13 @@ TEST(ChromeExport, SynthTraceReparsesWithEverySpanOpAndTheProvenance) {
     if (e.at("cat") == "span") spans.insert(e.at("args").at("span_id").get<std::string>());
     if (e.at("cat") == "op") ops.insert(e.at("name").get<std::string>());
   }
-  EXPECT_EQ(spans.size(), doc.spans.size());
-  EXPECT_EQ(ops.size(), doc.ops.size());
-  EXPECT_EQ(stats.spans, doc.spans.size());
-  for (const auto& s : doc.spans) EXPECT_EQ(spans.count(std::string(s.id)), 1u) << s.id;
+  EXPECT_EQ(spans.size(), doc.spans().size());
+  EXPECT_EQ(ops.size(), doc.ops().size());
+  EXPECT_EQ(stats.spans, doc.spans().size());
+  for (const auto& s : doc.spans()) EXPECT_EQ(spans.count(std::string(s.id)), 1u) << s.id;
   for (const json& e : events_of(out, "X")) {
     if (e.at("cat") != "span") continue;
-    const auto& s = doc.spans[doc.find_span(e.at("args").at("span_id").get<std::string>())];
+    const auto& s = doc.spans()[doc.find_span(e.at("args").at("span_id").get<std::string>())];
     EXPECT_EQ(e.at("name"), std::string(s.name));
     EXPECT_EQ(e.at("args").at("start_ns"), s.start_ns);
     EXPECT_EQ(e.at("args").at("duration_ns"), s.duration_ns);
@@ -179,7 +179,7 @@ TEST(ChromeExport, CounterSamplesAreInTimeOrderAndEndAtTheReplayState) {
   EXPECT_EQ(live_samples, instants.size());
   std::size_t device_samples = 0;
   for (const json& e : events_of(out, "C")) device_samples += e.at("name") == "device memory cpu";
-  EXPECT_EQ(device_samples, doc.device_memory.size());
+  EXPECT_EQ(device_samples, doc.device_memory().size());
 }
 
 TEST(ChromeExport, DataFlowsFollowTheGraphDataEdgesAndPair) {
@@ -189,7 +189,7 @@ TEST(ChromeExport, DataFlowsFollowTheGraphDataEdgesAndPair) {
   // Expected: graph/3 data edges (built by the graph stage) whose input tensor some op produced.
   const candle_graph::ExecutionGraph g = candle_graph::build_from_trace(doc);
   std::set<std::string> outputs;
-  for (const auto& o : doc.ops)
+  for (const auto& o : doc.ops())
     if (o.output) outputs.insert(std::string(*o.output));
   std::size_t expected = 0;
   for (std::uint32_t i = 0; i < g.edges.size(); ++i) {

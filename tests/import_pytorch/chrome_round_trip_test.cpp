@@ -24,7 +24,7 @@ using candle_graph::TraceDocument;
 std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> span_rows(
     const TraceDocument& doc) {
   std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> rows;
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     rows.emplace_back(std::string(s.name), s.start_ns / 1000, s.duration_ns / 1000);
   std::sort(rows.begin(), rows.end());
   return rows;
@@ -34,11 +34,11 @@ std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> span_rows(
 std::vector<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>> op_rows(
     const TraceDocument& doc) {
   std::vector<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>> rows;
-  for (std::size_t i = 0; i < doc.ops.size(); ++i) {
-    const auto& op = doc.ops[i];
+  for (std::size_t i = 0; i < doc.ops().size(); ++i) {
+    const auto& op = doc.ops()[i];
     const std::uint32_t span = doc.op_span()[i];
     rows.emplace_back(
-        span == candle_graph::kNoIndex ? std::string() : std::string(doc.spans[span].name),
+        span == candle_graph::kNoIndex ? std::string() : std::string(doc.spans()[span].name),
         std::string(op.op_name), op.timestamp_ns / 1000, op.duration_ns / 1000);
   }
   std::sort(rows.begin(), rows.end());
@@ -67,14 +67,14 @@ TEST(ChromeRoundTrip, ConvertOfExportKeepsSpansOpsAndDurationsToTheMicrosecond) 
   EXPECT_EQ(b.result.format, "candle-graph-chrome");
   EXPECT_TRUE(b.health.trusted) << error_codes(b.health);
 
-  EXPECT_EQ(b.doc.spans.size(), a.spans.size());
-  EXPECT_EQ(b.doc.ops.size(), a.ops.size());
+  EXPECT_EQ(b.doc.spans().size(), a.spans().size());
+  EXPECT_EQ(b.doc.ops().size(), a.ops().size());
   EXPECT_EQ(span_rows(b.doc), span_rows(a));
   EXPECT_EQ(op_rows(b.doc), op_rows(a));
   // The measured region and the step tags survive too (they decide every later analysis).
   auto measured = [](const TraceDocument& d) {
     std::vector<std::string> names;
-    for (const auto& s : d.spans)
+    for (const auto& s : d.spans())
       if (s.measured) names.emplace_back(s.name);
     return names;
   };

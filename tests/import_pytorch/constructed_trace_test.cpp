@@ -48,16 +48,16 @@ TEST(ConstructedKineto, MemoryEventsGiveTheExpectedPeak) {
   EXPECT_EQ(p.summary.peak_device, "cuda:0");
   EXPECT_EQ(p.summary.peak_timestamp_ns, 30000u);
   // Kept: A, CPU alloc+free, B, free A, C, free B = 7 events; 3 dropped/outside, all counted.
-  EXPECT_EQ(c.doc.memory.size(), 7u);
+  EXPECT_EQ(c.doc.memory().size(), 7u);
   EXPECT_EQ(c.tag("convert.dropped_frees_of_blocks_allocated_before_window"), "1");
   EXPECT_EQ(c.tag("convert.dropped_unpaired_frees"), "1");
   EXPECT_EQ(c.tag("convert.memory_events_outside_window"), "2");
   // Fractional µs and a negative pid / string tid: the op keeps its exact ns.
-  ASSERT_EQ(c.doc.ops.size(), 1u);
-  EXPECT_EQ(c.doc.ops[0].timestamp_ns, 10500u);
-  EXPECT_EQ(c.doc.ops[0].duration_ns, 2250u);
-  EXPECT_EQ(c.doc.run.entrypoint, "memory-demo");
-  EXPECT_EQ(c.doc.run.capture_step, 4u);
+  ASSERT_EQ(c.doc.ops().size(), 1u);
+  EXPECT_EQ(c.doc.ops()[0].timestamp_ns, 10500u);
+  EXPECT_EQ(c.doc.ops()[0].duration_ns, 2250u);
+  EXPECT_EQ(c.doc.run().entrypoint, "memory-demo");
+  EXPECT_EQ(c.doc.run().capture_step, 4u);
 }
 
 // Annotations that break trace/6 nesting are repaired and counted: one crossing its sibling's
@@ -82,10 +82,10 @@ TEST(ConstructedKineto, BrokenNestingIsRepairedAndReported) {
   EXPECT_EQ(c.tag("convert.clamped_crossing_spans"), "1");
   EXPECT_EQ(c.tag("convert.dropped_ops_outside_window"), "1");
   // root, step, early (clamped to 1000..1100), model/forward, crossing (now inside forward).
-  ASSERT_EQ(c.doc.spans.size(), 5u);
+  ASSERT_EQ(c.doc.spans().size(), 5u);
   EXPECT_EQ(c.health.coverage.forward_spans, 1u);
-  ASSERT_EQ(c.doc.ops.size(), 1u);
-  const auto span = c.doc.spans[c.doc.op_span()[0]];
+  ASSERT_EQ(c.doc.ops().size(), 1u);
+  const auto span = c.doc.spans()[c.doc.op_span()[0]];
   EXPECT_EQ(span.name, "model/forward");
 }
 
@@ -105,26 +105,26 @@ TEST(ConstructedKineto, CandleGraphChromeExportMapsBackExactly) {
                                        dir / "t.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.format, "candle-graph-chrome");
-  EXPECT_EQ(c.doc.run.entrypoint, "demo::train");
-  EXPECT_EQ(c.doc.run.run_id, "run-1-2");
+  EXPECT_EQ(c.doc.run().entrypoint, "demo::train");
+  EXPECT_EQ(c.doc.run().run_id, "run-1-2");
   EXPECT_EQ(c.tag("precision"), "f32");
-  ASSERT_EQ(c.doc.spans.size(), 3u);
-  const auto s3 = c.doc.spans[c.doc.find_span("s3")];
+  ASSERT_EQ(c.doc.spans().size(), 3u);
+  const auto s3 = c.doc.spans()[c.doc.find_span("s3")];
   EXPECT_EQ(s3.name, "update-1/forward");
   EXPECT_EQ(s3.duration_ns, 5000123u);
   EXPECT_EQ(s3.step, ExecutionStep::forward);
   EXPECT_EQ(s3.kind, candle_graph::SpanKind::module);
-  EXPECT_TRUE(c.doc.spans[c.doc.find_span("s2")].measured);
-  EXPECT_EQ(c.doc.spans[c.doc.find_span("s1")].duration_ns, 15000001u);
-  ASSERT_EQ(c.doc.ops.size(), 2u);
-  EXPECT_EQ(c.doc.ops[0].op_name, "matmul");
-  EXPECT_EQ(c.doc.ops[0].duration_ns, 3000007u);
-  ASSERT_EQ(c.doc.ops[0].inputs.size(), 2u);
-  EXPECT_EQ(c.doc.ops[0].inputs[1], "w");
-  EXPECT_EQ(c.doc.ops[0].output, "h");
-  EXPECT_EQ(c.doc.ops[0].storage_bytes, 2048u);
-  EXPECT_EQ(c.doc.ops[1].duration_ns, 999u);
-  EXPECT_EQ(c.doc.ops[1].timestamp_ns, 5600000u);
+  EXPECT_TRUE(c.doc.spans()[c.doc.find_span("s2")].measured);
+  EXPECT_EQ(c.doc.spans()[c.doc.find_span("s1")].duration_ns, 15000001u);
+  ASSERT_EQ(c.doc.ops().size(), 2u);
+  EXPECT_EQ(c.doc.ops()[0].op_name, "matmul");
+  EXPECT_EQ(c.doc.ops()[0].duration_ns, 3000007u);
+  ASSERT_EQ(c.doc.ops()[0].inputs.size(), 2u);
+  EXPECT_EQ(c.doc.ops()[0].inputs[1], "w");
+  EXPECT_EQ(c.doc.ops()[0].output, "h");
+  EXPECT_EQ(c.doc.ops()[0].storage_bytes, 2048u);
+  EXPECT_EQ(c.doc.ops()[1].duration_ns, 999u);
+  EXPECT_EQ(c.doc.ops()[1].timestamp_ns, 5600000u);
 }
 
 }  // namespace

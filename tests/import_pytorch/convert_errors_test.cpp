@@ -75,8 +75,8 @@ TEST(ConvertErrors, HostileInput) {
       dir / "t.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.tag("convert.skipped_malformed_events"), "1");
-  ASSERT_EQ(c.doc.ops.size(), 1u);
-  EXPECT_EQ(c.doc.ops[0].op_name, "tab\there\x01");
+  ASSERT_EQ(c.doc.ops().size(), 1u);
+  EXPECT_EQ(c.doc.ops()[0].op_name, "tab\there\x01");
 }
 
 TEST(ConvertErrors, RefusesToOverwriteItsInput) {
@@ -101,8 +101,8 @@ TEST(ConvertErrors, LegacyArrayWithoutClosingBracketIsRepaired) {
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.format, "legacy-autograd-profiler");
   EXPECT_EQ(c.tag("convert.repaired_missing_array_end"), "1");
-  EXPECT_EQ(c.doc.ops.size(), 2u);
-  EXPECT_EQ(c.doc.spans.size(), 3u);  // root, ProfilerStep#1, "my block"
+  EXPECT_EQ(c.doc.ops().size(), 2u);
+  EXPECT_EQ(c.doc.spans().size(), 3u);  // root, ProfilerStep#1, "my block"
 }
 
 }  // namespace

@@ -49,9 +49,9 @@ inline Converted convert_and_read(
   c.result = candle_graph::import::convert_pytorch_trace(input, output, options);
   c.doc = candle_graph::parse_trace(output);
   c.health = candle_graph::analyze_health(c.doc);
-  for (const candle_graph::Tag& t : c.doc.run.tags)
+  for (const candle_graph::Tag& t : c.doc.run().tags)
     c.tags[std::string(t.key)] = std::string(t.value);
-  for (const candle_graph::OpEvent& op : c.doc.ops) c.device_ops += op.device != "cpu" ? 1 : 0;
+  for (const candle_graph::OpEvent& op : c.doc.ops()) c.device_ops += op.device != "cpu" ? 1 : 0;
   return c;
 }
 

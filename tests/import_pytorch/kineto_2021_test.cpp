@@ -35,26 +35,26 @@ TEST(Kineto2021, OperatorRuntimeKernelMemcpyAsyncLayout) {
   const Converted c = convert_and_read(dir.write("k2021.json", kTrace2021), dir / "t.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.measured, "ProfilerStep#3");
-  ASSERT_EQ(c.doc.ops.size(), 4u);
+  ASSERT_EQ(c.doc.ops().size(), 4u);
   EXPECT_EQ(c.device_ops, 2u);
   EXPECT_EQ(c.tag("convert.dropped_device_ops_outside_window"), "1");
   EXPECT_EQ(c.tag("convert.ignored.Runtime"), "2");
   EXPECT_EQ(c.tag("convert.flows_not_mapped"), "3");
   EXPECT_EQ(c.tag("convert.unmatched_flow_starts"), "1");
-  const auto kernel = std::find_if(c.doc.ops.begin(), c.doc.ops.end(), [](const auto& op) {
+  const auto kernel = std::find_if(c.doc.ops().begin(), c.doc.ops().end(), [](const auto& op) {
     return op.op_name == "volta_sgemm_128x64_nn";
   });
-  ASSERT_NE(kernel, c.doc.ops.end());
+  ASSERT_NE(kernel, c.doc.ops().end());
   EXPECT_EQ(kernel->timestamp_ns, 600000u);  // 1600 µs - 1000 µs
   EXPECT_EQ(kernel->device, "cuda:0");
-  const auto memcpy = std::find_if(c.doc.ops.begin(), c.doc.ops.end(), [](const auto& op) {
+  const auto memcpy = std::find_if(c.doc.ops().begin(), c.doc.ops().end(), [](const auto& op) {
     return op.op_name.substr(0, 6) == "Memcpy";
   });
-  ASSERT_NE(memcpy, c.doc.ops.end());
+  ASSERT_NE(memcpy, c.doc.ops().end());
   EXPECT_EQ(memcpy->storage_bytes, 4096u);
-  ASSERT_EQ(c.doc.memory.size(), 2u);
-  EXPECT_EQ(c.doc.memory[0].device, "cuda:1");
-  EXPECT_EQ(c.doc.memory[0].bytes, 1024u);
+  ASSERT_EQ(c.doc.memory().size(), 2u);
+  EXPECT_EQ(c.doc.memory()[0].device, "cuda:1");
+  EXPECT_EQ(c.doc.memory()[0].bytes, 1024u);
 }
 
 }  // namespace

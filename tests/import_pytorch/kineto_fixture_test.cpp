@@ -30,7 +30,7 @@ using candle_graph::ExecutionStep;
 
 std::size_t gpu_ops_named(const candle_graph::TraceDocument& doc, std::string_view prefix) {
   return static_cast<std::size_t>(
-      std::count_if(doc.ops.begin(), doc.ops.end(), [&](const auto& op) {
+      std::count_if(doc.ops().begin(), doc.ops().end(), [&](const auto& op) {
         return op.device != "cpu" && op.op_name.substr(0, prefix.size()) == prefix;
       }));
 }
@@ -42,13 +42,13 @@ TEST(KinetoFixtures, CudaEventSyncStep100IsTrusted) {
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.format, "kineto");
   EXPECT_EQ(c.result.measured, "ProfilerStep#100");
-  EXPECT_EQ(c.doc.spans.size(), 2u);
-  EXPECT_EQ(c.doc.ops.size(), 15u);
+  EXPECT_EQ(c.doc.spans().size(), 2u);
+  EXPECT_EQ(c.doc.ops().size(), 15u);
   EXPECT_EQ(c.device_ops, 5u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memcpy"), 1u);
-  EXPECT_EQ(c.doc.run.capture_step, 100u);
-  EXPECT_EQ(c.doc.run.warmup_steps, 99u);
-  EXPECT_EQ(c.doc.run.device, "cuda:0");
+  EXPECT_EQ(c.doc.run().capture_step, 100u);
+  EXPECT_EQ(c.doc.run().warmup_steps, 99u);
+  EXPECT_EQ(c.doc.run().device, "cuda:0");
   // 4 cuda_sync + 1 Trace slices are not mapped: reported, not silently lost (jq counts).
   EXPECT_EQ(c.tag("convert.ignored.cuda_sync"), "4");
   EXPECT_EQ(c.tag("convert.ignored.Trace"), "1");
@@ -56,9 +56,9 @@ TEST(KinetoFixtures, CudaEventSyncStep100IsTrusted) {
   // ac2g: 7 starts, 14 ends (SOURCES.md: flows whose start and end counts differ).
   EXPECT_EQ(c.tag("convert.flows_not_mapped"), "21");
   EXPECT_FALSE(c.tag("convert.unmatched_flow_ends").empty());
-  const auto measured = std::find_if(c.doc.spans.begin(), c.doc.spans.end(),
+  const auto measured = std::find_if(c.doc.spans().begin(), c.doc.spans().end(),
                                      [](const auto& s) { return s.measured; });
-  ASSERT_NE(measured, c.doc.spans.end());
+  ASSERT_NE(measured, c.doc.spans().end());
   EXPECT_EQ(measured->duration_ns, 3154000u);  // dur 3154 µs in the fixture
 }
 
@@ -69,27 +69,27 @@ TEST(KinetoFixtures, RocmTrainingStepHasForwardBackwardOptimizer) {
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.measured, "ProfilerStep#1");
   EXPECT_EQ(c.tag("convert.incomplete_last_step_skipped"), "1");
-  EXPECT_EQ(c.doc.spans.size(), 5u);
-  EXPECT_EQ(c.doc.ops.size(), 86u);
+  EXPECT_EQ(c.doc.spans().size(), 5u);
+  EXPECT_EQ(c.doc.ops().size(), 86u);
   EXPECT_EQ(c.device_ops, 16u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memcpy"), 2u);
-  EXPECT_EQ(c.doc.run.phase, ExecutionPhase::train);
+  EXPECT_EQ(c.doc.run().phase, ExecutionPhase::train);
   EXPECT_EQ(c.health.coverage.forward_spans, 1u);
   EXPECT_EQ(c.health.coverage.backward_spans, 1u);
   EXPECT_EQ(c.health.coverage.optimizer_spans, 1u);
   // traceName "./logs/mi250_minitoy_train_ROCm6_2_kineto.json" (jq .traceName): its file name.
-  EXPECT_EQ(c.doc.run.entrypoint, "mi250_minitoy_train_ROCm6_2_kineto");
+  EXPECT_EQ(c.doc.run().entrypoint, "mi250_minitoy_train_ROCm6_2_kineto");
   // The kernels ran on GPU 2 (pid 2, args.device 2).
-  EXPECT_EQ(c.doc.run.device, "cuda:2");
+  EXPECT_EQ(c.doc.run().device, "cuda:2");
   // Fractional µs: ProfilerStep#1 "dur": 9288.291 -> 9288291 ns exactly.
-  const auto measured = std::find_if(c.doc.spans.begin(), c.doc.spans.end(),
+  const auto measured = std::find_if(c.doc.spans().begin(), c.doc.spans().end(),
                                      [](const auto& s) { return s.measured; });
-  ASSERT_NE(measured, c.doc.spans.end());
+  ASSERT_NE(measured, c.doc.spans().end());
   EXPECT_EQ(measured->duration_ns, 9288291u);
   // Shapes and dtypes from Input Dims / Input type (record_shapes=1): aten::linear's first input.
-  const auto linear = std::find_if(c.doc.ops.begin(), c.doc.ops.end(),
+  const auto linear = std::find_if(c.doc.ops().begin(), c.doc.ops().end(),
                                    [](const auto& op) { return op.op_name == "aten::linear"; });
-  ASSERT_NE(linear, c.doc.ops.end());
+  ASSERT_NE(linear, c.doc.ops().end());
   EXPECT_EQ(linear->dtype, "f32");
   EXPECT_FALSE(linear->shape.empty());
 }
@@ -102,8 +102,8 @@ TEST(KinetoFixtures, RocmStepTwoOnRequest) {
                                        dir / "t.jsonl", options);
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.measured, "ProfilerStep#2");
-  EXPECT_EQ(c.doc.ops.size(), 0u);  // jq: no cpu_op inside ProfilerStep#2
-  EXPECT_EQ(c.doc.run.capture_step, 2u);
+  EXPECT_EQ(c.doc.ops().size(), 0u);  // jq: no cpu_op inside ProfilerStep#2
+  EXPECT_EQ(c.doc.run().capture_step, 2u);
   options.step = 7;
   try {
     candle_graph::import::convert_pytorch_trace(
@@ -121,8 +121,8 @@ TEST(KinetoFixtures, SimpleAddWithoutProfilerStepMeasuresTheWholeWindow) {
   const Converted c = convert_and_read(shared_fixture("hta-simple_add-a100.json"), dir / "t.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.measured, "profiled window");
-  EXPECT_EQ(c.doc.spans.size(), 10u);
-  EXPECT_EQ(c.doc.ops.size(), 359u + 79u + 16u + 3u);
+  EXPECT_EQ(c.doc.spans().size(), 10u);
+  EXPECT_EQ(c.doc.ops().size(), 359u + 79u + 16u + 3u);
   EXPECT_EQ(c.device_ops, 98u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memcpy"), 16u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memset"), 3u);
@@ -151,16 +151,16 @@ TEST(KinetoFixtures, ShuffledAndGzippedInputGiveTheSameTrace) {
   EXPECT_EQ(z.tag("source.gzip"), "true");
   for (const Converted* other : {&b, &z}) {
     EXPECT_TRUE(other->health.trusted) << error_codes(other->health);
-    EXPECT_EQ(other->doc.spans, a.doc.spans);
-    ASSERT_EQ(other->doc.ops.size(), a.doc.ops.size());
+    EXPECT_EQ(other->doc.spans(), a.doc.spans());
+    ASSERT_EQ(other->doc.ops().size(), a.doc.ops().size());
     // Ops with equal timestamps may swap places in the shuffled copy: compare as multisets.
     auto key = [](const candle_graph::OpEvent& op) {
       return std::string(op.op_name) + "|" + std::string(op.span_id) + "|" +
              std::to_string(op.timestamp_ns) + "|" + std::to_string(op.duration_ns);
     };
     std::vector<std::string> x, y;
-    for (const auto& op : a.doc.ops) x.push_back(key(op));
-    for (const auto& op : other->doc.ops) y.push_back(key(op));
+    for (const auto& op : a.doc.ops()) x.push_back(key(op));
+    for (const auto& op : other->doc.ops()) y.push_back(key(op));
     std::sort(x.begin(), x.end());
     std::sort(y.begin(), y.end());
     EXPECT_EQ(x, y);

@@ -31,13 +31,13 @@ struct LegacyTraces {
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.format, "legacy-autograd-profiler");
   EXPECT_EQ(c.result.measured, "ProfilerStep#" + last);
-  EXPECT_EQ(c.doc.ops.size(), e["steps"][last].get<std::size_t>());
+  EXPECT_EQ(c.doc.ops().size(), e["steps"][last].get<std::size_t>());
   EXPECT_EQ(c.result.source_events, e["events"].get<std::uint64_t>());
   // forward / backward / optimizer from the record_function names.
   EXPECT_EQ(c.health.coverage.forward_spans, 1u);
   EXPECT_EQ(c.health.coverage.backward_spans, 1u);
   EXPECT_GE(c.health.coverage.optimizer_spans, 1u);
-  EXPECT_EQ(c.doc.run.phase, candle_graph::ExecutionPhase::train);
+  EXPECT_EQ(c.doc.run().phase, candle_graph::ExecutionPhase::train);
   // Every step on request (--step N).
   for (const auto& [n, ops] : e["steps"].items()) {
     candle_graph::ImportOptions options;
@@ -45,7 +45,7 @@ struct LegacyTraces {
     const Converted s =
         convert_and_read(t.dir / "mlp.json", t.dir / ("mlp-" + n + ".jsonl"), options);
     EXPECT_TRUE(s.health.trusted) << "step " << n << "\n" << error_codes(s.health);
-    EXPECT_EQ(s.doc.ops.size(), ops.get<std::size_t>()) << "step " << n;
+    EXPECT_EQ(s.doc.ops().size(), ops.get<std::size_t>()) << "step " << n;
   }
 }
 
@@ -56,14 +56,14 @@ struct LegacyTraces {
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   const std::string n = c.result.measured.substr(c.result.measured.find('#') + 1);
   ASSERT_TRUE(e["steps"].contains(n)) << c.result.measured;
-  EXPECT_EQ(c.doc.ops.size(), e["steps"][n].get<std::size_t>());
+  EXPECT_EQ(c.doc.ops().size(), e["steps"][n].get<std::size_t>());
   // No step annotations in this loop: backward is the span of evaluate_function ops, forward the
   // part of the step before it; the module's own ranges are spans too.
   EXPECT_EQ(c.health.coverage.backward_spans, 1u);
   EXPECT_EQ(c.health.coverage.forward_spans, 1u);
   EXPECT_EQ(c.tag("convert.inferred_step_spans"), "2");
   std::size_t conv_blocks = 0;
-  for (const auto& s : c.doc.spans) conv_blocks += s.name == "conv-block" ? 1 : 0;
+  for (const auto& s : c.doc.spans()) conv_blocks += s.name == "conv-block" ? 1 : 0;
   EXPECT_EQ(conv_blocks, 1u);
 }
 

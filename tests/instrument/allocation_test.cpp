@@ -145,7 +145,7 @@ TEST(InstrumentAllocation, RecordsAndSpansAllocateNothingPerEventAfterWarmUp) {
   EXPECT_EQ(tl_allocations, before);
   measured.end();
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_EQ(doc.ops.size(), 5400u);
+  EXPECT_EQ(doc.ops().size(), 5400u);
 }
 
 }  // namespace

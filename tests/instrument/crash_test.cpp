@@ -73,7 +73,7 @@ TEST(InstrumentCrash, KilledMidCaptureLeavesAParsableTraceWithOpenSpans) {
   ASSERT_GE(text.size(), 2u * 1024 * 1024) << "the child did not write enough to test";
   EXPECT_EQ(text.back(), '\n');  // only whole lines reach the file
   const TraceDocument doc = parse_trace(path);
-  EXPECT_GT(doc.ops.size(), 1000u);
+  EXPECT_GT(doc.ops().size(), 1000u);
   const TraceHealth health = analyze_health(doc);
   EXPECT_FALSE(health.trusted);
   std::set<std::string_view> open;
@@ -121,7 +121,7 @@ TEST(InstrumentCrash, NoLineCrossesAFourKibBoundary) {
     start = end;
   }
   EXPECT_GT(padding_lines, 0u);                     // the property was not reached by luck
-  EXPECT_EQ(parse_trace(path).ops.size(), 20000u);  // and the reader skips the padding
+  EXPECT_EQ(parse_trace(path).ops().size(), 20000u);  // and the reader skips the padding
 }
 
 }  // namespace

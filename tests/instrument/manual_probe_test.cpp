@@ -25,8 +25,8 @@ TEST(ManualProbe, WritesATrustedTraceWithEveryEventKind) {
   ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << testing_support::read_file(dir / "out.txt");
 
   const TraceDocument doc = parse_trace(trace);
-  EXPECT_EQ(doc.run.capture_step, 3u);  // CaptureSelector::at_step(3) in the example
-  EXPECT_EQ(doc.run.warmup_steps, 2u);
+  EXPECT_EQ(doc.run().capture_step, 3u);  // CaptureSelector::at_step(3) in the example
+  EXPECT_EQ(doc.run().warmup_steps, 2u);
   const TraceHealth health = analyze_health(doc);
   EXPECT_TRUE(health.trusted) << health.error_summary();
   // Every kind of evidence is present, so not even a warning (gap) is raised.

@@ -89,7 +89,7 @@ TEST(InstrumentMisuse, DestructorOutOfOrderLeavesTheSpanOpenAndFinishReportsIt) 
   const TraceDocument doc = parse_trace(dir / "t.jsonl");  // complete and valid nevertheless
   EXPECT_THAT(issue_codes(doc), ::testing::Contains("open_span"));
   // `later` nested under `inner` (the still-open span of this thread), not under the dead `s2`.
-  EXPECT_EQ(doc.spans[3].parent_id, "s3");
+  EXPECT_EQ(doc.spans()[3].parent_id, "s3");
   EXPECT_TRUE(session.finished());
 }
 
@@ -101,7 +101,7 @@ TEST(InstrumentMisuse, SecondMeasuredRegionIsRejected) {
   EXPECT_THAT(message, HasSubstr("begin_measurement was already called (measured region `s2`)"));
   EXPECT_THAT(message, HasSubstr("use begin_span"));
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_EQ(doc.spans.size(), 2u);  // nothing was written for the rejected call
+  EXPECT_EQ(doc.spans().size(), 2u);  // nothing was written for the rejected call
 }
 
 TEST(InstrumentMisuse, RecordingAfterFinishIsRejected) {
@@ -127,8 +127,8 @@ TEST(InstrumentMisuse, FinishWithOpenGuardsCompletesTheFileAndReportsTheSpans) {
   EXPECT_THAT(error_of([&] { measured.end(); }), HasSubstr("ended after the session finished"));
   EXPECT_FALSE(measured.active());
   const TraceDocument doc = parse_trace(dir / "t.jsonl");
-  EXPECT_TRUE(doc.spans[0].closed);
-  EXPECT_FALSE(doc.spans[1].closed);
+  EXPECT_TRUE(doc.spans()[0].closed);
+  EXPECT_FALSE(doc.spans()[1].closed);
   EXPECT_THAT(issue_codes(doc), ::testing::ElementsAre("open_span"));
 }
 
@@ -140,8 +140,8 @@ TEST(InstrumentMisuse, UnknownSpanIdsAreRejected) {
   EXPECT_THAT(error_of([&] { session.record_edge(SpanId(1), SpanId(), 1); }),
               HasSubstr("span `s0` does not exist"));
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_TRUE(doc.ops.empty());
-  EXPECT_TRUE(doc.edges.empty());
+  EXPECT_TRUE(doc.ops().empty());
+  EXPECT_TRUE(doc.edges().empty());
 }
 
 TEST(InstrumentMisuse, GuardOutlivingItsSessionIsHarmless) {
@@ -154,8 +154,8 @@ TEST(InstrumentMisuse, GuardOutlivingItsSessionIsHarmless) {
   EXPECT_THAT(error_of([&] { survivor->end(); }), HasSubstr("ended after the session finished"));
   survivor.reset();
   const TraceDocument doc = parse_trace(dir / "t.jsonl");
-  EXPECT_TRUE(doc.spans[0].closed);
-  EXPECT_FALSE(doc.spans[1].closed);
+  EXPECT_TRUE(doc.spans()[0].closed);
+  EXPECT_FALSE(doc.spans()[1].closed);
   EXPECT_THAT(issue_codes(doc), ::testing::Contains("open_span"));
 }
 
@@ -193,12 +193,12 @@ TEST(InstrumentBackdatedSpan, StartsAtTheGivenTimeInsideItsParent) {
   }
   const TraceDocument doc = parse_trace(session.finish());
   EXPECT_TRUE(issue_codes(doc).empty());
-  ASSERT_EQ(doc.spans.size(), 3u);  // envelope, measured region, backward: no refused span
-  const SpanRecord& backward = doc.spans[2];
+  ASSERT_EQ(doc.spans().size(), 3u);  // envelope, measured region, backward: no refused span
+  const SpanRecord& backward = doc.spans()[2];
   EXPECT_EQ(backward.name, "m/backward");
   EXPECT_EQ(backward.start_ns, start);
   EXPECT_GE(backward.duration_ns, 1'000'000u);  // the span counts from its backdated start
-  EXPECT_EQ(backward.parent_id, std::optional<std::string_view>(doc.spans[1].id));
+  EXPECT_EQ(backward.parent_id, std::optional<std::string_view>(doc.spans()[1].id));
 }
 
 TEST(InstrumentBackdatedSpan, StartBeforeTheParentIsReportedByHealth) {

@@ -74,39 +74,39 @@ TEST(InstrumentRoundTrip, EveryRecordKindParsesBackWithItsValues) {
   ScratchDir dir;
   const TraceDocument doc = parse_trace(write_every_kind(dir / "t.jsonl"));
 
-  EXPECT_EQ(doc.schema, kTraceSchema);
-  EXPECT_EQ(doc.run.entrypoint, "demo::train::update");
-  EXPECT_EQ(doc.run.phase, ExecutionPhase::train);
-  EXPECT_EQ(doc.run.capture_step, 3u);
-  EXPECT_EQ(doc.run.warmup_steps, 2u);  // capture_step − 1 (§13.1)
-  EXPECT_EQ(doc.run.correlation_id, "demo::train::update/update-3");
-  EXPECT_EQ(doc.run.device, "cpu");
-  EXPECT_EQ(doc.run.timing_mode, TimingMode::host);
-  EXPECT_FALSE(doc.run.measured_region_device_synchronized);
-  ASSERT_EQ(doc.run.tags.size(), 2u);
-  EXPECT_EQ(doc.run.tags[0], (Tag{"batch", "8"}));  // sorted on the wire
-  EXPECT_EQ(doc.run.tags[1], (Tag{"precision", "f32"}));
+  EXPECT_EQ(doc.schema(), kTraceSchema);
+  EXPECT_EQ(doc.run().entrypoint, "demo::train::update");
+  EXPECT_EQ(doc.run().phase, ExecutionPhase::train);
+  EXPECT_EQ(doc.run().capture_step, 3u);
+  EXPECT_EQ(doc.run().warmup_steps, 2u);  // capture_step − 1 (§13.1)
+  EXPECT_EQ(doc.run().correlation_id, "demo::train::update/update-3");
+  EXPECT_EQ(doc.run().device, "cpu");
+  EXPECT_EQ(doc.run().timing_mode, TimingMode::host);
+  EXPECT_FALSE(doc.run().measured_region_device_synchronized);
+  ASSERT_EQ(doc.run().tags.size(), 2u);
+  EXPECT_EQ(doc.run().tags[0], (Tag{"batch", "8"}));  // sorted on the wire
+  EXPECT_EQ(doc.run().tags[1], (Tag{"precision", "f32"}));
 
-  ASSERT_EQ(doc.spans.size(), 4u);
-  EXPECT_EQ(doc.spans[0].id, "s1");
-  EXPECT_FALSE(doc.spans[0].parent_id.has_value());
-  EXPECT_EQ(doc.spans[0].name, "demo::train::update");
-  EXPECT_EQ(doc.spans[0].start_ns, 0u);
-  EXPECT_FALSE(doc.spans[0].measured);
-  EXPECT_EQ(doc.spans[1].id, "s2");
-  EXPECT_EQ(doc.spans[1].parent_id, "s1");
-  EXPECT_TRUE(doc.spans[1].measured);
-  EXPECT_EQ(doc.spans[2].id, "s3");
-  EXPECT_EQ(doc.spans[2].parent_id, "s2");
-  EXPECT_EQ(doc.spans[2].step, ExecutionStep::forward);
-  EXPECT_EQ(doc.spans[3].id, "s4");
-  EXPECT_EQ(doc.spans[3].parent_id, "s2");
-  EXPECT_EQ(doc.spans[3].kind, SpanKind::module);
-  EXPECT_EQ(doc.spans[3].step, ExecutionStep::backward);
-  for (const SpanRecord& s : doc.spans) EXPECT_TRUE(s.closed) << s.id;
+  ASSERT_EQ(doc.spans().size(), 4u);
+  EXPECT_EQ(doc.spans()[0].id, "s1");
+  EXPECT_FALSE(doc.spans()[0].parent_id.has_value());
+  EXPECT_EQ(doc.spans()[0].name, "demo::train::update");
+  EXPECT_EQ(doc.spans()[0].start_ns, 0u);
+  EXPECT_FALSE(doc.spans()[0].measured);
+  EXPECT_EQ(doc.spans()[1].id, "s2");
+  EXPECT_EQ(doc.spans()[1].parent_id, "s1");
+  EXPECT_TRUE(doc.spans()[1].measured);
+  EXPECT_EQ(doc.spans()[2].id, "s3");
+  EXPECT_EQ(doc.spans()[2].parent_id, "s2");
+  EXPECT_EQ(doc.spans()[2].step, ExecutionStep::forward);
+  EXPECT_EQ(doc.spans()[3].id, "s4");
+  EXPECT_EQ(doc.spans()[3].parent_id, "s2");
+  EXPECT_EQ(doc.spans()[3].kind, SpanKind::module);
+  EXPECT_EQ(doc.spans()[3].step, ExecutionStep::backward);
+  for (const SpanRecord& s : doc.spans()) EXPECT_TRUE(s.closed) << s.id;
 
-  ASSERT_EQ(doc.ops.size(), 1u);
-  const OpEvent& op = doc.ops[0];
+  ASSERT_EQ(doc.ops().size(), 1u);
+  const OpEvent& op = doc.ops()[0];
   EXPECT_EQ(op.span_id, "s3");
   EXPECT_EQ(op.op_name, "matmul");
   ASSERT_EQ(op.inputs.size(), 2u);
@@ -117,31 +117,31 @@ TEST(InstrumentRoundTrip, EveryRecordKindParsesBackWithItsValues) {
   EXPECT_EQ(op.storage_bytes, 4096u);  // resolved: 32 × 32 × 4 bytes (§4.12)
   EXPECT_EQ(op.input_storage_bytes, 2048u);
 
-  ASSERT_EQ(doc.tensors.size(), 1u);
-  EXPECT_EQ(doc.tensors[0].tensor_id, "x");
-  EXPECT_EQ(doc.tensors[0].storage_bytes, 1024u);  // 8 × 32 × 4
-  EXPECT_EQ(doc.tensors[0].category, MemoryCategory::activation);
+  ASSERT_EQ(doc.tensors().size(), 1u);
+  EXPECT_EQ(doc.tensors()[0].tensor_id, "x");
+  EXPECT_EQ(doc.tensors()[0].storage_bytes, 1024u);  // 8 × 32 × 4
+  EXPECT_EQ(doc.tensors()[0].category, MemoryCategory::activation);
 
-  ASSERT_EQ(doc.memory.size(), 2u);
-  EXPECT_EQ(doc.memory[0].action, MemoryAction::alloc);
-  EXPECT_EQ(doc.memory[0].op_name, "matmul");
-  EXPECT_EQ(doc.memory[0].timestamp_ns, 5500u);
-  EXPECT_EQ(doc.memory[1].action, MemoryAction::free);
-  EXPECT_EQ(doc.memory[1].span_id, "s4");
-  EXPECT_FALSE(doc.memory[1].op_name.has_value());
+  ASSERT_EQ(doc.memory().size(), 2u);
+  EXPECT_EQ(doc.memory()[0].action, MemoryAction::alloc);
+  EXPECT_EQ(doc.memory()[0].op_name, "matmul");
+  EXPECT_EQ(doc.memory()[0].timestamp_ns, 5500u);
+  EXPECT_EQ(doc.memory()[1].action, MemoryAction::free);
+  EXPECT_EQ(doc.memory()[1].span_id, "s4");
+  EXPECT_FALSE(doc.memory()[1].op_name.has_value());
 
-  ASSERT_EQ(doc.gradients.size(), 2u);
-  EXPECT_EQ(doc.gradients[0].event_id, "gradient-1");
-  EXPECT_EQ(doc.gradients[0].key, "encoder.weight");  // §14: the key round-trips
-  EXPECT_EQ(doc.gradients[0].norm, 0.42);
-  EXPECT_EQ(doc.gradients[1].event_id, "gradient-2");
-  EXPECT_EQ(doc.gradients[1].state, GradientState::missing);
-  EXPECT_FALSE(doc.gradients[1].norm.has_value());
+  ASSERT_EQ(doc.gradients().size(), 2u);
+  EXPECT_EQ(doc.gradients()[0].event_id, "gradient-1");
+  EXPECT_EQ(doc.gradients()[0].key, "encoder.weight");  // §14: the key round-trips
+  EXPECT_EQ(doc.gradients()[0].norm, 0.42);
+  EXPECT_EQ(doc.gradients()[1].event_id, "gradient-2");
+  EXPECT_EQ(doc.gradients()[1].state, GradientState::missing);
+  EXPECT_FALSE(doc.gradients()[1].norm.has_value());
 
-  ASSERT_EQ(doc.edges.size(), 1u);
-  EXPECT_EQ(doc.edges[0], (EdgeEvent{"s3", "s4", 100}));
-  ASSERT_EQ(doc.device_memory.size(), 1u);
-  EXPECT_EQ(doc.device_memory[0], (DeviceMemoryEvent{13500, "cpu", 1048576, 7340032, 2097152}));
+  ASSERT_EQ(doc.edges().size(), 1u);
+  EXPECT_EQ(doc.edges()[0], (EdgeEvent{"s3", "s4", 100}));
+  ASSERT_EQ(doc.device_memory().size(), 1u);
+  EXPECT_EQ(doc.device_memory()[0], (DeviceMemoryEvent{13500, "cpu", 1048576, 7340032, 2097152}));
 
   const TraceHealth health = analyze_health(doc);
   EXPECT_TRUE(health.trusted) << health.error_summary();
@@ -167,16 +167,16 @@ TEST(InstrumentRoundTrip, MetaIdentityFormatsAndInferenceDefaults) {
   const auto path = session.finish();
   EXPECT_EQ(path, dir / "sub/dir/t.jsonl");  // parent directories are created
   const TraceDocument doc = parse_trace(path);
-  EXPECT_EQ(doc.run.phase, ExecutionPhase::infer);
-  EXPECT_EQ(doc.run.correlation_id, "Model::forward/inference-1");
-  EXPECT_EQ(doc.run.warmup_steps, 0u);
-  EXPECT_TRUE(std::regex_match(std::string(doc.run.run_id),
+  EXPECT_EQ(doc.run().phase, ExecutionPhase::infer);
+  EXPECT_EQ(doc.run().correlation_id, "Model::forward/inference-1");
+  EXPECT_EQ(doc.run().warmup_steps, 0u);
+  EXPECT_TRUE(std::regex_match(std::string(doc.run().run_id),
                                std::regex("run-" + std::to_string(::getpid()) + "-[0-9]{18,}")))
-      << doc.run.run_id;
-  EXPECT_TRUE(std::regex_match(std::string(doc.run.timestamp),
+      << doc.run().run_id;
+  EXPECT_TRUE(std::regex_match(std::string(doc.run().timestamp),
                                std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)")))
-      << doc.run.timestamp;
-  EXPECT_FALSE(doc.run.candle_version.has_value());
+      << doc.run().timestamp;
+  EXPECT_FALSE(doc.run().candle_version.has_value());
 }
 
 TEST(InstrumentRoundTrip, OpTimestampZeroMeansTheCurrentElapsedTime) {
@@ -191,15 +191,15 @@ TEST(InstrumentRoundTrip, OpTimestampZeroMeansTheCurrentElapsedTime) {
   const std::uint64_t after = session.elapsed_ns();
   const TraceDocument doc = parse_trace(session.finish());
   // §17.7: "now", not now − duration: bracketed by elapsed_ns() taken around the call.
-  EXPECT_GE(doc.ops[0].timestamp_ns, before);
-  EXPECT_LE(doc.ops[0].timestamp_ns, after);
-  EXPECT_GE(doc.memory[0].timestamp_ns, before);
-  EXPECT_LE(doc.memory[0].timestamp_ns, after);
-  EXPECT_GE(doc.device_memory[0].timestamp_ns, before);
-  EXPECT_LE(doc.device_memory[0].timestamp_ns, after);
-  EXPECT_FALSE(doc.device_memory[0].reserved_bytes.has_value());
+  EXPECT_GE(doc.ops()[0].timestamp_ns, before);
+  EXPECT_LE(doc.ops()[0].timestamp_ns, after);
+  EXPECT_GE(doc.memory()[0].timestamp_ns, before);
+  EXPECT_LE(doc.memory()[0].timestamp_ns, after);
+  EXPECT_GE(doc.device_memory()[0].timestamp_ns, before);
+  EXPECT_LE(doc.device_memory()[0].timestamp_ns, after);
+  EXPECT_FALSE(doc.device_memory()[0].reserved_bytes.has_value());
   // An empty shape is one element (§4.12): 4 bytes of f32.
-  EXPECT_EQ(doc.ops[0].storage_bytes, 4u);
+  EXPECT_EQ(doc.ops()[0].storage_bytes, 4u);
 }
 
 TEST(InstrumentRoundTrip, OpsAndTensorsNeverFabricateMemoryEvents) {
@@ -213,9 +213,9 @@ TEST(InstrumentRoundTrip, OpsAndTensorsNeverFabricateMemoryEvents) {
       session.envelope(),
       {.tensor_id = "y", .shape = shape, .dtype = "f32", .device = "cpu", .requires_grad = true});
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_EQ(doc.ops.size(), 1u);
-  EXPECT_EQ(doc.tensors.size(), 1u);
-  EXPECT_TRUE(doc.memory.empty());  // §17.7 op metadata must not fabricate tensor lifetime
+  EXPECT_EQ(doc.ops().size(), 1u);
+  EXPECT_EQ(doc.tensors().size(), 1u);
+  EXPECT_TRUE(doc.memory().empty());  // §17.7 op metadata must not fabricate tensor lifetime
 }
 
 TEST(InstrumentRoundTrip, StringsAreEscapedAndNonFiniteNormsOmitted) {
@@ -224,9 +224,9 @@ TEST(InstrumentRoundTrip, StringsAreEscapedAndNonFiniteNormsOmitted) {
   session.record_gradient("vb", "k\t\"", GradientState::non_finite,
                           std::numeric_limits<double>::quiet_NaN());
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_EQ(doc.run.entrypoint, "a\"b\\c\n\x01");
-  EXPECT_EQ(doc.gradients[0].key, "k\t\"");
-  EXPECT_FALSE(doc.gradients[0].norm.has_value());
+  EXPECT_EQ(doc.run().entrypoint, "a\"b\\c\n\x01");
+  EXPECT_EQ(doc.gradients()[0].key, "k\t\"");
+  EXPECT_FALSE(doc.gradients()[0].norm.has_value());
 }
 
 // §14 instrumentation checklist.
@@ -245,14 +245,14 @@ TEST(InstrumentChecklist, MeasurementAndNestedSpanGiveThreeStartsAndEnds) {
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0].rfind(R"({"kind":"meta")", 0), 0u);
   const TraceDocument doc = parse_trace(path);
-  ASSERT_EQ(doc.spans.size(), 3u);
-  EXPECT_EQ(doc.spans[0].name, "Model::forward");
-  EXPECT_FALSE(doc.spans[0].parent_id.has_value());
-  EXPECT_EQ(doc.spans[1].parent_id, "s1");
-  EXPECT_TRUE(doc.spans[1].measured);
-  EXPECT_EQ(doc.spans[2].parent_id, "s2");
-  EXPECT_EQ(doc.spans[2].kind, SpanKind::op);
-  for (const SpanRecord& s : doc.spans) {
+  ASSERT_EQ(doc.spans().size(), 3u);
+  EXPECT_EQ(doc.spans()[0].name, "Model::forward");
+  EXPECT_FALSE(doc.spans()[0].parent_id.has_value());
+  EXPECT_EQ(doc.spans()[1].parent_id, "s1");
+  EXPECT_TRUE(doc.spans()[1].measured);
+  EXPECT_EQ(doc.spans()[2].parent_id, "s2");
+  EXPECT_EQ(doc.spans()[2].kind, SpanKind::op);
+  for (const SpanRecord& s : doc.spans()) {
     EXPECT_TRUE(s.closed);
     EXPECT_GT(s.duration_ns, 0u) << s.id;
   }
@@ -273,9 +273,9 @@ TEST(InstrumentChecklist, DeviceSynchronizedSetsTimingModeAndTheFlag) {
       dir / "t.jsonl",
       ProfileRun::training("e", 1, "cuda:0").device_synchronized().correlation_id("custom-key"));
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_EQ(doc.run.timing_mode, TimingMode::device_synchronized);
-  EXPECT_TRUE(doc.run.measured_region_device_synchronized);
-  EXPECT_EQ(doc.run.correlation_id, "custom-key");
+  EXPECT_EQ(doc.run().timing_mode, TimingMode::device_synchronized);
+  EXPECT_TRUE(doc.run().measured_region_device_synchronized);
+  EXPECT_EQ(doc.run().correlation_id, "custom-key");
 }
 
 TEST(InstrumentChecklist, LvalueBuilderAndTagReplacement) {

@@ -61,8 +61,8 @@ TEST(InstrumentThreads, EightThreadsTimesOneHundredThousandEvents) {
   const std::uint64_t spans = 2 + kThreads * (1 + kSpansPerThread);
   const std::uint64_t ops = std::uint64_t{kThreads} * kSpansPerThread * kOpsPerSpan;
   EXPECT_EQ(doc.event_count(), 1 + 2 * spans + ops);
-  ASSERT_EQ(doc.spans.size(), spans);
-  ASSERT_EQ(doc.ops.size(), ops);
+  ASSERT_EQ(doc.spans().size(), spans);
+  ASSERT_EQ(doc.ops().size(), ops);
   std::size_t non_blank = 0;
   for (const std::string& line : testing_support::read_lines(path))
     non_blank += line.find_first_not_of(' ') != std::string::npos ? 1 : 0;
@@ -70,13 +70,13 @@ TEST(InstrumentThreads, EightThreadsTimesOneHundredThousandEvents) {
 
   // Nesting: worker spans hang off the measured region s2; inner spans off their own worker.
   std::map<std::string_view, const SpanRecord*> by_id;
-  for (const SpanRecord& s : doc.spans) {
+  for (const SpanRecord& s : doc.spans()) {
     EXPECT_TRUE(s.closed) << s.id;
     by_id[s.id] = &s;
   }
   EXPECT_EQ(by_id.size(), spans);  // ids unique
   std::map<std::string, int> inner_per_worker;
-  for (const SpanRecord& s : doc.spans) {
+  for (const SpanRecord& s : doc.spans()) {
     const std::string name(s.name);
     if (name.starts_with("worker-") && !name.ends_with("/inner")) {
       EXPECT_EQ(s.parent_id, "s2") << name;
@@ -91,7 +91,7 @@ TEST(InstrumentThreads, EightThreadsTimesOneHundredThousandEvents) {
 
   // Every op sits in an inner span of the thread that recorded it, 1000 per inner span.
   std::map<std::string_view, int> ops_per_span;
-  for (const OpEvent& op : doc.ops) {
+  for (const OpEvent& op : doc.ops()) {
     const SpanRecord& span = *by_id.at(op.span_id);
     ASSERT_EQ(span.name, std::string(op.op_name) + "/inner");
     ++ops_per_span[op.span_id];
@@ -139,7 +139,7 @@ TEST(InstrumentThreads, WriterThreadStartsOnlyAtTheFirstWriteOut) {
   EXPECT_EQ(writer_threads(), 1u);
   measured.end();
   const TraceDocument doc = parse_trace(session.finish());
-  EXPECT_EQ(doc.ops.size(), 5100u);
+  EXPECT_EQ(doc.ops().size(), 5100u);
   EXPECT_EQ(writer_threads_settled(0), 0u);
 }
 
@@ -159,7 +159,7 @@ TEST(InstrumentThreads, ThreadWithoutOpenSpanAttachesToMeasuredRegionOrEnvelope)
   on_other_thread("after");  // measured region closed → envelope
   const TraceDocument doc = parse_trace(session.finish());
   std::map<std::string_view, std::string_view> parent;
-  for (const SpanRecord& s : doc.spans)
+  for (const SpanRecord& s : doc.spans())
     if (s.parent_id) parent[s.name] = *s.parent_id;
   EXPECT_EQ(parent["before"], "s1");
   EXPECT_EQ(parent["main-outer"], "s1");
@@ -177,9 +177,9 @@ TEST(InstrumentThreads, GuardMovedToAnotherThreadEndsThere) {
   SpanGuard next = session.begin_span("next");  // the main thread's stack is empty again
   next.end();
   const TraceDocument doc = parse_trace(session.finish());
-  ASSERT_EQ(doc.spans.size(), 3u);
-  EXPECT_TRUE(doc.spans[1].closed);
-  EXPECT_EQ(doc.spans[2].parent_id, "s1");
+  ASSERT_EQ(doc.spans().size(), 3u);
+  EXPECT_TRUE(doc.spans()[1].closed);
+  EXPECT_EQ(doc.spans()[2].parent_id, "s1");
 }
 
 TEST(InstrumentThreads, GradientNumbersAreUniqueAcrossThreads) {
@@ -193,7 +193,7 @@ TEST(InstrumentThreads, GradientNumbersAreUniqueAcrossThreads) {
   for (std::thread& th : threads) th.join();
   const TraceDocument doc = parse_trace(session.finish());
   std::set<std::string_view> ids;
-  for (const GradientEvent& g : doc.gradients) ids.insert(g.event_id);
+  for (const GradientEvent& g : doc.gradients()) ids.insert(g.event_id);
   EXPECT_EQ(ids.size(), 4000u);
   EXPECT_TRUE(ids.contains("gradient-1"));
   EXPECT_TRUE(ids.contains("gradient-4000"));

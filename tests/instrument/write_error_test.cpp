@@ -70,7 +70,7 @@ TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileSta
   EXPECT_GT(text.size(), 0u);
   EXPECT_LE(text.size(), kFileLimit);
   EXPECT_EQ(text.back(), '\n');                    // cut back to whole lines
-  EXPECT_GT(parse_trace(path).ops.size(), 1000u);  // and what is there parses
+  EXPECT_GT(parse_trace(path).ops().size(), 1000u);  // and what is there parses
 }
 
 // The trace buffer cannot be mapped (address-space limit): the session throws an InstrumentError

@@ -41,19 +41,19 @@ TEST(DocumentSharing, RepeatedShapesAndIdsShareOneCopy) {
   constexpr std::size_t n = 5000;
   TraceDocument doc =
       parse_trace_text(chain_trace(n, [](std::size_t) { return shape_text(8, 128); }));
-  ASSERT_EQ(doc.ops.size(), n);
-  ASSERT_EQ(doc.memory.size(), n);
+  ASSERT_EQ(doc.ops().size(), n);
+  ASSERT_EQ(doc.memory().size(), n);
   for (std::size_t i = 0; i < n; ++i) {
-    EXPECT_EQ(doc.ops[i].shape.data(), doc.ops[0].shape.data()) << i;
-    EXPECT_EQ(doc.memory[i].shape.data(), doc.ops[0].shape.data()) << i;
+    EXPECT_EQ(doc.ops()[i].shape.data(), doc.ops()[0].shape.data()) << i;
+    EXPECT_EQ(doc.memory()[i].shape.data(), doc.ops()[0].shape.data()) << i;
     // The alloc names the op's output; the next op names it as its input.
-    EXPECT_EQ(doc.memory[i].tensor_id.data(), doc.ops[i].output->data()) << i;
+    EXPECT_EQ(doc.memory()[i].tensor_id.data(), doc.ops()[i].output->data()) << i;
     if (i + 1 < n) {
-      EXPECT_EQ(doc.ops[i + 1].inputs[0].data(), doc.ops[i].output->data()) << i;
+      EXPECT_EQ(doc.ops()[i + 1].inputs[0].data(), doc.ops()[i].output->data()) << i;
     }
   }
   // Copied per occurrence, the shapes alone took 2 × n × 16 bytes.
-  EXPECT_LT(doc.arena().bytes_used(), 2 * n * 16);
+  EXPECT_LT(doc.arena_bytes(), 2 * n * 16);
 }
 
 TEST(DocumentSharing, DistinctValuesReadBackExactly) {
@@ -62,10 +62,10 @@ TEST(DocumentSharing, DistinctValuesReadBackExactly) {
   constexpr std::size_t n = 20000;
   auto shape_of = [](std::size_t i) { return shape_text(i % 997, i / 7); };
   const TraceDocument doc = parse_both(chain_trace(n, shape_of));
-  ASSERT_EQ(doc.ops.size(), n);
+  ASSERT_EQ(doc.ops().size(), n);
   for (std::size_t i = 1; i <= n; ++i) {
-    const auto& op = doc.ops[i - 1];
-    const auto& m = doc.memory[i - 1];
+    const auto& op = doc.ops()[i - 1];
+    const auto& m = doc.memory()[i - 1];
     const std::vector<std::uint64_t> want{i % 997, i / 7};
     EXPECT_EQ(std::vector<std::uint64_t>(op.shape.begin(), op.shape.end()), want) << i;
     EXPECT_EQ(std::vector<std::uint64_t>(m.shape.begin(), m.shape.end()), want) << i;

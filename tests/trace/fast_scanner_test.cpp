@@ -322,12 +322,12 @@ TEST(FastScanner, MixedCanonicalAndOtherLinesKeepStreamOrderAndLineNumbers) {
   };
   const std::string text = join_lines(lines);
   const TraceDocument doc = parse_both(text);
-  ASSERT_EQ(doc.ops.size(), 3u);
-  EXPECT_EQ(doc.ops[0].op_name, "matmul");  // unescaped by simdjson
-  EXPECT_EQ(doc.ops[1].timestamp_ns, 5u);
-  EXPECT_EQ(doc.ops[2].op_name, "add");
-  ASSERT_EQ(doc.spans.size(), 2u);
-  EXPECT_EQ(doc.spans[1].id, "s2");
+  ASSERT_EQ(doc.ops().size(), 3u);
+  EXPECT_EQ(doc.ops()[0].op_name, "matmul");  // unescaped by simdjson
+  EXPECT_EQ(doc.ops()[1].timestamp_ns, 5u);
+  EXPECT_EQ(doc.ops()[2].op_name, "add");
+  ASSERT_EQ(doc.spans().size(), 2u);
+  EXPECT_EQ(doc.spans()[1].id, "s2");
   // A canonical line that the assembler rejects (second span_end) after the irregular ones:
   // line 10 of the file (9 lines, one of them blank, then this one).
   expect_rejected(text + span_end("s2", 1) + "\n", 10, "duplicate span_end for `s2` at index 8");

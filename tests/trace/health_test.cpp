@@ -2,6 +2,7 @@
 // the coverage counters, the trusted flag, emission order, the §14 checklist, and big inputs
 // that would overflow the stack of a recursive implementation.
 #include "candle_graph/health.hpp"
+#include "trace/document_editor.hpp"
 
 #include <cstring>
 
@@ -94,9 +95,9 @@ TEST(Health, SpecExampleIsTrustedWithFullCoverage) {  // §9.6
 // 1. Only constructible through the library: the parser rejects duplicate span_start ids.
 TEST(Health, DuplicateSpanId) {
   TraceDocument doc = parse_trace(fixture("spec_example.jsonl"));
-  SpanRecord dup = doc.spans[4];  // s5, the optimizer span: 12 ms .. 13 ms inside s2
-  doc.spans.push_back(dup);
-  doc.reindex();
+  SpanRecord dup = doc.spans()[4];  // s5, the optimizer span: 12 ms .. 13 ms inside s2
+  DocumentEditor(doc).spans().push_back(dup);
+  DocumentEditor(doc).reindex();
   const TraceHealth h = analyze_health(doc);
   ASSERT_FALSE(h.issues.empty());
   EXPECT_EQ(h.issues[0].code, "duplicate_span_id");
@@ -112,7 +113,7 @@ TEST(Health, DuplicateSpanId) {
 // Editing without reindex() is caught instead of reading stale links.
 TEST(Health, StaleIndexesAreAnErrorNotACrash) {
   TraceDocument doc = parse_trace(fixture("spec_example.jsonl"));
-  doc.spans.push_back(doc.spans[0]);
+  DocumentEditor(doc).spans().push_back(doc.spans()[0]);
   EXPECT_THROW((void)analyze_health(doc), Error);
 }
 
@@ -471,8 +472,8 @@ TEST(Health, EmissionOrderAcrossCodes) {
           R"({"kind":"memory","timestamp_ns":3,"tensor_id":"u","span_id":"r1","device":"cpu","bytes":1,"action":"alloc","dtype":"f32"})",
       }),
       "order");
-  doc.spans.push_back(doc.spans[0]);  // duplicate r1
-  doc.reindex();
+  DocumentEditor(doc).spans().push_back(doc.spans()[0]);  // duplicate r1
+  DocumentEditor(doc).reindex();
   const TraceHealth h = analyze_health(doc);
   EXPECT_THAT(codes(h), ElementsAre("duplicate_span_id", "root_count", "measurement_count",
                                     "open_span",                              // r1
@@ -530,16 +531,17 @@ TEST(Health, DeepChainDoesNotOverflowTheStack) {
 TEST(Health, LongCycleDoesNotOverflowTheStack) {
   constexpr std::uint64_t n = 200000;
   TraceDocument doc = parse_trace_text(text_of({meta_line("infer")}), "cycle");
+  DocumentEditor edit(doc);
   for (std::uint64_t i = 0; i < n; ++i) {
     SpanRecord s;
-    s.id = doc.arena().copy("s" + std::to_string(i));
-    s.parent_id = doc.arena().copy("s" + std::to_string((i + 1) % n));
+    s.id = edit.arena().copy("s" + std::to_string(i));
+    s.parent_id = edit.arena().copy("s" + std::to_string((i + 1) % n));
     s.name = s.id;
     s.closed = true;
     s.measured = i == 0;
-    doc.spans.push_back(s);
+    edit.spans().push_back(s);
   }
-  doc.reindex();
+  edit.reindex();
   const TraceHealth h = analyze_health(doc);
   EXPECT_EQ(issues_with(h, "span_cycle").size(), n);
   EXPECT_EQ(issues_with(h, "root_count").size(), 1u);

@@ -25,20 +25,20 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 TEST(ReaderAccepts, SpecExample) {
   const TraceDocument doc = example_doc();
   EXPECT_EQ(doc.event_count(), 21u);
-  EXPECT_EQ(doc.spans.size(), 5u);
-  EXPECT_EQ(doc.ops.size(), 2u);
-  EXPECT_EQ(doc.tensors.size(), 1u);
-  EXPECT_EQ(doc.memory.size(), 4u);
-  EXPECT_EQ(doc.device_memory.size(), 1u);
-  EXPECT_EQ(doc.gradients.size(), 1u);
-  EXPECT_EQ(doc.edges.size(), 1u);
-  EXPECT_EQ(doc.run.entrypoint, "demo::train::update");
-  EXPECT_EQ(doc.run.tags.size(), 2u);
+  EXPECT_EQ(doc.spans().size(), 5u);
+  EXPECT_EQ(doc.ops().size(), 2u);
+  EXPECT_EQ(doc.tensors().size(), 1u);
+  EXPECT_EQ(doc.memory().size(), 4u);
+  EXPECT_EQ(doc.device_memory().size(), 1u);
+  EXPECT_EQ(doc.gradients().size(), 1u);
+  EXPECT_EQ(doc.edges().size(), 1u);
+  EXPECT_EQ(doc.run().entrypoint, "demo::train::update");
+  EXPECT_EQ(doc.run().tags.size(), 2u);
   // Derived at parse time (§5.2): [8,64] f32 → 2048, [64,32] f32 → 8192, [8,32] f32 → 1024.
-  EXPECT_EQ(doc.ops[0].storage_bytes, std::optional<std::uint64_t>(2048));
-  EXPECT_EQ(doc.ops[1].storage_bytes, std::optional<std::uint64_t>(8192));
-  EXPECT_EQ(doc.tensors[0].storage_bytes, std::optional<std::uint64_t>(1024));
-  EXPECT_EQ(doc.gradients[0].norm, 0.42);
+  EXPECT_EQ(doc.ops()[0].storage_bytes, std::optional<std::uint64_t>(2048));
+  EXPECT_EQ(doc.ops()[1].storage_bytes, std::optional<std::uint64_t>(8192));
+  EXPECT_EQ(doc.tensors()[0].storage_bytes, std::optional<std::uint64_t>(1024));
+  EXPECT_EQ(doc.gradients()[0].norm, 0.42);
 }
 
 TEST(ReaderAccepts, CrlfLineEnds) {
@@ -108,7 +108,7 @@ TEST(ReaderAccepts, KindLastAndFieldsShuffled) {
       R"({"kind":"span_end","id":"s1","duration_ns":4})",
   }));
   EXPECT_TRUE(shuffled == ordered);
-  EXPECT_EQ(shuffled.spans[0].duration_ns, 4u);
+  EXPECT_EQ(shuffled.spans()[0].duration_ns, 4u);
 }
 
 TEST(ReaderAccepts, NullForOptionalFields) {
@@ -133,9 +133,9 @@ TEST(ReaderAccepts, NullForOptionalFields) {
   const TraceDocument a = parse_both(with_nulls);
   const TraceDocument b = parse_both(without);
   EXPECT_TRUE(a == b);
-  EXPECT_FALSE(a.spans[0].parent_id.has_value());
-  EXPECT_FALSE(a.ops[0].output.has_value());
-  EXPECT_EQ(a.ops[0].storage_bytes, std::optional<std::uint64_t>(8));
+  EXPECT_FALSE(a.spans()[0].parent_id.has_value());
+  EXPECT_FALSE(a.ops()[0].output.has_value());
+  EXPECT_EQ(a.ops()[0].storage_bytes, std::optional<std::uint64_t>(8));
 }
 
 // Whitespace inside the JSON and escaped field names are plain JSON: accepted.
@@ -146,9 +146,9 @@ TEST(ReaderAccepts, InnerWhitespaceAndEscapedKeys) {
       R"({"kind":"edge","\u0066rom_span":"a","to_span":"b","duration_ns":5})",
   });
   const TraceDocument doc = parse_both(spaced);
-  ASSERT_EQ(doc.edges.size(), 2u);
-  EXPECT_EQ(doc.edges[1].from_span, "a");
-  EXPECT_TRUE(doc.edges[0] == doc.edges[1]);
+  ASSERT_EQ(doc.edges().size(), 2u);
+  EXPECT_EQ(doc.edges()[1].from_span, "a");
+  EXPECT_TRUE(doc.edges()[0] == doc.edges()[1]);
 }
 
 TEST(ReaderAccepts, Utf8ContentIsKeptVerbatim) {
@@ -156,8 +156,8 @@ TEST(ReaderAccepts, Utf8ContentIsKeptVerbatim) {
       meta_line(),
       R"({"kind":"span_start","id":"σ1","name":"模型/前向 🚀 \u2028","start_ns":0,"span_kind":"module","measured":true})",
   }));
-  EXPECT_EQ(doc.spans[0].id, "σ1");
-  EXPECT_EQ(doc.spans[0].name, "模型/前向 🚀 \xE2\x80\xA8");
+  EXPECT_EQ(doc.spans()[0].id, "σ1");
+  EXPECT_EQ(doc.spans()[0].name, "模型/前向 🚀 \xE2\x80\xA8");
 }
 
 // A document stays valid after being moved (its views point into its own arena).
@@ -169,7 +169,7 @@ TEST(ReaderAccepts, DocumentSurvivesMoves) {
   docs.emplace_back(example_doc());
   docs.emplace_back(example_doc());
   EXPECT_TRUE(docs[0] == docs[2]);
-  EXPECT_EQ(docs[0].spans[2].name, "demo/update-000000000001/forward");
+  EXPECT_EQ(docs[0].spans()[2].name, "demo/update-000000000001/forward");
   EXPECT_EQ(docs[0].find_span("s4"), 3u);
 }
 

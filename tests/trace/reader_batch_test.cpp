@@ -52,9 +52,9 @@ std::vector<std::size_t> positions(const std::vector<std::string>& lines) {
 TEST(ReaderBatch, LargeValidTraceIsRead) {
   const auto lines = large_trace();
   const auto doc = parse_both(text(lines));
-  EXPECT_EQ(doc.spans.size(), 6001u);
-  EXPECT_EQ(doc.spans.back().id, "c5999");
-  EXPECT_TRUE(doc.spans.back().closed);
+  EXPECT_EQ(doc.spans().size(), 6001u);
+  EXPECT_EQ(doc.spans().back().id, "c5999");
+  EXPECT_TRUE(doc.spans().back().closed);
 }
 
 TEST(ReaderBatch, UnknownKindAnywhereNamesItsLine) {
@@ -112,7 +112,7 @@ TEST(ReaderBatch, IrregularButValidLayoutAndLaterLineNumbers) {
     lines.push_back(i % 113 == 9 ? "\f" + base[i] : i % 7 == 1 ? base[i] + "\r" : base[i]);
   }
   const auto doc = parse_both(text(lines));
-  EXPECT_EQ(doc.spans.size(), 6001u);
+  EXPECT_EQ(doc.spans().size(), 6001u);
 
   auto bad = lines;
   const std::size_t at = bad.size() - 2;

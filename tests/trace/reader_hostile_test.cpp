@@ -43,7 +43,7 @@ TEST(ReaderHostile, NegativeNumbers) {
 // u64::MAX is the largest accepted value; one more is out of range.
 TEST(ReaderHostile, IntegersAtAndBeyondU64) {
   const auto doc = parse_both(after_meta(op_with_duration("18446744073709551615")));
-  EXPECT_EQ(doc.ops[0].duration_ns, 18446744073709551615ull);
+  EXPECT_EQ(doc.ops()[0].duration_ns, 18446744073709551615ull);
   expect_rejected(after_meta(op_with_duration("18446744073709551616")), 2,
                   HasSubstr("`duration_ns`"));
   expect_rejected(after_meta(op_with_duration("99999999999999999999999999999999999999")), 2,
@@ -56,7 +56,7 @@ TEST(ReaderHostile, IntegersAtAndBeyondU64) {
 TEST(ReaderHostile, HugeIntegerInAnIgnoredFieldIsAccepted) {
   const auto doc = parse_both(after_meta(
       R"({"kind":"edge","from_span":"a","to_span":"b","duration_ns":1,"big":123456789012345678901234567890,"neg":-5,"f":1e308})"));
-  EXPECT_EQ(doc.edges.size(), 1u);
+  EXPECT_EQ(doc.edges().size(), 1u);
 }
 
 // NaN and Infinity are not JSON; 1e999 is JSON but not a finite f64 (serde rejects it too).
@@ -72,10 +72,10 @@ TEST(ReaderHostile, FiniteExtremeNormsAreAccepted) {
   const auto doc = parse_both(
       text_of({meta_line(), gradient_with_norm("1.7976931348623157e308"),
                gradient_with_norm("5e-324"), gradient_with_norm("-0.0"), gradient_with_norm("3")}));
-  EXPECT_EQ(doc.gradients[0].norm, 1.7976931348623157e308);
-  EXPECT_EQ(doc.gradients[1].norm, 5e-324);
-  EXPECT_EQ(doc.gradients[2].norm, 0.0);
-  EXPECT_EQ(doc.gradients[3].norm, 3.0);  // an integer is a fine f64
+  EXPECT_EQ(doc.gradients()[0].norm, 1.7976931348623157e308);
+  EXPECT_EQ(doc.gradients()[1].norm, 5e-324);
+  EXPECT_EQ(doc.gradients()[2].norm, 0.0);
+  EXPECT_EQ(doc.gradients()[3].norm, 3.0);  // an integer is a fine f64
 }
 
 TEST(ReaderHostile, InvalidUtf8) {
@@ -112,8 +112,8 @@ TEST(ReaderHostile, LoneSurrogateEscapes) {
 TEST(ReaderHostile, ValidEscapesDecode) {
   const auto doc = parse_both(after_meta(
       R"({"kind":"edge","from_span":"a\u0041\n\"\\\/\ud83d\ude00\u00e9","to_span":"\u2028","duration_ns":1})"));
-  EXPECT_EQ(doc.edges[0].from_span, "aA\n\"\\/\xF0\x9F\x98\x80\xC3\xA9");
-  EXPECT_EQ(doc.edges[0].to_span, "\xE2\x80\xA8");
+  EXPECT_EQ(doc.edges()[0].from_span, "aA\n\"\\/\xF0\x9F\x98\x80\xC3\xA9");
+  EXPECT_EQ(doc.edges()[0].to_span, "\xE2\x80\xA8");
 }
 
 TEST(ReaderHostile, BadEscapesAndRawControlCharacters) {
@@ -263,9 +263,9 @@ TEST(ReaderHostile, HundredMegabyteLine) {
   // Without the bad last line the document is complete.
   fs::resize_file(p, fs::file_size(p) - std::string(R"({"kind":"telemetry"})").size() - 1);
   const candle_graph::TraceDocument doc = candle_graph::parse_trace(p);
-  ASSERT_EQ(doc.spans.size(), 1u);
-  EXPECT_EQ(doc.spans[0].name.size(), name_size);
-  EXPECT_EQ(doc.spans[0].name.find_first_not_of('n'), std::string_view::npos);
+  ASSERT_EQ(doc.spans().size(), 1u);
+  EXPECT_EQ(doc.spans()[0].name.size(), name_size);
+  EXPECT_EQ(doc.spans()[0].name.find_first_not_of('n'), std::string_view::npos);
 }
 
 // A 100 MB line that is broken at its very end still names its line.
@@ -320,8 +320,8 @@ TEST(ReaderHostile, LinesStraddlingReadChunks) {
   expect_rejected(text, n + 2, R"(unknown event kind "bad")");
   text.resize(text.size() - std::string("{\"kind\":\"bad\"}\n").size());
   const auto doc = parse_both(text);
-  ASSERT_EQ(doc.device_memory.size(), n);
-  for (std::uint64_t i = 0; i < n; ++i) ASSERT_EQ(doc.device_memory[i].timestamp_ns, i);
+  ASSERT_EQ(doc.device_memory().size(), n);
+  for (std::uint64_t i = 0; i < n; ++i) ASSERT_EQ(doc.device_memory()[i].timestamp_ns, i);
 }
 
 }  // namespace

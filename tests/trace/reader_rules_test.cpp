@@ -352,8 +352,8 @@ TEST(ReaderRules, ParamKeyWithoutKey) {
 // §4.9: a trace/5 `step` field on a gradient is simply ignored.
 TEST(ReaderRules, GradientStepFieldIsIgnored) {
   const auto doc = parse_both(text_of({kFullMeta, with_field(kFullGradient, "step", "3")}));
-  ASSERT_EQ(doc.gradients.size(), 1u);
-  EXPECT_EQ(doc.gradients[0].key, "encoder.weight");
+  ASSERT_EQ(doc.gradients().size(), 1u);
+  EXPECT_EQ(doc.gradients()[0].key, "encoder.weight");
 }
 
 // The first error wins: a later bad line is never reached.
@@ -376,33 +376,33 @@ TEST(ReaderRules, ChecklistDocumentParses) {
       span_end("enc", 20),
       span_end("root", 100),
   }));
-  ASSERT_EQ(doc.spans.size(), 2u);
-  EXPECT_TRUE(doc.spans[0].closed);
-  EXPECT_TRUE(doc.spans[1].closed);
-  ASSERT_EQ(doc.ops.size(), 1u);
-  EXPECT_EQ(doc.ops[0].storage_bytes, std::optional<std::uint64_t>(4096));
-  EXPECT_EQ(doc.memory.size(), 1u);
-  EXPECT_EQ(doc.edges.size(), 1u);
-  EXPECT_EQ(doc.gradients.size(), 1u);
+  ASSERT_EQ(doc.spans().size(), 2u);
+  EXPECT_TRUE(doc.spans()[0].closed);
+  EXPECT_TRUE(doc.spans()[1].closed);
+  ASSERT_EQ(doc.ops().size(), 1u);
+  EXPECT_EQ(doc.ops()[0].storage_bytes, std::optional<std::uint64_t>(4096));
+  EXPECT_EQ(doc.memory().size(), 1u);
+  EXPECT_EQ(doc.edges().size(), 1u);
+  EXPECT_EQ(doc.gradients().size(), 1u);
   EXPECT_EQ(doc.event_count(), 9u);  // non-empty lines
 }
 
 // Open spans are not a parse error (§5.2): they are health's business.
 TEST(ReaderRules, OpenSpanParses) {
   const auto doc = parse_both(text_of({meta_line(), span_start("s1", "", 0)}));
-  ASSERT_EQ(doc.spans.size(), 1u);
-  EXPECT_FALSE(doc.spans[0].closed);
-  EXPECT_EQ(doc.spans[0].duration_ns, 0u);
+  ASSERT_EQ(doc.spans().size(), 1u);
+  EXPECT_FALSE(doc.spans()[0].closed);
+  EXPECT_EQ(doc.spans()[0].duration_ns, 0u);
 }
 
 // compatibility.md: spans keep stream (start) order, not id order (s10 stays after s2).
 TEST(ReaderRules, SpansKeepStreamOrder) {
   const auto doc = parse_both(text_of({meta_line(), span_start("s2", "", 0),
                                        span_start("s10", "s2", 1), span_start("s1", "s2", 2)}));
-  ASSERT_EQ(doc.spans.size(), 3u);
-  EXPECT_EQ(doc.spans[0].id, "s2");
-  EXPECT_EQ(doc.spans[1].id, "s10");
-  EXPECT_EQ(doc.spans[2].id, "s1");
+  ASSERT_EQ(doc.spans().size(), 3u);
+  EXPECT_EQ(doc.spans()[0].id, "s2");
+  EXPECT_EQ(doc.spans()[1].id, "s10");
+  EXPECT_EQ(doc.spans()[2].id, "s1");
 }
 
 // References to spans that start later are resolved at the end (derived links).
@@ -436,37 +436,37 @@ TEST(ReaderRules, DefaultsOfAbsentOptionalFields) {
       R"({"kind":"gradient","event_id":"g","root":"vb","key":"k","state":"zero"})",
   }));
   using namespace candle_graph;
-  EXPECT_FALSE(doc.run.measured_region_device_synchronized);
-  EXPECT_EQ(doc.run.timing_mode, TimingMode::device_synchronized);
-  EXPECT_EQ(doc.run.phase, ExecutionPhase::infer);
-  EXPECT_FALSE(doc.run.candle_version.has_value());
-  EXPECT_TRUE(doc.run.tags.empty());
-  const SpanRecord& s = doc.spans[0];
+  EXPECT_FALSE(doc.run().measured_region_device_synchronized);
+  EXPECT_EQ(doc.run().timing_mode, TimingMode::device_synchronized);
+  EXPECT_EQ(doc.run().phase, ExecutionPhase::infer);
+  EXPECT_FALSE(doc.run().candle_version.has_value());
+  EXPECT_TRUE(doc.run().tags.empty());
+  const SpanRecord& s = doc.spans()[0];
   EXPECT_FALSE(s.parent_id.has_value());
   EXPECT_FALSE(s.measured);
   EXPECT_FALSE(s.step.has_value());
   EXPECT_EQ(s.kind, SpanKind::op);
   EXPECT_TRUE(s.closed);
   EXPECT_EQ(s.duration_ns, 0u);
-  const OpEvent& o = doc.ops[0];
+  const OpEvent& o = doc.ops()[0];
   EXPECT_TRUE(o.inputs.empty());
   EXPECT_FALSE(o.output.has_value());
   EXPECT_TRUE(o.shape.empty());
   EXPECT_EQ(o.timestamp_ns, 0u);
   EXPECT_EQ(o.storage_bytes, std::optional<std::uint64_t>(4));  // scalar f32 (§4.12 quirk)
   EXPECT_FALSE(o.input_storage_bytes.has_value());
-  const TensorEvent& t = doc.tensors[0];
+  const TensorEvent& t = doc.tensors()[0];
   EXPECT_FALSE(t.requires_grad);
   EXPECT_EQ(t.category, MemoryCategory::other);
   EXPECT_EQ(t.storage_bytes, std::optional<std::uint64_t>(2));  // scalar bf16
-  const MemoryEvent& m = doc.memory[0];
+  const MemoryEvent& m = doc.memory()[0];
   EXPECT_FALSE(m.op_name.has_value());
   EXPECT_TRUE(m.shape.empty());
   EXPECT_EQ(m.category, MemoryCategory::other);
   EXPECT_EQ(m.action, MemoryAction::free);
-  EXPECT_FALSE(doc.device_memory[0].reserved_bytes.has_value());
-  EXPECT_FALSE(doc.gradients[0].norm.has_value());
-  EXPECT_EQ(doc.gradients[0].state, GradientState::zero);
+  EXPECT_FALSE(doc.device_memory()[0].reserved_bytes.has_value());
+  EXPECT_FALSE(doc.gradients()[0].norm.has_value());
+  EXPECT_EQ(doc.gradients()[0].state, GradientState::zero);
 }
 
 // §5.2: explicit storage_bytes wins over shape × dtype, even when it disagrees (or is 0).
@@ -479,11 +479,11 @@ TEST(ReaderRules, ExplicitStorageBytesWin) {
       R"({"kind":"tensor","span_id":"s","tensor_id":"t","shape":[4],"dtype":"f8e4m3","device":"cpu"})",
       R"({"kind":"tensor","span_id":"s","tensor_id":"t","shape":[4],"dtype":"f16","device":"cpu","storage_bytes":99})",
   }));
-  EXPECT_EQ(doc.ops[0].storage_bytes, std::optional<std::uint64_t>(0));
-  EXPECT_EQ(doc.ops[1].storage_bytes, std::optional<std::uint64_t>(7));
-  EXPECT_EQ(doc.ops[2].storage_bytes, std::optional<std::uint64_t>(16));
-  EXPECT_EQ(doc.tensors[0].storage_bytes, std::optional<std::uint64_t>(0));  // unknown dtype
-  EXPECT_EQ(doc.tensors[1].storage_bytes, std::optional<std::uint64_t>(99));
+  EXPECT_EQ(doc.ops()[0].storage_bytes, std::optional<std::uint64_t>(0));
+  EXPECT_EQ(doc.ops()[1].storage_bytes, std::optional<std::uint64_t>(7));
+  EXPECT_EQ(doc.ops()[2].storage_bytes, std::optional<std::uint64_t>(16));
+  EXPECT_EQ(doc.tensors()[0].storage_bytes, std::optional<std::uint64_t>(0));  // unknown dtype
+  EXPECT_EQ(doc.tensors()[1].storage_bytes, std::optional<std::uint64_t>(99));
 }
 
 // Tags are a map: a repeated key keeps the last value (serde map semantics), output sorted.
@@ -493,11 +493,11 @@ TEST(ReaderRules, TagsAreSortedAndLastDuplicateWins) {
   const std::string old_tags = R"("tags":{"a":"b"})";
   meta.replace(meta.find(old_tags), old_tags.size(), R"("tags":{"z":"1","a":"2","m":"3","a":"4"})");
   const auto doc = parse_both(text_of({meta}));
-  ASSERT_EQ(doc.run.tags.size(), 3u);
-  EXPECT_EQ(doc.run.tags[0].key, "a");
-  EXPECT_EQ(doc.run.tags[0].value, "4");
-  EXPECT_EQ(doc.run.tags[1].key, "m");
-  EXPECT_EQ(doc.run.tags[2].key, "z");
+  ASSERT_EQ(doc.run().tags.size(), 3u);
+  EXPECT_EQ(doc.run().tags[0].key, "a");
+  EXPECT_EQ(doc.run().tags[0].value, "4");
+  EXPECT_EQ(doc.run().tags[1].key, "m");
+  EXPECT_EQ(doc.run().tags[2].key, "z");
 }
 
 // from_events applies the same §5.2 rules to events built in memory (line = event number).
@@ -516,8 +516,8 @@ TEST(ReaderRules, FromEventsValidatesToo) {
   }
   events.pop_back();
   const TraceDocument doc = TraceDocument::from_events(events, "mem");
-  EXPECT_EQ(doc.spans.size(), 1u);
-  EXPECT_EQ(doc.spans[0].duration_ns, 5u);
+  EXPECT_EQ(doc.spans().size(), 1u);
+  EXPECT_EQ(doc.spans()[0].duration_ns, 5u);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TEST(Synth, ValidTrustedAndComplete) {
     for (const auto& i : h.issues) ADD_FAILURE() << i.code << ": " << i.message;
     EXPECT_EQ(stats.events, doc.event_count());
     EXPECT_EQ(stats.bytes, text.size());
-    EXPECT_EQ(stats.ops, doc.ops.size());
+    EXPECT_EQ(stats.ops, doc.ops().size());
     const EvidenceCoverage& c = h.coverage;
     EXPECT_EQ(c.root_spans, 1u);
     EXPECT_EQ(c.measured_spans, 1u);
@@ -49,32 +49,32 @@ TEST(Synth, ValidTrustedAndComplete) {
 TEST(Synth, RealisticShape) {
   const TraceDocument doc = parse_trace_text(synth_text(4, 4, 1), "synth");
   int module_spans = 0;
-  for (const auto& s : doc.spans) module_spans += s.kind == SpanKind::module;
+  for (const auto& s : doc.spans()) module_spans += s.kind == SpanKind::module;
   EXPECT_EQ(module_spans, 8);
   std::size_t with_inputs = 0, with_output = 0;
-  for (const auto& o : doc.ops) {
+  for (const auto& o : doc.ops()) {
     with_inputs += !o.inputs.empty();
     with_output += o.output.has_value();
   }
-  EXPECT_EQ(with_inputs, doc.ops.size());
+  EXPECT_EQ(with_inputs, doc.ops().size());
   EXPECT_GT(with_output, 0u);
   std::size_t allocs = 0, frees = 0;
   bool categories[5] = {};
-  for (const auto& m : doc.memory) {
+  for (const auto& m : doc.memory()) {
     (m.action == MemoryAction::alloc ? allocs : frees)++;
     categories[static_cast<int>(m.category)] = true;
   }
   EXPECT_EQ(allocs, frees);
   EXPECT_TRUE(categories[static_cast<int>(MemoryCategory::activation)]);
   EXPECT_TRUE(categories[static_cast<int>(MemoryCategory::gradient)]);
-  EXPECT_EQ(doc.run.phase, ExecutionPhase::train);
+  EXPECT_EQ(doc.run().phase, ExecutionPhase::train);
 }
 
 TEST(Synth, EveryGradientStateWithEightLayers) {
   for (std::uint64_t layers : {8u, 9u, 64u}) {
     const TraceDocument doc = parse_trace_text(synth_text(layers, 1, 3), "synth");
     bool seen[4] = {};
-    for (const auto& g : doc.gradients) {
+    for (const auto& g : doc.gradients()) {
       seen[static_cast<int>(g.state)] = true;
       // a norm only where one can be known
       if (g.state == GradientState::missing || g.state == GradientState::non_finite) {

@@ -1,6 +1,7 @@
 // §5.3 writer: the original's field order and omission rules (lines of canonical fixtures
 // re-serialize byte-identically), to_events order, and parse(write(doc)) == doc.
 #include "synth/synthetic_trace.hpp"
+#include "trace/document_editor.hpp"
 #include "trace_test_support.hpp"
 
 namespace {
@@ -127,17 +128,18 @@ TEST(Writer, RoundTripHostileStrings) {
     text += span_start("root", "", 0, true) + "\n" + span_end("root", 10) + "\n";
     doc = parse_trace_text(text, "base");
   }
+  DocumentEditor edit(doc);
   for (const std::string& name : names) {
-    SpanRecord s = doc.spans[0];
-    s.id = doc.arena().copy(std::string("id-") + std::to_string(doc.spans.size()) + name);
-    s.name = doc.arena().copy(name);
-    s.parent_id = doc.spans[0].id;
+    SpanRecord s = doc.spans()[0];
+    s.id = edit.arena().copy(std::string("id-") + std::to_string(doc.spans().size()) + name);
+    s.name = edit.arena().copy(name);
+    s.parent_id = doc.spans()[0].id;
     s.start_ns = 1;
     s.duration_ns = 1;
     s.measured = false;
-    doc.spans.push_back(s);
+    edit.spans().push_back(s);
   }
-  doc.reindex();
+  edit.reindex();
   expect_round_trip(doc);
 }
 

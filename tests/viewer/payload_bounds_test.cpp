@@ -24,7 +24,7 @@ namespace {
 std::uint32_t parent_of(const ExecutionGraph& g, std::uint32_t i) {
   const GraphNode& n = g.nodes[i];
   if (n.is_op_node()) return n.span;
-  const auto& parent_id = g.doc->spans[n.span].parent_id;
+  const auto& parent_id = g.doc->spans()[n.span].parent_id;
   return parent_id ? g.doc->find_span(*parent_id) : kNoIndex;
 }
 
@@ -81,8 +81,8 @@ void expect_selection_invariants(const ExecutionGraph& g, const NodeSelection& s
   EXPECT_EQ(sel.dropped_spans, dropped_spans);
   EXPECT_EQ(sel.dropped_ops, dropped_ops);
   EXPECT_EQ(kept + dropped_spans + dropped_ops, n);
-  EXPECT_EQ(spans, g.doc->spans.size());
-  EXPECT_EQ(ops, g.doc->ops.size());
+  EXPECT_EQ(spans, g.doc->spans().size());
+  EXPECT_EQ(ops, g.doc->ops().size());
 
   // Every kept node's ancestors are kept.
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -142,7 +142,7 @@ void expect_selection_invariants(const ExecutionGraph& g, const NodeSelection& s
     EXPECT_LE(only_top, 2 * k);
   }
   // The top three levels (root, measured region, step spans) are always kept.
-  for (std::uint32_t i = 0; i < g.doc->spans.size(); ++i) {
+  for (std::uint32_t i = 0; i < g.doc->spans().size(); ++i) {
     if (depth_of(g, i) <= 2) {
       EXPECT_TRUE(sel.kept[i]) << g.node_id(i).str();
     }

@@ -112,13 +112,13 @@ TEST(ViewerPayload, BoundedPayloadAccountsForEveryFoldedNode) {
   const Json& nodes = j["views"]["trace"]["nodes"];
 
   // Totals from the document itself.
-  const std::uint64_t spans = p.doc.spans.size(), ops = p.doc.ops.size();
+  const std::uint64_t spans = p.doc.spans().size(), ops = p.doc.ops().size();
   EXPECT_EQ(lim["nodes_total"], spans + ops);
-  EXPECT_EQ(lim["memory_points_total"], p.doc.memory.size());
-  EXPECT_EQ(lim["tensors_total"], p.doc.tensors.size());
-  EXPECT_EQ(lim["gradients_total"], p.doc.gradients.size());
+  EXPECT_EQ(lim["memory_points_total"], p.doc.memory().size());
+  EXPECT_EQ(lim["tensors_total"], p.doc.tensors().size());
+  EXPECT_EQ(lim["gradients_total"], p.doc.gradients().size());
   std::uint64_t attention = 0;
-  for (const GradientEvent& g : p.doc.gradients) attention += g.state != GradientState::present;
+  for (const GradientEvent& g : p.doc.gradients()) attention += g.state != GradientState::present;
   EXPECT_EQ(lim["gradients_attention"], attention);
 
   // Kept + folded = total, and the folds are where the nodes say.

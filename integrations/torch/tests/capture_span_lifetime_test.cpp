@@ -57,14 +57,14 @@ TEST(TorchCaptureSpans, SpanOutlivingItsCaptureLeavesTheNextCaptureAlone) {
   // a second one.
   std::size_t backward_spans = 0;
   std::string_view backward_id;
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.step == cg::ExecutionStep::backward) {
       ++backward_spans;
       backward_id = s.id;
     }
   EXPECT_EQ(backward_spans, 1u);
   std::size_t nodes = 0;
-  for (const auto& op : doc.ops)
+  for (const auto& op : doc.ops())
     if (op.op_name.find("Backward0") != std::string_view::npos ||
         op.op_name.find("AccumulateGrad") != std::string_view::npos) {
       ++nodes;

@@ -36,13 +36,13 @@ cg::TraceDocument capture(CaptureRequest request) {
 }
 
 const cg::SpanRecord* span_named(const cg::TraceDocument& doc, std::string_view name) {
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.name == name) return &s;
   return nullptr;
 }
 
 std::string_view measured_id(const cg::TraceDocument& doc) {
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.measured) return s.id;
   return {};
 }
@@ -63,13 +63,13 @@ TEST(TorchCaptureSpans, OpsLandInStepSpansOpenedThroughTheSessionApi) {
   EXPECT_EQ(backward->step, cg::ExecutionStep::backward);
   EXPECT_EQ(optimizer->step, cg::ExecutionStep::optimizer);
   std::size_t backward_spans = 0;
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.step == cg::ExecutionStep::backward) ++backward_spans;
   EXPECT_EQ(backward_spans, 1u);
 
   std::map<std::string_view, std::set<std::string_view>> names_by_span;
   std::map<std::string_view, std::size_t> count_by_span;
-  for (const auto& op : doc.ops) {
+  for (const auto& op : doc.ops()) {
     names_by_span[op.span_id].insert(op.op_name);
     ++count_by_span[op.span_id];
     // Autograd nodes run only inside loss.backward(), which the backward span wraps.
@@ -89,7 +89,7 @@ TEST(TorchCaptureSpans, OpsLandInStepSpansOpenedThroughTheSessionApi) {
 
   // Memory categories follow the step of the session spans.
   std::set<cg::MemoryCategory> categories;
-  for (const auto& m : doc.memory) categories.insert(m.category);
+  for (const auto& m : doc.memory()) categories.insert(m.category);
   EXPECT_TRUE(categories.contains(cg::MemoryCategory::activation));
   EXPECT_TRUE(categories.contains(cg::MemoryCategory::gradient));
   EXPECT_TRUE(categories.contains(cg::MemoryCategory::optimizer));
@@ -106,12 +106,12 @@ TEST(TorchCaptureSpans, AutomaticBackwardSpanEndsWhenBackwardReturns) {
   const cg::SpanRecord* after = span_named(doc, "after_backward");
   ASSERT_NE(after, nullptr);
   const cg::SpanRecord* backward = nullptr;
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.step == cg::ExecutionStep::backward) backward = &s;
   ASSERT_NE(backward, nullptr);
   EXPECT_TRUE(backward->name.ends_with("/backward")) << backward->name;
   std::size_t named_backward = 0;  // the automatic span is the only one: no user span around it
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.name.ends_with("/backward")) ++named_backward;
   EXPECT_EQ(named_backward, 1u);
   ASSERT_TRUE(backward->parent_id.has_value());
@@ -122,7 +122,7 @@ TEST(TorchCaptureSpans, AutomaticBackwardSpanEndsWhenBackwardReturns) {
   EXPECT_LE(backward->start_ns + backward->duration_ns, after->start_ns);
   // The last op of the backward span ends inside it: the span holds the whole pass.
   std::uint64_t last_op_end = 0;
-  for (const auto& op : doc.ops)
+  for (const auto& op : doc.ops())
     if (op.span_id == backward->id) last_op_end = std::max(last_op_end, op.timestamp_ns);
   EXPECT_GT(last_op_end, backward->start_ns);
 }
@@ -135,12 +135,12 @@ TEST(TorchCaptureSpans, ImplicitGradientOfBackwardIsInTheBackwardSpan) {
   const cg::TraceHealth health = cg::analyze_health(doc);
   EXPECT_TRUE(health.trusted) << health.error_summary();
   const cg::SpanRecord* backward = nullptr;
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.step == cg::ExecutionStep::backward) backward = &s;
   ASSERT_NE(backward, nullptr);
   std::size_t ones_like = 0;
   std::string seed_output;
-  for (const auto& op : doc.ops) {
+  for (const auto& op : doc.ops()) {
     if (op.op_name == "aten::ones_like") {
       ++ones_like;
       EXPECT_EQ(op.span_id, backward->id);
@@ -154,7 +154,7 @@ TEST(TorchCaptureSpans, ImplicitGradientOfBackwardIsInTheBackwardSpan) {
   EXPECT_EQ(ones_like, 1u);  // Adam's state exists at update 2: nothing else calls ones_like
   ASSERT_FALSE(seed_output.empty());
   std::size_t seed_allocs = 0;
-  for (const auto& m : doc.memory)
+  for (const auto& m : doc.memory())
     if (m.tensor_id == seed_output && m.action == cg::MemoryAction::alloc) {
       ++seed_allocs;
       EXPECT_EQ(m.span_id, backward->id);

@@ -29,18 +29,18 @@ std::filesystem::path temp_trace(const std::string& name) {
 }
 
 bool has_step(const cg::TraceDocument& doc, cg::ExecutionStep step) {
-  return std::any_of(doc.spans.begin(), doc.spans.end(),
+  return std::any_of(doc.spans().begin(), doc.spans().end(),
                      [&](const cg::SpanRecord& s) { return s.step == step; });
 }
 
 std::map<std::string, cg::GradientState> gradient_states(const cg::TraceDocument& doc) {
   std::map<std::string, cg::GradientState> out;
-  for (const auto& g : doc.gradients) out[std::string(g.key)] = g.state;
+  for (const auto& g : doc.gradients()) out[std::string(g.key)] = g.state;
   return out;
 }
 
 std::string tag(const cg::TraceDocument& doc, std::string_view key) {
-  for (const cg::Tag& t : doc.run.tags)
+  for (const cg::Tag& t : doc.run().tags)
     if (t.key == key) return std::string(t.value);
   return {};
 }
@@ -68,7 +68,7 @@ TEST(TorchCapture, TrainingUpdateIsTrustedWithStepSpansOpsEdgesMemoryAndGradient
       capture_update({}, {.trace = temp_trace("train")}, &trainer, &summary);
   const cg::TraceHealth health = cg::analyze_health(doc);
   EXPECT_TRUE(health.trusted) << health.error_summary();
-  EXPECT_EQ(doc.run.capture_step, 3u);
+  EXPECT_EQ(doc.run().capture_step, 3u);
   EXPECT_EQ(tag(doc, "torch.memory_capture"), "on");
 
   // forward and optimizer are opened by the example; backward() ran without a span of its own.
@@ -80,38 +80,38 @@ TEST(TorchCapture, TrainingUpdateIsTrustedWithStepSpansOpsEdgesMemoryAndGradient
   std::size_t aten = 0;
   std::set<std::string_view> names;
   std::string_view backward_span;
-  for (const auto& s : doc.spans)
+  for (const auto& s : doc.spans())
     if (s.step == cg::ExecutionStep::backward) backward_span = s.id;
   std::size_t in_backward = 0;
-  for (const auto& op : doc.ops) {
+  for (const auto& op : doc.ops()) {
     if (op.op_name.starts_with("aten::")) ++aten;
     names.insert(op.op_name);
     if (op.span_id == backward_span && op.op_name.find("Backward") != std::string_view::npos)
       ++in_backward;
   }
-  EXPECT_GE(doc.ops.size(), 100u);
+  EXPECT_GE(doc.ops().size(), 100u);
   EXPECT_GE(aten, 100u);
   for (const char* expected : {"aten::conv2d", "aten::addmm", "aten::relu", "aten::max_pool2d"})
     EXPECT_TRUE(names.contains(expected)) << expected;
   EXPECT_GT(in_backward, 0u) << "autograd nodes must land in the backward span";
-  EXPECT_EQ(summary.ops, doc.ops.size());
+  EXPECT_EQ(summary.ops, doc.ops().size());
   // The capture's warm-up (zeros + add, run before the region begins) is not the user's work:
   // the example update itself never calls aten::zeros.
   EXPECT_FALSE(names.contains("aten::zeros"));
 
   // Data edges: an op consumes a tensor id another op produced (recounted from the file).
   std::set<std::string_view> outputs;
-  for (const auto& op : doc.ops)
+  for (const auto& op : doc.ops())
     if (op.output) outputs.insert(*op.output);
   std::size_t edges = 0;
-  for (const auto& op : doc.ops)
+  for (const auto& op : doc.ops())
     for (std::string_view in : op.inputs)
       if (outputs.contains(in)) ++edges;
   EXPECT_GE(edges, 50u);
   // Parameters are consumed under their names, so the graph connects them to their ops.
   const std::set<std::string_view> consumed = [&] {
     std::set<std::string_view> s;
-    for (const auto& op : doc.ops) s.insert(op.inputs.begin(), op.inputs.end());
+    for (const auto& op : doc.ops()) s.insert(op.inputs.begin(), op.inputs.end());
     return s;
   }();
   EXPECT_TRUE(consumed.contains("fc1.weight"));
@@ -121,7 +121,7 @@ TEST(TorchCapture, TrainingUpdateIsTrustedWithStepSpansOpsEdgesMemoryAndGradient
   std::map<std::string_view, std::uint64_t> live;
   std::uint64_t live_bytes = 0, peak = 0, frees = 0;
   std::vector<const cg::MemoryEvent*> events;
-  for (const auto& m : doc.memory) events.push_back(&m);
+  for (const auto& m : doc.memory()) events.push_back(&m);
   std::stable_sort(events.begin(), events.end(),
                    [](auto* a, auto* b) { return a->timestamp_ns < b->timestamp_ns; });
   for (const cg::MemoryEvent* m : events) {
@@ -148,14 +148,14 @@ TEST(TorchCapture, TrainingUpdateIsTrustedWithStepSpansOpsEdgesMemoryAndGradient
   EXPECT_GE(summary.pre_capture_free_bytes, 4u);
   // Ops that allocate their output share the id with the memory event of the block.
   std::set<std::string_view> allocated;
-  for (const auto& m : doc.memory)
+  for (const auto& m : doc.memory())
     if (m.action == cg::MemoryAction::alloc) allocated.insert(m.tensor_id);
   std::size_t backed = 0;
-  for (const auto& op : doc.ops)
+  for (const auto& op : doc.ops())
     if (op.output && allocated.contains(*op.output)) ++backed;
   EXPECT_GE(backed, 20u);
   std::set<cg::MemoryCategory> categories;
-  for (const auto& m : doc.memory) categories.insert(m.category);
+  for (const auto& m : doc.memory()) categories.insert(m.category);
   EXPECT_TRUE(categories.contains(cg::MemoryCategory::activation));
   EXPECT_TRUE(categories.contains(cg::MemoryCategory::gradient));
 
@@ -167,17 +167,17 @@ TEST(TorchCapture, TrainingUpdateIsTrustedWithStepSpansOpsEdgesMemoryAndGradient
     ASSERT_TRUE(states.contains(p)) << p;
     EXPECT_EQ(states.at(p), cg::GradientState::present) << p;
   }
-  for (const auto& g : doc.gradients) EXPECT_TRUE(g.norm.has_value() && *g.norm > 0) << g.key;
+  for (const auto& g : doc.gradients()) EXPECT_TRUE(g.norm.has_value() && *g.norm > 0) << g.key;
 
   // Checkpoints: parameters and inputs; device memory at the start and end of the region.
   std::set<std::string_view> tensors;
-  for (const auto& t : doc.tensors) tensors.insert(t.tensor_id);
+  for (const auto& t : doc.tensors()) tensors.insert(t.tensor_id);
   for (const std::string& p : params) EXPECT_TRUE(tensors.contains(p)) << p;
   EXPECT_TRUE(tensors.contains("input"));
   EXPECT_TRUE(tensors.contains("target"));
-  ASSERT_EQ(doc.device_memory.size(), 2u);
-  EXPECT_GT(doc.device_memory[0].used_bytes, 0u);
-  EXPECT_GT(doc.device_memory[0].free_bytes, 0u);
+  ASSERT_EQ(doc.device_memory().size(), 2u);
+  EXPECT_GT(doc.device_memory()[0].used_bytes, 0u);
+  EXPECT_GT(doc.device_memory()[0].free_bytes, 0u);
   EXPECT_EQ(health.coverage.measured_spans, 1u);
 }
 
@@ -189,7 +189,7 @@ TEST(TorchCapture, PoisonedGradientIsNonFinite) {
   ASSERT_TRUE(states.contains("fc2.bias"));
   EXPECT_EQ(states.at("fc2.bias"), cg::GradientState::non_finite);
   EXPECT_EQ(states.at("fc2.weight"), cg::GradientState::present);
-  for (const auto& g : doc.gradients)
+  for (const auto& g : doc.gradients())
     if (g.key == "fc2.bias") {
       EXPECT_FALSE(g.norm.has_value());
     }
@@ -205,7 +205,7 @@ TEST(TorchCapture, ParameterWithoutGradientIsMissing) {
   EXPECT_EQ(states.at("unused.weight"), cg::GradientState::missing);
   EXPECT_EQ(states.at("unused.bias"), cg::GradientState::missing);
   EXPECT_EQ(states.at("conv.weight"), cg::GradientState::present);
-  EXPECT_EQ(doc.gradients.size(), 8u);
+  EXPECT_EQ(doc.gradients().size(), 8u);
 }
 
 TEST(TorchCapture, InferenceCallHasNoBackwardAndNoGradients) {
@@ -216,11 +216,11 @@ TEST(TorchCapture, InferenceCallHasNoBackwardAndNoGradients) {
   const cg::TraceDocument doc = cg::parse_trace(path);
   const cg::TraceHealth health = cg::analyze_health(doc);
   EXPECT_TRUE(health.trusted) << health.error_summary();
-  EXPECT_EQ(doc.run.phase, cg::ExecutionPhase::infer);
+  EXPECT_EQ(doc.run().phase, cg::ExecutionPhase::infer);
   EXPECT_FALSE(has_step(doc, cg::ExecutionStep::backward));
-  EXPECT_TRUE(doc.gradients.empty());
-  EXPECT_GE(doc.ops.size(), 10u);
-  EXPECT_FALSE(doc.memory.empty());
+  EXPECT_TRUE(doc.gradients().empty());
+  EXPECT_GE(doc.ops().size(), 10u);
+  EXPECT_FALSE(doc.memory().empty());
 }
 
 TEST(TorchCapture, TorchProfilerHoldingTheSlotSkipsMemoryAndSaysSo) {
@@ -229,9 +229,9 @@ TEST(TorchCapture, TorchProfilerHoldingTheSlotSkipsMemoryAndSaysSo) {
       {}, {.trace = temp_trace("profiler"), .under_torch_profiler = true}, nullptr, &summary);
   EXPECT_TRUE(tag(doc, "torch.memory_capture").starts_with("skipped"))
       << tag(doc, "torch.memory_capture");
-  EXPECT_TRUE(doc.memory.empty());
+  EXPECT_TRUE(doc.memory().empty());
   EXPECT_FALSE(summary.memory_captured);
-  EXPECT_GE(doc.ops.size(), 100u);  // op capture does not depend on the slot
+  EXPECT_GE(doc.ops().size(), 100u);  // op capture does not depend on the slot
   EXPECT_TRUE(cg::analyze_health(doc).trusted);
 }
 

@@ -26,10 +26,10 @@ ConvertResult convert_pytorch_trace(const std::filesystem::path& input,
   write_jsonl(output, t.document);
   ConvertResult r;
   static_cast<ImportReport&>(r) = std::move(t.report);
-  r.spans = t.document.spans.size();
-  r.ops = t.document.ops.size();
-  for (const OpEvent& op : t.document.ops) r.device_ops += op.device != "cpu" ? 1 : 0;
-  r.memory_events = t.document.memory.size();
+  r.spans = t.document.spans().size();
+  r.ops = t.document.ops().size();
+  for (const OpEvent& op : t.document.ops()) r.device_ops += op.device != "cpu" ? 1 : 0;
+  r.memory_events = t.document.memory().size();
   return r;
 }
 
