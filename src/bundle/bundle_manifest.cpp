@@ -6,7 +6,7 @@
 #include "bundle/sha256.hpp"
 #include "candle_graph/trace.hpp"
 #include "evidence/evidence_packet.hpp"
-#include "output/json_document.hpp"
+#include "output/json_stream.hpp"
 #include "viewer/viewer_payload.hpp"
 
 namespace candle_graph::bundle {
@@ -18,30 +18,39 @@ std::vector<std::pair<std::string, std::string>> expected_schemas() {
 }
 
 std::string manifest_to_json(const BundleManifest& m) {
-  output::OrderedJson j = output::OrderedJson::object();
-  j["schema"] = kBundleSchema;
-  j["run_id"] = m.run_id;
-  j["tool_version"] = m.tool_version;
-  output::OrderedJson schemas = output::OrderedJson::object();
-  for (const auto& [role, schema] : m.schemas) schemas[role] = schema;
-  j["schemas"] = std::move(schemas);
-  output::OrderedJson inputs = output::OrderedJson::object();
-  inputs["trace"] = kTraceName;
-  inputs["baseline"] = m.baseline ? output::OrderedJson(*m.baseline) : output::OrderedJson();
-  inputs["nsight_dir"] = m.nsight_dir ? output::OrderedJson(*m.nsight_dir) : output::OrderedJson();
-  j["inputs"] = std::move(inputs);
-  output::OrderedJson files = output::OrderedJson::array();
+  output::JsonStream w;
+  auto optional = [&](const std::optional<std::string>& s) {
+    if (s)
+      w.string(*s);
+    else
+      w.null();
+  };
+  w.begin_object();
+  w.schema_key("schema").string(kBundleSchema);
+  w.schema_key("run_id").string(m.run_id);
+  w.schema_key("tool_version").string(m.tool_version);
+  w.schema_key("schemas").begin_object();
+  for (const auto& [role, schema] : m.schemas) w.key(role).string(schema);
+  w.end_object();
+  w.schema_key("inputs").begin_object();
+  w.schema_key("trace").string(kTraceName);
+  w.schema_key("baseline");
+  optional(m.baseline);
+  w.schema_key("nsight_dir");
+  optional(m.nsight_dir);
+  w.end_object();
+  w.schema_key("files").begin_array();
   for (const auto& f : m.files) {
-    output::OrderedJson e = output::OrderedJson::object();
-    e["path"] = f.path;
-    e["size"] = f.size;
-    e["sha256"] = f.sha256;
-    files.push_back(std::move(e));
+    w.begin_object();
+    w.schema_key("path").string(f.path);
+    w.schema_key("size").u64(f.size);
+    w.schema_key("sha256").string(f.sha256);
+    w.end_object();
   }
-  j["files"] = std::move(files);
-  std::string text = output::to_pretty(j);
-  if (text.empty() || text.back() != '\n') text.push_back('\n');
-  return text;
+  w.end_array();
+  w.end_object();
+  w.finish();  // the trailing newline
+  return w.take();
 }
 
 std::optional<std::string> path_problem(std::string_view path) {

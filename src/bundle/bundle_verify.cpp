@@ -18,7 +18,6 @@
 #include "bundle/sha256.hpp"
 #include "candle_graph/error.hpp"
 #include "evidence/evidence_json.hpp"
-#include "output/json_document.hpp"
 #include "output/json_stream.hpp"
 
 namespace candle_graph::bundle {
@@ -483,28 +482,38 @@ VerificationResult verify_bundle(const std::filesystem::path& dir, const VerifyO
 }
 
 std::string verification_to_json(const VerificationResult& r) {
-  output::OrderedJson j = output::OrderedJson::object();
-  j["schema"] = kVerificationSchema;
-  j["bundle"] = r.bundle;
-  j["verified"] = r.verified;
-  j["semantic"] = r.semantic;
-  j["run_id"] = r.manifest ? output::OrderedJson(r.manifest->run_id) : output::OrderedJson();
-  j["tool_version"] =
-      r.manifest ? output::OrderedJson(r.manifest->tool_version) : output::OrderedJson();
-  j["manifest_sha256"] =
-      r.manifest_sha256 ? output::OrderedJson(*r.manifest_sha256) : output::OrderedJson();
-  j["files_checked"] = r.files_checked;
-  j["bytes_hashed"] = r.bytes_hashed;
-  output::OrderedJson findings = output::OrderedJson::array();
+  output::JsonStream w;
+  auto string_or_null = [&](const std::string* s) {
+    if (s)
+      w.string(*s);
+    else
+      w.null();
+  };
+  w.begin_object();
+  w.schema_key("schema").string(kVerificationSchema);
+  w.schema_key("bundle").string(r.bundle);
+  w.schema_key("verified").boolean(r.verified);
+  w.schema_key("semantic").boolean(r.semantic);
+  w.schema_key("run_id");
+  string_or_null(r.manifest ? &r.manifest->run_id : nullptr);
+  w.schema_key("tool_version");
+  string_or_null(r.manifest ? &r.manifest->tool_version : nullptr);
+  w.schema_key("manifest_sha256");
+  string_or_null(r.manifest_sha256 ? &*r.manifest_sha256 : nullptr);
+  w.schema_key("files_checked").u64(r.files_checked);
+  w.schema_key("bytes_hashed").u64(r.bytes_hashed);
+  w.schema_key("findings").begin_array();
   for (const auto& f : r.findings) {
-    output::OrderedJson e = output::OrderedJson::object();
-    e["code"] = f.code;
-    e["path"] = f.path;
-    e["message"] = f.message;
-    findings.push_back(std::move(e));
+    w.begin_object();
+    w.schema_key("code").string(f.code);
+    w.schema_key("path").string(f.path);
+    w.schema_key("message").string(f.message);
+    w.end_object();
   }
-  j["findings"] = std::move(findings);
-  return output::to_pretty(j);
+  w.end_array();
+  w.end_object();
+  w.finish();  // the trailing newline
+  return w.take();
 }
 
 std::string summarize_findings(const std::vector<Finding>& findings, std::size_t max) {

@@ -40,7 +40,7 @@ struct VerificationResult {
 VerificationResult verify_bundle(const std::filesystem::path& dir, const VerifyOptions& options);
 
 // candle-graph/bundle-verification/1 as pretty JSON text (declaration order, trailing newline).
-// Text, not a JSON value, so that this header stays free of nlohmann (build time).
+// Pretty JSON text with the trailing newline.
 std::string verification_to_json(const VerificationResult& result);
 
 // A one-line account of the findings for error messages ("trace.jsonl: hash_mismatch, …").

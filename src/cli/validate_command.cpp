@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "candle_graph/health.hpp"
+#include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "health/health_json.hpp"
 
@@ -31,12 +32,14 @@ Runner register_validate(CLI::App& app) {
     options.progress = progress_on_stderr(label);
     const TraceDocument doc = parse_trace(args->trace, options);
     const TraceHealth health = analyze_health(doc);
-    output::OrderedJson j = output::OrderedJson::object();
-    j["schema"] = "candle-graph/validation/1";
-    j["trace"] = label;
-    j["events"] = doc.event_count();
-    j["health"] = health_to_json(health);
-    emit_output(args->output, output::to_pretty(j), {args->trace});
+    emit_json(args->output, {args->trace}, [&](output::JsonStream& w) {
+      w.begin_object();
+      w.schema_key("schema").string(kValidationSchema);
+      w.schema_key("trace").string(label);
+      w.schema_key("events").u64(doc.event_count());
+      write_health_json(w.schema_key("health"), health, output::KeyOrder::declaration);
+      w.end_object();
+    });
     return args->require_trusted && !health.trusted ? kExitUntrusted : kExitOk;
   };
 }

@@ -62,11 +62,7 @@ void write_provenance(JsonStream& w, const TraceRunMeta& run, KeyOrder order) {
 }
 
 void write_health(JsonStream& w, const TraceHealth& health, KeyOrder order) {
-  const output::OrderedJson j = health_to_json(health);
-  if (order == KeyOrder::declaration)
-    w.json(j);
-  else
-    w.json(output::SortedJson::parse(j.dump()));  // small: issues and 13 counters
+  write_health_json(w, health, order);
 }
 
 void write_comparison(JsonStream& w, const Comparison& c, KeyOrder order) {
@@ -260,7 +256,7 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
         graph::write_graph(w, p.graph, order);
         break;
       default:
-        w.json(import::nsight::to_json(p.gpu));
+        import::nsight::write_nsight_json(w, p.gpu, order);
         break;
     }
   });

@@ -56,7 +56,7 @@ std::string render_markdown(const EvidencePacket& p) {
 
   md += "\n## Coverage\n\n```json\n";
   output::JsonStream coverage;
-  coverage.json(coverage_to_json(p.health.coverage));
+  write_coverage_json(coverage, p.health.coverage, output::KeyOrder::declaration);
   md += coverage.take();
   md += "\n```\n";
 

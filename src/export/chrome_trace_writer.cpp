@@ -8,67 +8,20 @@
 
 #include "candle_graph/graph.hpp"
 #include "export/chrome_tracks.hpp"
-#include "output/json_text.hpp"
+#include "output/json_lines.hpp"
 
 namespace candle_graph::exporting {
 namespace {
 
-using Sink = std::function<void(std::string_view)>;
-constexpr std::size_t kFlushAt = std::size_t{1} << 20;
 
-// The traceEvents text: one event per line, numbers and strings through output/json_text (every
-// control character escaped, invalid UTF-8 replaced), flushed to the sink in ~1 MiB pieces.
-class EventText {
- public:
-  explicit EventText(const Sink& sink) : sink_(sink) { buf_.reserve(kFlushAt + (1 << 16)); }
-
-  // Starts an event: `{"ph":"X"` and the separator from the previous one.
-  void begin(char ph) {
-    buf_ += first_ ? "\n{\"ph\":\"" : ",\n{\"ph\":\"";
-    first_ = false;
-    buf_ += ph;
-    buf_ += '"';
-  }
-  void end() {
-    buf_ += '}';
-    if (buf_.size() >= kFlushAt) flush();
-  }
-  // `,"key":` for a schema key (plain ASCII, no escaping needed).
-  EventText& key(std::string_view k) {
-    buf_ += ",\"";
-    buf_ += k;
-    buf_ += "\":";
-    return *this;
-  }
-  // The first member of an object: no comma.
-  EventText& first_key(std::string_view k) {
-    buf_ += '"';
-    buf_ += k;
-    buf_ += "\":";
-    return *this;
-  }
-  void str(std::string_view s) { output::append_json_string(buf_, s); }
-  void u64(std::uint64_t v) { output::append_u64(buf_, v); }
-  void f64(double v) { output::append_f64(buf_, v); }
-  void boolean(bool v) { buf_ += v ? "true" : "false"; }
-  void raw(std::string_view s) { buf_ += s; }
-
-  void flush() {
-    bytes_ += buf_.size();
-    if (!buf_.empty()) sink_(buf_);
-    buf_.clear();
-  }
-  std::uint64_t bytes() const noexcept { return bytes_ + buf_.size(); }
-
- private:
-  const Sink& sink_;
-  std::string buf_;
-  bool first_ = true;
-  std::uint64_t bytes_ = 0;
-};
+// Starts an event: `{"ph":"X"` and the separator from the previous one.
+void begin_event(output::JsonLines& w, char ph) {
+  const char member[] = {'"', 'p', 'h', '"', ':', '"', ph, '"'};
+  w.begin(std::string_view(member, sizeof member));
+}
 
 // `"pid":1,"tid":T,"ts":X` after the event's name.
-void where(EventText& w, std::uint32_t tid, double ts_us) {
+void where(output::JsonLines& w, std::uint32_t tid, double ts_us) {
   w.key("pid").raw("1");
   w.key("tid").u64(tid);
   w.key("ts").f64(ts_us);
@@ -76,9 +29,9 @@ void where(EventText& w, std::uint32_t tid, double ts_us) {
 
 // The common head of a span or op slice, up to the opening brace of its args:
 // `{"ph":"X","cat":CAT,"name":…,"pid":1,"tid":…,"ts":…,"dur":…,"args":{`.
-void begin_slice(EventText& w, std::string_view quoted_cat, std::string_view name,
+void begin_slice(output::JsonLines& w, std::string_view quoted_cat, std::string_view name,
                  const PlacedSlice& p) {
-  w.begin('X');
+  begin_event(w, 'X');
   w.key("cat").raw(quoted_cat);
   w.key("name").str(name);
   where(w, p.tid, p.ts_us);
@@ -86,7 +39,7 @@ void begin_slice(EventText& w, std::string_view quoted_cat, std::string_view nam
   w.key("args").raw("{");
 }
 
-void write_span(EventText& w, const SpanRecord& s, const PlacedSlice& p) {
+void write_span(output::JsonLines& w, const SpanRecord& s, const PlacedSlice& p) {
   begin_slice(w, "\"span\"", s.name, p);
   w.first_key("span_id").str(s.id);
   if (s.parent_id) w.key("parent_id").str(*s.parent_id);
@@ -99,7 +52,7 @@ void write_span(EventText& w, const SpanRecord& s, const PlacedSlice& p) {
   w.end();
 }
 
-void write_op(EventText& w, const OpEvent& o, const PlacedSlice& p) {
+void write_op(output::JsonLines& w, const OpEvent& o, const PlacedSlice& p) {
   begin_slice(w, "\"op\"", o.op_name, p);
   w.first_key("span_id").str(o.span_id);
   w.key("inputs").raw("[");
@@ -125,10 +78,10 @@ void write_op(EventText& w, const OpEvent& o, const PlacedSlice& p) {
 }
 
 // One s/f pair. Both ends bind to the slice enclosing (pid 1, tid, ts).
-void write_flow(EventText& w, std::uint64_t id, std::string_view cat, std::string_view name,
+void write_flow(output::JsonLines& w, std::uint64_t id, std::string_view cat, std::string_view name,
                 std::uint32_t from_tid, double from_us, std::uint32_t to_tid, double to_us) {
   for (int end = 0; end < 2; ++end) {
-    w.begin(end == 0 ? 's' : 'f');
+    begin_event(w, end == 0 ? 's' : 'f');
     if (end == 1) w.key("bp").raw("\"e\"");
     w.key("id").u64(id);
     w.key("cat").str(cat);
@@ -174,7 +127,7 @@ class ProducerTable {
 // Counter samples of the memory replay: one sample per device and instant (the last state at
 // that timestamp), written when the device's next instant arrives.
 struct CounterState {
-  EventText* w = nullptr;
+  output::JsonLines* w = nullptr;
   std::uint64_t samples = 0;
   struct Device {
     std::string live_name, category_name;
@@ -185,14 +138,14 @@ struct CounterState {
   void write(const Device& d) {
     const MemoryTimelinePoint& p = d.point;
     const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
-    w->begin('C');
+    begin_event(*w, 'C');
     w->key("name").str(d.live_name);
     where(*w, 1, ts);
     w->key("args").raw("{");
     w->first_key("bytes").u64(p.live_bytes);
     w->raw("}");
     w->end();
-    w->begin('C');
+    begin_event(*w, 'C');
     w->key("name").str(d.category_name);
     where(*w, 1, ts);
     w->key("args").raw("{");
@@ -225,7 +178,7 @@ struct CounterState {
   }
 };
 
-void write_device_memory(EventText& w, const TraceDocument& doc, ChromeExportStats& stats) {
+void write_device_memory(output::JsonLines& w, const TraceDocument& doc, ChromeExportStats& stats) {
   std::vector<std::uint32_t> order(doc.device_memory().size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -233,7 +186,7 @@ void write_device_memory(EventText& w, const TraceDocument& doc, ChromeExportSta
   });
   for (std::uint32_t i : order) {
     const DeviceMemoryEvent& d = doc.device_memory()[i];
-    w.begin('C');
+    begin_event(w, 'C');
     w.key("name").str("device memory " + std::string(d.device));
     where(w, 1, static_cast<double>(d.timestamp_ns) / 1000.0);
     w.key("args").raw("{");
@@ -246,13 +199,13 @@ void write_device_memory(EventText& w, const TraceDocument& doc, ChromeExportSta
   }
 }
 
-void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks) {
+void write_metadata(output::JsonLines& w, const TraceDocument& doc, std::uint32_t tracks) {
   std::string process = "candle-graph: ";
   process += doc.run().entrypoint;
   process += " (run ";
   process += doc.run().run_id;
   process += ")";
-  w.begin('M');
+  begin_event(w, 'M');
   w.key("name").raw("\"process_name\"");
   w.key("pid").raw("1");
   w.key("tid").raw("0");
@@ -261,8 +214,8 @@ void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks
   w.raw("}");
   w.end();
   // One track's metadata event: `what` names the record, its one argument is `arg`.
-  auto thread_meta = [&](std::uint32_t tid, const char* what, const char* arg) -> EventText& {
-    w.begin('M');
+  auto thread_meta = [&](std::uint32_t tid, const char* what, const char* arg) -> output::JsonLines& {
+    begin_event(w, 'M');
     w.key("name").raw(what);
     w.key("pid").raw("1");
     w.key("tid").u64(tid);
@@ -281,7 +234,7 @@ void write_metadata(EventText& w, const TraceDocument& doc, std::uint32_t tracks
   }
 }
 
-void write_other_data(EventText& w, const TraceDocument& doc) {
+void write_other_data(output::JsonLines& w, const TraceDocument& doc) {
   const TraceRunMeta& r = doc.run();
   w.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
   w.first_key("schema").str(kChromeSchema);
@@ -306,10 +259,10 @@ void write_other_data(EventText& w, const TraceDocument& doc) {
 
 }  // namespace
 
-ChromeExportStats write_chrome_trace(const TraceDocument& doc, const Sink& sink) {
+ChromeExportStats write_chrome_trace(const TraceDocument& doc, const output::JsonLines::Sink& sink) {
   doc.check_indexed();
   ChromeExportStats stats;
-  EventText w(sink);
+  output::JsonLines w(sink);
   w.raw("{\"traceEvents\":[");
 
   // Slices, as they are placed. Per op: its track and where the data flows bind (a time in its

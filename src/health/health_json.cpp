@@ -2,38 +2,49 @@
 
 namespace candle_graph {
 
-output::OrderedJson coverage_to_json(const EvidenceCoverage& c) {
-  output::OrderedJson j = output::OrderedJson::object();
-  j["spans"] = c.spans;
-  j["closed_spans"] = c.closed_spans;
-  j["root_spans"] = c.root_spans;
-  j["measured_spans"] = c.measured_spans;
-  j["operations"] = c.operations;
-  j["tensors"] = c.tensors;
-  j["memory_events"] = c.memory_events;
-  j["device_memory_samples"] = c.device_memory_samples;
-  j["gradients"] = c.gradients;
-  j["edges"] = c.edges;
-  j["forward_spans"] = c.forward_spans;
-  j["backward_spans"] = c.backward_spans;
-  j["optimizer_spans"] = c.optimizer_spans;
-  return j;
+using output::KeyOrder;
+using output::write_object;
+
+void write_coverage_json(output::JsonStream& w, const EvidenceCoverage& c, KeyOrder order) {
+  static constexpr std::array<std::string_view, 13> kKeys = {
+      "spans",          "closed_spans",   "root_spans",    "measured_spans",
+      "operations",     "tensors",        "memory_events", "device_memory_samples",
+      "gradients",      "edges",          "forward_spans", "backward_spans",
+      "optimizer_spans"};
+  const std::array<std::uint64_t, 13> values = {
+      c.spans,     c.closed_spans, c.root_spans,    c.measured_spans, c.operations,
+      c.tensors,   c.memory_events, c.device_memory_samples, c.gradients, c.edges,
+      c.forward_spans, c.backward_spans, c.optimizer_spans};
+  write_object(w, order, kKeys,
+               [&](std::size_t i, std::string_view key) { w.schema_key(key).u64(values[i]); });
 }
 
-output::OrderedJson health_to_json(const TraceHealth& h) {
-  output::OrderedJson issues = output::OrderedJson::array();
-  for (const HealthIssue& i : h.issues) {
-    output::OrderedJson j = output::OrderedJson::object();
-    j["severity"] = to_string(i.severity);
-    j["code"] = i.code;
-    j["message"] = i.message;
-    issues.push_back(std::move(j));
-  }
-  output::OrderedJson j = output::OrderedJson::object();
-  j["trusted"] = h.trusted;
-  j["issues"] = std::move(issues);
-  j["coverage"] = coverage_to_json(h.coverage);
-  return j;
+void write_health_json(output::JsonStream& w, const TraceHealth& h, KeyOrder order) {
+  static constexpr std::array<std::string_view, 3> kKeys = {"trusted", "issues", "coverage"};
+  static constexpr std::array<std::string_view, 3> kIssueKeys = {"severity", "code", "message"};
+  write_object(w, order, kKeys, [&](std::size_t i, std::string_view key) {
+    w.schema_key(key);
+    switch (i) {
+      case 0:
+        w.boolean(h.trusted);
+        break;
+      case 1:
+        w.begin_array();
+        for (const HealthIssue& issue : h.issues) {
+          write_object(w, order, kIssueKeys, [&](std::size_t k, std::string_view issue_key) {
+            w.schema_key(issue_key);
+            if (k == 0) w.string(to_string(issue.severity));
+            if (k == 1) w.string(issue.code);
+            if (k == 2) w.string(issue.message);
+          });
+        }
+        w.end_array();
+        break;
+      default:
+        write_coverage_json(w, h.coverage, order);
+        break;
+    }
+  });
 }
 
 }  // namespace candle_graph

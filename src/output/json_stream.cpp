@@ -17,7 +17,8 @@ bool JsonStream::is_schema_key(std::string_view k) noexcept {
   });
 }
 
-JsonStream::JsonStream(Sink sink, std::size_t flush_at) : sink_(std::move(sink)) {
+JsonStream::JsonStream(Sink sink, JsonStyle style, std::size_t flush_at)
+    : sink_(std::move(sink)), compact_(style == JsonStyle::compact) {
   // With a sink the buffer is flushed whenever it is full; without, it grows (take()).
   buf_.resize(sink_ ? std::max<std::size_t>(flush_at, 16) : 4096);
 }
@@ -31,6 +32,7 @@ void JsonStream::make_room(std::size_t n) {
 }
 
 void JsonStream::newline_indent() {
+  if (compact_) return;
   const std::size_t width = 2 * stack_.size();
   if (width + 1 <= kNewlineIndent.size()) {
     reserve(kNewlineIndent.size());
@@ -78,7 +80,7 @@ JsonStream& JsonStream::key(std::string_view k) {
   char* out = write_json_string(cursor(), k);
   out[0] = ':';
   out[1] = ' ';
-  len_ = static_cast<std::size_t>(out + 2 - buf_.data());
+  len_ = static_cast<std::size_t>(out + (compact_ ? 1 : 2) - buf_.data());
   after_key_ = true;
   return *this;
 }
@@ -90,7 +92,7 @@ JsonStream& JsonStream::schema_key_slow(std::string_view k) {
   out[0] = '"';
   copy_short(out + 1, k.data(), k.size());
   std::memcpy(out + 1 + k.size(), "\": ", 3);
-  len_ += k.size() + 4;
+  len_ += k.size() + (compact_ ? 3 : 4);
   after_key_ = true;
   return *this;
 }
@@ -167,50 +169,9 @@ void JsonStream::raw(std::string_view text) {
   len_ += text.size();
 }
 
-template <typename J>
-void JsonStream::write_dom(const J& v) {
-  switch (v.type()) {
-    case nlohmann::json::value_t::object:
-      begin_object();
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        key(it.key());
-        write_dom(it.value());
-      }
-      end_object();
-      break;
-    case nlohmann::json::value_t::array:
-      begin_array();
-      for (const auto& item : v) write_dom(item);
-      end_array();
-      break;
-    case nlohmann::json::value_t::string:
-      string(v.template get_ref<const std::string&>());
-      break;
-    case nlohmann::json::value_t::boolean:
-      boolean(v.template get<bool>());
-      break;
-    case nlohmann::json::value_t::number_unsigned:
-      u64(v.template get<std::uint64_t>());
-      break;
-    case nlohmann::json::value_t::number_integer:
-      i64(v.template get<std::int64_t>());
-      break;
-    case nlohmann::json::value_t::number_float:
-      f64(v.template get<double>());
-      break;
-    default:
-      null();
-      break;
-  }
-}
-
-JsonStream& JsonStream::json(const OrderedJson& v) {
-  write_dom(v);
-  return *this;
-}
-
-JsonStream& JsonStream::json(const SortedJson& v) {
-  write_dom(v);
+JsonStream& JsonStream::raw_value(std::string_view json) {
+  before_value();
+  raw(json);
   return *this;
 }
 

@@ -1,7 +1,9 @@
-// Streaming pretty JSON writer with exactly the layout of to_pretty / serde_json's pretty printer
-// (2-space indent, `"key": value`, `[]` and `{}` when empty). Large arrays (graph nodes, edges,
-// the memory timeline) are written straight into the output text, flushed to a sink in ~1 MiB
-// pieces, so no DOM of a million nodes is ever built (§9.5, issue 3 scale targets).
+// The JSON writer of every document the tool writes: streaming, in one of two styles. Pretty is
+// exactly serde_json's pretty printer (2-space indent, `"key": value`, `[]` and `{}` when empty),
+// the layout of every CLI output (trace6.md §9.5); compact has no whitespace at all, as the
+// viewer embeds its payload (§12.1). Large arrays (graph nodes, edges, the memory timeline) are
+// written straight into the output text, flushed to a sink in ~1 MiB pieces, so no DOM of a
+// million nodes is ever built. Numbers and strings print like serde_json (output/json_text).
 #pragma once
 
 #include <array>
@@ -15,7 +17,6 @@
 
 #include "output/copy_short.hpp"
 #include "output/decimal.hpp"
-#include "output/json_document.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::output {
@@ -24,11 +25,14 @@ namespace candle_graph::output {
 // original built with json!, §9.5).
 enum class KeyOrder : std::uint8_t { declaration, sorted };
 
+enum class JsonStyle : std::uint8_t { pretty, compact };
+
 class JsonStream {
  public:
   using Sink = std::function<void(std::string_view)>;
   // Without a sink the text accumulates and take() returns it.
-  explicit JsonStream(Sink sink = {}, std::size_t flush_at = std::size_t{1} << 20);
+  explicit JsonStream(Sink sink = {}, JsonStyle style = JsonStyle::pretty,
+                      std::size_t flush_at = std::size_t{1} << 20);
 
   // begin_object and end_object are inline when the indentation is cached and the buffer has
   // room: every node, edge and timeline point of a graph is one object.
@@ -55,7 +59,7 @@ class JsonStream {
       return *this;
     }
     char* out = cursor();
-    if (!stack_.back().empty) {
+    if (!stack_.back().empty && !compact_) {
       std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
       out += width + 1;
     }
@@ -81,8 +85,8 @@ class JsonStream {
     char* out = member_break(cursor(), width);
     *out = '"';
     copy_short(out + 1, k.data(), k.size());
-    std::memcpy(out + 1 + k.size(), "\": ", 3);
-    len_ = static_cast<std::size_t>(out + 4 + k.size() - buf_.data());
+    std::memcpy(out + 1 + k.size(), "\": ", 3);  // the space is not kept in compact style
+    len_ = static_cast<std::size_t>(out + 4 - (compact_ ? 1 : 0) + k.size() - buf_.data());
     after_key_ = true;
     return *this;
   }
@@ -104,9 +108,8 @@ class JsonStream {
   JsonStream& f64(double v);  // shortest round-trip, `13.0`
   JsonStream& boolean(bool v);
   JsonStream& null();
-  // Small parts built with nlohmann, printed in this layout (numbers through json_text).
-  JsonStream& json(const OrderedJson& v);
-  JsonStream& json(const SortedJson& v);
+  // A value written elsewhere as JSON text, copied as it is (a compact part reused twice).
+  JsonStream& raw_value(std::string_view json);
 
   // Ends the document with the CLI's trailing newline and flushes everything to the sink.
   void finish();
@@ -132,6 +135,7 @@ class JsonStream {
     *out = ',';
     out += l.empty ? 0 : 1;
     l.empty = false;
+    if (compact_) return out;
     std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
     return out + width + 1;
   }
@@ -154,10 +158,8 @@ class JsonStream {
   void make_room(std::size_t n);
   char* cursor() noexcept { return buf_.data() + len_; }
   void put(char c) noexcept { buf_[len_++] = c; }  // after reserve()
-  template <typename J>
-  void write_dom(const J& v);
-
   Sink sink_;
+  bool compact_ = false;
   // The text is written through a raw cursor into a pre-sized buffer (buf_[0, len_) is used):
   // std::string::push_back/append per byte was half of the writer's instructions (callgrind).
   std::string buf_;

@@ -6,43 +6,19 @@
 #include "evidence/evidence_json.hpp"
 #include "memory/memory_json.hpp"
 #include "output/json_stream.hpp"
-#include "viewer/compact_json.hpp"
 
 namespace candle_graph::viewer {
 namespace {
 
 using output::KeyOrder;
 
-// Drops the whitespace between the tokens (never inside strings) of valid JSON text.
-std::string compact(std::string_view json) {
-  std::string out;
-  out.reserve(json.size());
-  bool in_string = false, escaped = false;
-  for (const char c : json) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-      continue;
-    } else if (c == '"') {
-      in_string = true;
-    }
-    out += c;
-  }
-  return out;
-}
-
-// Small parts reuse the evidence/memory writers (sorted keys), without their pretty layout:
-// the page embeds the compact form (§12.1).
+// Small parts reuse the evidence/memory writers (sorted keys) in the compact style the page
+// embeds (§12.1).
 template <typename F>
 std::string sorted_json(F&& write) {
-  output::JsonStream w;
+  output::JsonStream w({}, output::JsonStyle::compact);
   write(w);
-  return compact(w.take());
+  return w.take();
 }
 
 double ms(std::uint64_t ns) {
@@ -61,14 +37,14 @@ struct Context {
   double max_peak;
 };
 
-void write_shape(CompactJson& w, std::span<const std::uint64_t> shape) {
+void write_shape(output::JsonStream& w, std::span<const std::uint64_t> shape) {
   w.begin_array();
   for (std::uint64_t d : shape) w.u64(d);
   w.end_array();
 }
 
 // §12.1 TraceNode; memory_ratio = node peak ÷ largest node peak (compatibility fix).
-void write_trace_node(CompactJson& w, const Context& c, std::uint32_t i) {
+void write_trace_node(output::JsonStream& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
   const OpEvent* op = n.is_op_node() ? &c.g.doc->ops()[n.op] : nullptr;
   const auto& folded = c.sel.folded[i];
@@ -111,7 +87,7 @@ void write_trace_node(CompactJson& w, const Context& c, std::uint32_t i) {
 }
 
 // §12.1 TraceEdge: label "{ms:.2} ms" unless the stored label already contains "ms".
-void write_trace_edge(CompactJson& w, const GraphEdgeView& e) {
+void write_trace_edge(output::JsonStream& w, const GraphEdgeView& e) {
   const std::string from = e.from.str(), to = e.to.str();
   w.begin_object();
   w.key("duration_ms").f64(ms(e.duration_ns));
@@ -147,7 +123,7 @@ std::uint32_t edge_owner(const ExecutionGraph& g, const GraphEdge& e) {
 
 // The keys a span-cost row and a span-tree row share, which in sorted order come first in both
 // (`bytes` … `self_ms`); the object is left open for the row's own keys.
-void begin_node_row(CompactJson& w, const Context& c, std::uint32_t i) {
+void begin_node_row(output::JsonStream& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
   w.begin_object();
   w.key("bytes").u64(n.bytes);
@@ -161,7 +137,7 @@ void begin_node_row(CompactJson& w, const Context& c, std::uint32_t i) {
   w.key("self_ms").f64(ms(n.self_time_ns));
 }
 
-void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
+void write_span_cost(output::JsonStream& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
   begin_node_row(w, c, i);
   w.key("self_time_ns").u64(n.self_time_ns);
@@ -173,7 +149,7 @@ void write_span_cost(CompactJson& w, const Context& c, std::uint32_t i) {
   w.end_object();
 }
 
-void write_tree_row(CompactJson& w, const Context& c, std::uint32_t i) {
+void write_tree_row(output::JsonStream& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
   begin_node_row(w, c, i);
   w.key("self_ratio")
@@ -198,7 +174,7 @@ std::vector<const GradientEvent*> bounded_gradients(const TraceDocument& doc, st
   return out;
 }
 
-void write_gradients(CompactJson& w, const std::vector<const GradientEvent*>& list) {
+void write_gradients(output::JsonStream& w, const std::vector<const GradientEvent*>& list) {
   w.begin_array();
   for (const GradientEvent* gp : list) {
     const GradientEvent& g = *gp;
@@ -209,7 +185,7 @@ void write_gradients(CompactJson& w, const std::vector<const GradientEvent*>& li
   w.end_array();
 }
 
-void write_spans_list(CompactJson& w, const ExecutionGraph& g,
+void write_spans_list(output::JsonStream& w, const ExecutionGraph& g,
                       const std::vector<std::uint32_t>& ids, bool heaviest) {
   w.begin_array();
   for (std::uint32_t i : ids) {
@@ -260,8 +236,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
     return g.nodes[a].total_time_ns > g.nodes[b].total_time_ns;
   });
 
-  CompactJson w;
-  w.out.reserve(512 * kept.size() + (1u << 16));
+  output::JsonStream w({}, output::JsonStyle::compact);
   w.begin_object();
   w.key("default_view").string("evidence");
   const std::vector<const GradientEvent*> gradients =
@@ -292,8 +267,8 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.key("entrypoint").string(g.summary.entrypoint);
   w.key("heaviest_spans");
   write_spans_list(w, g, g.summary.heaviest_spans, true);
-  w.key("memory").raw(summary_json);
-  w.key("peak_breakdown").raw(breakdown_json);
+  w.key("memory").raw_value(summary_json);
+  w.key("peak_breakdown").raw_value(breakdown_json);
   w.key("phase").string(to_string(doc.run().phase));
   w.key("slowest_spans");
   write_spans_list(w, g, g.summary.slowest_spans, false);
@@ -303,7 +278,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.key("evidence").begin_object();
   w.key("comparison");
   if (p.comparison)
-    w.raw(sorted_json(
+    w.raw_value(sorted_json(
         [&](auto& s) { evidence::write_comparison(s, *p.comparison, KeyOrder::sorted); }));
   else
     w.null();
@@ -327,9 +302,9 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.end_array();
   w.key("gradients");
   write_gradients(w, gradients);
-  w.key("health").raw(
+  w.key("health").raw_value(
       sorted_json([&](auto& s) { evidence::write_health(s, p.health, KeyOrder::sorted); }));
-  w.key("provenance").raw(sorted_json([&](auto& s) {
+  w.key("provenance").raw_value(sorted_json([&](auto& s) {
     evidence::write_provenance(s, doc.run(), KeyOrder::sorted);
   }));
   w.key("tensors").begin_array();
@@ -344,18 +319,14 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   }
   w.end_array();
   w.end_object();  // evidence
-  {
-    // NsightEvidence in sorted key order (it is serialized in declaration order by nsight/).
-    const auto ordered = import::nsight::to_json(p.gpu);
-    w.key("gpu").raw(output::SortedJson::parse(ordered.dump()).dump());
-  }
+  import::nsight::write_nsight_json(w.key("gpu"), p.gpu, KeyOrder::sorted);
   w.key("memory").begin_object();
-  w.key("by_device").raw(sorted_json([&](auto& s) {
+  w.key("by_device").raw_value(sorted_json([&](auto& s) {
     memory::write_by_device(s, mem.by_device, KeyOrder::sorted);
   }));
-  w.key("peak_breakdown").raw(breakdown_json);
-  w.key("summary").raw(summary_json);
-  w.key("timeline").raw(sorted_json([&](auto& s) {
+  w.key("peak_breakdown").raw_value(breakdown_json);
+  w.key("summary").raw_value(summary_json);
+  w.key("timeline").raw_value(sorted_json([&](auto& s) {
     memory::write_timeline(s, timeline, KeyOrder::sorted);
   }));
   w.end_object();
@@ -382,7 +353,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.end_object();  // trace
   w.end_object();  // views
   w.end_object();
-  return std::move(w.out);
+  return w.take();
 }
 
 }  // namespace candle_graph::viewer

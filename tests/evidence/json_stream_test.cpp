@@ -1,4 +1,5 @@
-// The streaming writer must produce exactly to_pretty's layout (serde_json pretty printing).
+// The streaming writer must produce exactly the layout of serde_json's pretty printer, which
+// nlohmann's dump(2) reproduces: nlohmann is the independent reference here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,16 +8,64 @@
 #include <string>
 #include <vector>
 
-#include "output/json_document.hpp"
+#include <nlohmann/json.hpp>
+
 #include "output/json_stream.hpp"
 
 using namespace candle_graph::output;
+
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+std::string to_pretty(const OrderedJson& value) {
+  return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// A DOM written value by value through the stream.
+void write_dom(JsonStream& w, const OrderedJson& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::object:
+      w.begin_object();
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        w.key(it.key());
+        write_dom(w, it.value());
+      }
+      w.end_object();
+      break;
+    case nlohmann::json::value_t::array:
+      w.begin_array();
+      for (const auto& item : v) write_dom(w, item);
+      w.end_array();
+      break;
+    case nlohmann::json::value_t::string:
+      w.string(v.get_ref<const std::string&>());
+      break;
+    case nlohmann::json::value_t::boolean:
+      w.boolean(v.get<bool>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      w.u64(v.get<std::uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_integer:
+      w.i64(v.get<std::int64_t>());
+      break;
+    case nlohmann::json::value_t::number_float:
+      w.f64(v.get<double>());
+      break;
+    default:
+      w.null();
+      break;
+  }
+}
+
+}  // namespace
 
 TEST(JsonStream, SameLayoutAsToPretty) {
   const OrderedJson dom = OrderedJson::parse(
       R"({"a":1,"b":[],"c":{},"d":[1,{"x":null,"y":[true,false]}],"e":{"z":"s\"q"},"f":-3})");
   JsonStream w;
-  w.json(dom);
+  write_dom(w, dom);
   w.finish();
   EXPECT_EQ(w.take(), to_pretty(dom));
 }
@@ -30,7 +79,7 @@ TEST(JsonStream, FloatsUseShortestRoundTrip) {
 
 TEST(JsonStream, SortedKeyOrderAndSinkFlushing) {
   std::string sunk;
-  JsonStream w([&](std::string_view s) { sunk += s; }, 8);  // tiny threshold: many flushes
+  JsonStream w([&](std::string_view s) { sunk += s; }, JsonStyle::pretty, 8);  // tiny threshold: many flushes
   static constexpr std::array<std::string_view, 3> kKeys{"zeta", "alpha", "mid"};
   write_object(w, KeyOrder::sorted, kKeys, [&](std::size_t i, std::string_view k) {
     if (i == 2) return;  // omitted
@@ -77,7 +126,7 @@ TEST(JsonStream, ValueLargerThanTheBufferReachesTheSinkWhole) {
         sunk += s;
         ++pieces;
       },
-      16);
+      JsonStyle::pretty, 16);
   const std::string big(1000, 'z');
   w.begin_array().string(big).u64(7).end_array();
   w.finish();
@@ -168,9 +217,22 @@ TEST(JsonStream, InlineAndOutOfLinePathsWriteTheSameText) {
   const std::string expected = to_pretty(dom);
   for (std::size_t flush_at : {16, 17, 64, 85, 86, 100, 257, 1 << 20}) {
     std::string sunk;
-    JsonStream w([&](std::string_view s) { sunk += s; }, flush_at);
+    JsonStream w([&](std::string_view s) { sunk += s; }, JsonStyle::pretty, flush_at);
     write(w, dom, write);
     w.finish();
     EXPECT_EQ(sunk, expected) << "flush_at " << flush_at;
   }
+}
+
+// The compact style is the same document without whitespace: nlohmann's dump() with no indent.
+TEST(JsonStream, CompactStyleIsThePrettyDocumentWithoutWhitespace) {
+  const OrderedJson dom = OrderedJson::parse(
+      R"({"a":1,"b":[],"c":{},"d":[1,{"x":null,"y":[true,false]}],"e":{"z":"s\"q"},"f":-3,)"
+      R"("g":[[[]],{"h":{"i":"j k"}}]})");
+  JsonStream w({}, JsonStyle::compact);
+  write_dom(w, dom);
+  EXPECT_EQ(w.take(), dom.dump());
+  JsonStream keys({}, JsonStyle::compact);
+  keys.begin_object().schema_key("n").u64(7).key("t").string("v").end_object();
+  EXPECT_EQ(keys.take(), R"({"n":7,"t":"v"})");
 }

@@ -4,14 +4,21 @@
 #include <gtest/gtest.h>
 
 #include "nsight_test_helpers.hpp"
-#include "output/json_document.hpp"
+#include <nlohmann/json.hpp>
+
+#include "output/json_stream.hpp"
 
 namespace {
 
 using namespace cg_nsight_test;
 using candle_graph::import::nsight::GpuEvidenceStatus;
 using candle_graph::import::nsight::NsightEvidence;
-using candle_graph::import::nsight::to_json;
+// The writer's JSON read back by an independent parser (nlohmann), keys in written order.
+nlohmann::ordered_json to_json(const candle_graph::import::nsight::NsightEvidence& e) {
+  candle_graph::output::JsonStream w;
+  candle_graph::import::nsight::write_nsight_json(w, e, candle_graph::output::KeyOrder::declaration);
+  return nlohmann::ordered_json::parse(w.take());
+}
 using ::testing::HasSubstr;
 
 const char* kKernHeader = "Time (%),Total Time (ns),Instances,Avg (ns),Min (ns),Max (ns),Name\n";

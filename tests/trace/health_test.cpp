@@ -502,8 +502,10 @@ TEST(Health, EmissionOrderAcrossCodes) {
 // The JSON form used by `validate` and the evidence packet: declaration order, wire strings.
 TEST(Health, JsonShape) {
   const TraceHealth h = health_of(example_with({18}, {}));
+  output::JsonStream w({}, output::JsonStyle::compact);
+  write_health_json(w, h, output::KeyOrder::declaration);
   EXPECT_EQ(
-      health_to_json(h).dump(),
+      w.take(),
       R"({"trusted":false,"issues":[{"severity":"error","code":"open_span","message":"span `s5` was not closed"}],)"
       R"("coverage":{"spans":5,"closed_spans":4,"root_spans":1,"measured_spans":1,"operations":2,"tensors":1,)"
       R"("memory_events":4,"device_memory_samples":1,"gradients":1,"edges":1,"forward_spans":1,)"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "output/json_document.hpp"
+#include "output/json_stream.hpp"
 
 namespace candle_graph::import::nsight {
 
@@ -123,7 +123,9 @@ NsightEvidence unavailable(std::string reason);
 NsightEvidence load_optional(const std::optional<std::filesystem::path>& dir,
                              const std::vector<std::string>& expected_keys);
 
-// The `gpu` member of evidence/1, declaration order (§9.5).
-output::OrderedJson to_json(const NsightEvidence& evidence);
+// The `gpu` member of evidence/1: declaration order in the packet (§9.5), sorted keys in the
+// viewer payload.
+void write_nsight_json(output::JsonStream& w, const NsightEvidence& evidence,
+                       output::KeyOrder order);
 
 }  // namespace candle_graph::import::nsight
