@@ -13,9 +13,15 @@ function parse(argv) {
     else if (argv[i] === '--theme') opts.theme = argv[++i];
     else opts.files.push(argv[i]);
   }
-  if (opts.files.length !== 2 || !existsSync(opts.files[0]) || !['light', 'dark'].includes(opts.theme) ||
-      !(opts.width > 0 && opts.height > 0)) {
-    console.error('usage: node viewer/screenshot.mjs VIEWER.html OUT.png [--width W] [--height H] [--theme light|dark]');
+  if (
+    opts.files.length !== 2 ||
+    !existsSync(opts.files[0]) ||
+    !['light', 'dark'].includes(opts.theme) ||
+    !(opts.width > 0 && opts.height > 0)
+  ) {
+    console.error(
+      'usage: node viewer/screenshot.mjs VIEWER.html OUT.png [--width W] [--height H] [--theme light|dark]',
+    );
     process.exit(2);
   }
   return opts;
@@ -29,7 +35,10 @@ await withBrowser(async (context) => {
   await page.setViewportSize({ width: opts.width, height: opts.height });
   const theme = await page.evaluate(() => document.documentElement.dataset.theme);
   if (theme !== opts.theme) await page.click('#theme-toggle');
-  const settle = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  const settle = () =>
+    page.evaluate(
+      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+    );
   const shots = [];
   for (const view of ['evidence', 'timeline']) {
     await page.click(`#view-tab-${view}`);
@@ -40,10 +49,12 @@ await withBrowser(async (context) => {
   // Both shots on one page, stacked, captured as one image (no image library needed).
   const sheet = await context.newPage();
   await sheet.setViewportSize({ width: opts.width, height: opts.height * 2 });
-  await sheet.setContent(`<body style="margin:0">${shots.map((s) => `<img style="display:block" src="data:image/png;base64,${s}">`).join('')}</body>`);
+  await sheet.setContent(
+    `<body style="margin:0">${shots.map((s) => `<img style="display:block" src="data:image/png;base64,${s}">`).join('')}</body>`,
+  );
   await sheet.evaluate(() => Promise.all([...document.images].map((i) => i.decode())));
   const tmp = `${png}.tmp-${process.pid}.png`;
   await sheet.screenshot({ path: tmp, fullPage: true, type: 'png' });
-  renameSync(tmp, png);  // atomic: never a half-written picture
+  renameSync(tmp, png); // atomic: never a half-written picture
 });
 console.log(`  screenshot ${png}`);

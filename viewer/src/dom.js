@@ -8,7 +8,8 @@ export function el(tag, attrs, ...children) {
     for (const [key, value] of Object.entries(attrs)) {
       if (value === undefined || value === null || value === false) continue;
       if (key === 'class') node.className = value;
-      else if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
+      else if (key.startsWith('on') && typeof value === 'function')
+        node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value === true ? '' : String(value));
     }
   }
@@ -27,7 +28,8 @@ export function append(node, children) {
 const SVG_NS = 'http://www.w3.org/2000/svg';
 export function svg(tag, attrs) {
   const node = document.createElementNS(SVG_NS, tag);
-  if (attrs) for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (attrs)
+    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
   return node;
 }
 
@@ -49,10 +51,21 @@ export function section(title, ...children) {
 export const VIRTUAL_FROM = 60;
 export function table(columns, rows, { caption, id, empty = 'None.' } = {}) {
   if (!rows || rows.length === 0) return el('p', { class: 'empty' }, empty);
-  const head = el('tr', null, columns.map((c) => el('th', { scope: 'col', class: c.num ? 'num' : null }, c.label)));
+  const head = el(
+    'tr',
+    null,
+    columns.map((c) => el('th', { scope: 'col', class: c.num ? 'num' : null }, c.label)),
+  );
   const body = el('tbody');
-  const t = el('table', { id }, caption ? el('caption', null, caption) : null, el('thead', null, head), body);
-  const cells = (row) => columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(row)));
+  const t = el(
+    'table',
+    { id },
+    caption ? el('caption', null, caption) : null,
+    el('thead', null, head),
+    body,
+  );
+  const cells = (row) =>
+    columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(row)));
   if (rows.length <= VIRTUAL_FROM) {
     for (const row of rows) body.append(el('tr', null, cells(row)));
     return el('div', { class: 'table-wrap' }, t);
@@ -60,15 +73,29 @@ export function table(columns, rows, { caption, id, empty = 'None.' } = {}) {
   t.className = 'vtable';
   // Fixed layout: numeric columns get a fixed width and the text columns share the rest, so a
   // long name is not clipped to an equal share while the numbers have room to spare.
-  t.insertBefore(el('colgroup', null, columns.map((c) => el('col', { class: c.num ? 'col-num' : null }))), t.querySelector('thead'));
+  t.insertBefore(
+    el(
+      'colgroup',
+      null,
+      columns.map((c) => el('col', { class: c.num ? 'col-num' : null })),
+    ),
+    t.querySelector('thead'),
+  );
   t.setAttribute('aria-rowcount', String(rows.length + 1));
   const wrap = el('div', { class: 'table-wrap vscroll vscroll-short' }, t);
-  virtualRows(wrap, t, head, body, () => rows.length, (i) => {
-    const tr = el('tr', { 'aria-rowindex': i + 2 }, cells(rows[i]));
-    // Clipped cells keep their full text as a tooltip.
-    for (const td of tr.children) td.title = td.textContent;
-    return tr;
-  });
+  virtualRows(
+    wrap,
+    t,
+    head,
+    body,
+    () => rows.length,
+    (i) => {
+      const tr = el('tr', { 'aria-rowindex': i + 2 }, cells(rows[i]));
+      // Clipped cells keep their full text as a tooltip.
+      for (const td of tr.children) td.title = td.textContent;
+      return tr;
+    },
+  );
   return wrap;
 }
 
@@ -110,7 +137,11 @@ export function virtualRows(scroller, tableEl, headRow, body, count, renderRow) 
   };
   let frame = 0;
   scroller.addEventListener('scroll', () => {
-    if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(false); });
+    if (!frame)
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        draw(false);
+      });
   });
   // Becoming visible gives the scroller its real height: fill the window then.
   new ResizeObserver(() => draw(false)).observe(scroller);
@@ -122,7 +153,8 @@ export function virtualRows(scroller, tableEl, headRow, body, count, renderRow) 
       const head = tableEl.tHead.offsetTop + headRow.offsetHeight;
       const rowTop = head + i * ROW_H;
       if (rowTop < scroller.scrollTop + head) scroller.scrollTop = rowTop - head;
-      else if (rowTop + ROW_H > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = rowTop + ROW_H - scroller.clientHeight;
+      else if (rowTop + ROW_H > scroller.scrollTop + scroller.clientHeight)
+        scroller.scrollTop = rowTop + ROW_H - scroller.clientHeight;
       draw(false);
     },
   };
@@ -130,7 +162,11 @@ export function virtualRows(scroller, tableEl, headRow, body, count, renderRow) 
 
 /** Definition list from [label, value] pairs. */
 export function fields(pairs) {
-  return el('dl', { class: 'fields' }, pairs.flatMap(([k, v]) => [el('dt', null, k), el('dd', null, v)]));
+  return el(
+    'dl',
+    { class: 'fields' },
+    pairs.flatMap(([k, v]) => [el('dt', null, k), el('dd', null, v)]),
+  );
 }
 
 /**
@@ -148,5 +184,12 @@ export function onWidthChange(node, fn) {
   }).observe(node);
   // invalidate(): the next time the element is displayed, fn runs even at the same width.
   // drewAt(w): fn's work was already done for width w (drawn while hidden at a predicted width).
-  return { invalidate: () => { last = -1; }, drewAt: (w) => { last = w; } };
+  return {
+    invalidate: () => {
+      last = -1;
+    },
+    drewAt: (w) => {
+      last = w;
+    },
+  };
 }

@@ -33,7 +33,8 @@ export function shortBytes(bytes) {
   return `${bytes < 0 ? '-' : ''}${u === 0 ? v : v.toFixed(1)} ${UNITS[u]}`;
 }
 
-export const formatInt = (n) => (n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'));
+export const formatInt = (n) =>
+  n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US');
 
 export function formatShape(shape) {
   return Array.isArray(shape) ? `[${shape.join(', ')}]` : '–';

@@ -32,7 +32,12 @@ export function createInspector(payload, index) {
       set('insp-total', formatMs(node.total_time_ms));
       set('insp-shape', formatShape(node.shape));
       set('insp-dtype', node.dtype ?? '–');
-      set('insp-storage', node.storage_bytes === null || node.storage_bytes === undefined ? '–' : formatBytes(node.storage_bytes));
+      set(
+        'insp-storage',
+        node.storage_bytes === null || node.storage_bytes === undefined
+          ? '–'
+          : formatBytes(node.storage_bytes),
+      );
       set('insp-peak', formatBytes(node.peak_bytes));
       set('insp-bytes', formatBytes(node.bytes));
       const holder = clear(document.getElementById('inspector-peak-breakdown'));

@@ -43,7 +43,8 @@ function setupTheme() {
   } catch {
     stored = null; // storage can be disabled for file:// pages; the toggle still works.
   }
-  const prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  const prefersDark =
+    window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
   const apply = (theme) => {
     document.documentElement.dataset.theme = theme;
     button.setAttribute('aria-pressed', String(theme === 'dark'));
@@ -70,7 +71,9 @@ function main() {
     performance.measure('cg:parse', 'cg:start');
   } catch (error) {
     const panel = document.getElementById('view-panel-evidence');
-    clear(panel).append(el('p', { class: 'error' }, `This viewer file is damaged: ${error.message}`));
+    clear(panel).append(
+      el('p', { class: 'error' }, `This viewer file is damaged: ${error.message}`),
+    );
     return;
   }
   setupTheme();
@@ -99,10 +102,19 @@ function main() {
 
   const tablist = document.getElementById('view-tabs');
   const tabs = VIEWS.map((view) =>
-    el('button', {
-      type: 'button', role: 'tab', id: `view-tab-${view.id}`, 'aria-controls': `view-panel-${view.id}`,
-      'aria-selected': 'false', tabindex: '-1', 'data-view': view.id,
-    }, view.label),
+    el(
+      'button',
+      {
+        type: 'button',
+        role: 'tab',
+        id: `view-tab-${view.id}`,
+        'aria-controls': `view-panel-${view.id}`,
+        'aria-selected': 'false',
+        tabindex: '-1',
+        'data-view': view.id,
+      },
+      view.label,
+    ),
   );
   tablist.append(...tabs);
 
@@ -139,7 +151,8 @@ function main() {
     const i = tabs.findIndex((t) => t.dataset.view === current);
     let next = null;
     if (event.key === 'ArrowRight' || event.key === 'ArrowDown') next = (i + 1) % tabs.length;
-    else if (event.key === 'ArrowLeft' || event.key === 'ArrowUp') next = (i - 1 + tabs.length) % tabs.length;
+    else if (event.key === 'ArrowLeft' || event.key === 'ArrowUp')
+      next = (i - 1 + tabs.length) % tabs.length;
     else if (event.key === 'Home') next = 0;
     else if (event.key === 'End') next = tabs.length - 1;
     if (next === null) return;
@@ -148,22 +161,27 @@ function main() {
   });
   document.addEventListener('cg-show-view', (event) => show(event.detail, false));
 
-  const initial = VIEWS.some((v) => v.id === payload.default_view) ? payload.default_view : 'evidence';
+  const initial = VIEWS.some((v) => v.id === payload.default_view)
+    ? payload.default_view
+    : 'evidence';
   show(initial, false);
   performance.measure('cg:first-view', 'cg:start');
   document.documentElement.dataset.ready = 'true';
-  prepareInIdleTime(VIEWS.map((v) => v.id).filter((id) => id !== initial), (viewId) => {
-    // The Trace view lays its graph out for the visible canvas size, so only its span tree is
-    // prepared hidden; the graph itself is cheap (≤ MAX_NODES nodes) and drawn on show.
-    if (rendered.has(viewId)) return;
-    if (viewId === 'trace') {
-      trace.prepare();
-      return;
-    }
-    rendered.add(viewId);
-    renderers[viewId](document.getElementById(`view-panel-${viewId}`));
-    performance.measure(`cg:prepared-${viewId}`, 'cg:start');
-  });
+  prepareInIdleTime(
+    VIEWS.map((v) => v.id).filter((id) => id !== initial),
+    (viewId) => {
+      // The Trace view lays its graph out for the visible canvas size, so only its span tree is
+      // prepared hidden; the graph itself is cheap (≤ MAX_NODES nodes) and drawn on show.
+      if (rendered.has(viewId)) return;
+      if (viewId === 'trace') {
+        trace.prepare();
+        return;
+      }
+      rendered.add(viewId);
+      renderers[viewId](document.getElementById(`view-panel-${viewId}`));
+      performance.measure(`cg:prepared-${viewId}`, 'cg:start');
+    },
+  );
 }
 
 // Runs one preparation step per idle period (one view each), after the first frame was painted.

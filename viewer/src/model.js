@@ -35,7 +35,12 @@ export function buildIndex(payload) {
     if (node.peak_bytes > maxPeak) maxPeak = node.peak_bytes;
   }
   return {
-    byId, roots, depth, maxDepth, maxSelf, maxPeak,
+    byId,
+    roots,
+    depth,
+    maxDepth,
+    maxSelf,
+    maxPeak,
     children: (id) => children.get(id) || [],
   };
 }

@@ -14,24 +14,40 @@ export function parseArgs(argv) {
     if (argv[i] === '--binary') args.binary = argv[++i];
     else if (argv[i] === '--out') args.out = argv[++i];
   }
-  if (!args.binary || !existsSync(args.binary)) throw new Error('usage: --binary path/to/candle-graph [--out DIR]');
+  if (!args.binary || !existsSync(args.binary))
+    throw new Error('usage: --binary path/to/candle-graph [--out DIR]');
   mkdirSync(args.out, { recursive: true });
   return args;
 }
 
 export function candleGraph(binary, args) {
-  return execFileSync(binary, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+  return execFileSync(binary, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1 << 26,
+  });
 }
 
 export const CHROMIUM = process.env.CG_CHROMIUM || '/usr/bin/chromium';
-export const LAUNCH_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const LAUNCH_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export async function withBrowser(fn) {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install chromium (./run does it)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: apt-get install chromium (./run does it)`);
   const profile = mkdtempSync(join(tmpdir(), 'cg-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: LAUNCH_FLAGS, viewport: { width: 1400, height: 900 },
+    executablePath: CHROMIUM,
+    headless: true,
+    args: LAUNCH_FLAGS,
+    viewport: { width: 1400, height: 900 },
   });
   try {
     return await fn(context);
@@ -46,8 +62,12 @@ export async function openViewer(context, file) {
   const page = await context.newPage();
   const url = pathToFileURL(file).href;
   const log = { requests: [], errors: [] };
-  page.on('request', (r) => { if (r.url() !== url) log.requests.push(r.url()); });
-  page.on('console', (m) => { if (m.type() === 'error') log.errors.push(m.text()); });
+  page.on('request', (r) => {
+    if (r.url() !== url) log.requests.push(r.url());
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') log.errors.push(m.text());
+  });
   page.on('pageerror', (e) => log.errors.push(String(e)));
   const started = Date.now();
   await page.goto(url);
@@ -68,7 +88,12 @@ export function createRunner() {
         console.log(`ok   ${name}`);
       } catch (error) {
         failures.push(name);
-        console.log(`FAIL ${name}\n     ${String(error && error.stack || error).split('\n').slice(0, 4).join('\n     ')}`);
+        console.log(
+          `FAIL ${name}\n     ${String((error && error.stack) || error)
+            .split('\n')
+            .slice(0, 4)
+            .join('\n     ')}`,
+        );
       }
     },
     finish() {

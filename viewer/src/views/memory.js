@@ -4,8 +4,12 @@ import { el, section, table, fields, onWidthChange } from '../dom.js';
 import { formatBytes, formatInt, formatNsAsMs, formatShape, shortBytes } from '../format.js';
 
 const CATEGORY_COLORS = {
-  activation: '#4e79a7', gradient: '#e15759', optimizer: '#f28e2b', parameter: '#59a14f',
-  workspace: '#b07aa1', other: '#9c755f',
+  activation: '#4e79a7',
+  gradient: '#e15759',
+  optimizer: '#f28e2b',
+  parameter: '#59a14f',
+  workspace: '#b07aa1',
+  other: '#9c755f',
 };
 const fallbackColors = ['#76b7b2', '#edc948', '#ff9da7', '#bab0ac'];
 
@@ -14,41 +18,94 @@ export function renderMemory(panel, payload) {
   const summary = mem.summary;
   panel.append(el('h1', null, 'Memory'));
   if (!mem.timeline || mem.timeline.length === 0) {
-    panel.append(el('p', { class: 'empty', id: 'memory-empty' },
-      'No explicit allocation events were captured, so no memory lifetimes are shown (none are invented from ops or tensors).'));
+    panel.append(
+      el(
+        'p',
+        { class: 'empty', id: 'memory-empty' },
+        'No explicit allocation events were captured, so no memory lifetimes are shown (none are invented from ops or tensors).',
+      ),
+    );
   }
-  panel.append(el('div', { class: 'kpis' },
-    kpi('Peak live', formatBytes(summary.peak_bytes), 'memory-peak'),
-    kpi('Peak at', `${formatNsAsMs(summary.peak_timestamp_ns)} on ${summary.peak_device || '–'}`),
-    kpi('Allocations', `${formatInt(summary.alloc_count)} allocs / ${formatInt(summary.free_count)} frees`),
-    kpi('Retained for autograd', formatBytes(summary.autograd_retained_bytes))));
+  panel.append(
+    el(
+      'div',
+      { class: 'kpis' },
+      kpi('Peak live', formatBytes(summary.peak_bytes), 'memory-peak'),
+      kpi('Peak at', `${formatNsAsMs(summary.peak_timestamp_ns)} on ${summary.peak_device || '–'}`),
+      kpi(
+        'Allocations',
+        `${formatInt(summary.alloc_count)} allocs / ${formatInt(summary.free_count)} frees`,
+      ),
+      kpi('Retained for autograd', formatBytes(summary.autograd_retained_bytes)),
+    ),
+  );
   if (payload.payload_limits && payload.payload_limits.memory_points_dropped) {
-    panel.append(el('p', { class: 'note' }, `The timeline keeps ${formatInt(mem.timeline.length)} points (minimum and maximum per time bucket, always the peak) of ${formatInt(payload.payload_limits.memory_points_total)}.`));
+    panel.append(
+      el(
+        'p',
+        { class: 'note' },
+        `The timeline keeps ${formatInt(mem.timeline.length)} points (minimum and maximum per time bucket, always the peak) of ${formatInt(payload.payload_limits.memory_points_total)}.`,
+      ),
+    );
   }
   for (const device of mem.by_device || []) {
     const points = mem.timeline.filter((p) => p.device === device.device);
-    panel.append(section(`Device ${device.device}`,
-      fields([
-        ['Peak', `${formatBytes(device.peak_bytes)} at ${formatNsAsMs(device.peak_timestamp_ns)}`],
-        ['Capacity', device.capacity_bytes ? formatBytes(device.capacity_bytes) : 'unknown (no device_memory samples)'],
-      ]),
-      chart(points, device)));
+    panel.append(
+      section(
+        `Device ${device.device}`,
+        fields([
+          [
+            'Peak',
+            `${formatBytes(device.peak_bytes)} at ${formatNsAsMs(device.peak_timestamp_ns)}`,
+          ],
+          [
+            'Capacity',
+            device.capacity_bytes
+              ? formatBytes(device.capacity_bytes)
+              : 'unknown (no device_memory samples)',
+          ],
+        ]),
+        chart(points, device),
+      ),
+    );
   }
   const byCategory = Object.entries(summary.peak_by_category || {});
-  panel.append(section('Live at the peak, by category', table([
-    { label: 'Category', value: ([k]) => k },
-    { label: 'Bytes', value: ([, v]) => formatBytes(v), num: true },
-  ], byCategory, { empty: 'Nothing was live.' })));
-  panel.append(section('Peak breakdown', table([
-    { label: 'Tensor', value: (a) => el('code', null, a.tensor_id) },
-    { label: 'Span', value: (a) => a.span_id },
-    { label: 'Op', value: (a) => a.op_name ?? '–' },
-    { label: 'Category', value: (a) => a.category },
-    { label: 'Shape', value: (a) => formatShape(a.shape) },
-    { label: 'Dtype', value: (a) => a.dtype },
-    { label: 'Device', value: (a) => a.device },
-    { label: 'Bytes', value: (a) => formatBytes(a.bytes), num: true },
-  ], mem.peak_breakdown, { id: 'peak-breakdown', caption: 'Allocations live at the memory peak, largest first', empty: 'No allocation was live at the peak.' })));
+  panel.append(
+    section(
+      'Live at the peak, by category',
+      table(
+        [
+          { label: 'Category', value: ([k]) => k },
+          { label: 'Bytes', value: ([, v]) => formatBytes(v), num: true },
+        ],
+        byCategory,
+        { empty: 'Nothing was live.' },
+      ),
+    ),
+  );
+  panel.append(
+    section(
+      'Peak breakdown',
+      table(
+        [
+          { label: 'Tensor', value: (a) => el('code', null, a.tensor_id) },
+          { label: 'Span', value: (a) => a.span_id },
+          { label: 'Op', value: (a) => a.op_name ?? '–' },
+          { label: 'Category', value: (a) => a.category },
+          { label: 'Shape', value: (a) => formatShape(a.shape) },
+          { label: 'Dtype', value: (a) => a.dtype },
+          { label: 'Device', value: (a) => a.device },
+          { label: 'Bytes', value: (a) => formatBytes(a.bytes), num: true },
+        ],
+        mem.peak_breakdown,
+        {
+          id: 'peak-breakdown',
+          caption: 'Allocations live at the memory peak, largest first',
+          empty: 'No allocation was live at the peak.',
+        },
+      ),
+    ),
+  );
 }
 
 // Width of a chart canvas while its view is hidden: the content width of a card in the view on
@@ -57,27 +114,44 @@ function predictedWidth() {
   const card = document.querySelector('[role="tabpanel"]:not([hidden]) .card');
   if (!card || card.clientWidth === 0) return 0;
   const style = getComputedStyle(card);
-  return Math.round(card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2);
+  return Math.round(
+    card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2,
+  );
 }
 
 function kpi(label, value, id) {
-  return el('div', { class: 'kpi', id }, el('span', { class: 'kpi-label' }, label), el('span', { class: 'kpi-value' }, value));
+  return el(
+    'div',
+    { class: 'kpi', id },
+    el('span', { class: 'kpi-label' }, label),
+    el('span', { class: 'kpi-value' }, value),
+  );
 }
 
 function chart(points, device) {
-  const canvas = el('canvas', { class: 'memory-chart', role: 'img', 'aria-label': `Live bytes over time on ${device.device}, peak ${device.peak_bytes} bytes` });
+  const canvas = el('canvas', {
+    class: 'memory-chart',
+    role: 'img',
+    'aria-label': `Live bytes over time on ${device.device}, peak ${device.peak_bytes} bytes`,
+  });
   const tip = el('div', { class: 'chart-tip', 'aria-hidden': 'true' });
   const legend = el('div', { class: 'chart-legend' });
   const wrap = el('div', { class: 'chart-wrap' }, canvas, tip);
   const categories = [];
-  for (const p of points) for (const k of Object.keys(p.by_category || {})) if (!categories.includes(k)) categories.push(k);
+  for (const p of points)
+    for (const k of Object.keys(p.by_category || {}))
+      if (!categories.includes(k)) categories.push(k);
   categories.sort();
   const colorOf = (k, i) => CATEGORY_COLORS[k] || fallbackColors[i % fallbackColors.length];
   // One item per entry (swatch + label), with a space between items: labels never run into each
   // other, neither on screen nor in the text a screen reader or innerText reads.
   const item = (swatch, label) => {
     if (legend.childNodes.length) legend.append(' ');
-    legend.append(swatch ? el('span', { class: 'legend-item' }, swatch, label) : el('span', { class: 'legend-item' }, label));
+    legend.append(
+      swatch
+        ? el('span', { class: 'legend-item' }, swatch, label)
+        : el('span', { class: 'legend-item' }, label),
+    );
   };
   categories.forEach((k, i) => {
     // CSSOM, not a style attribute: the page's CSP forbids inline style attributes.
@@ -86,17 +160,23 @@ function chart(points, device) {
     item(swatch, k);
   });
   item(el('span', { class: 'swatch line-peak' }), 'peak');
-  if (device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4) item(el('span', { class: 'swatch line-cap' }), 'capacity');
-  else if (device.capacity_bytes > 0) item(null, `capacity ${shortBytes(device.capacity_bytes)} (above the chart)`);
-  if (points.length === 0) return el('p', { class: 'empty' }, 'No allocation events on this device.');
+  if (device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4)
+    item(el('span', { class: 'swatch line-cap' }), 'capacity');
+  else if (device.capacity_bytes > 0)
+    item(null, `capacity ${shortBytes(device.capacity_bytes)} (above the chart)`);
+  if (points.length === 0)
+    return el('p', { class: 'empty' }, 'No allocation events on this device.');
   const t0 = points[0].timestamp_ns;
   const t1 = Math.max(points[points.length - 1].timestamp_ns, t0 + 1);
   // A capacity far above the peak would flatten the curve: then the axis follows the peak and the
   // capacity is stated in the legend instead of drawn.
-  const capacityOnScale = device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4;
+  const capacityOnScale =
+    device.capacity_bytes > 0 && device.capacity_bytes <= device.peak_bytes * 4;
   // Derived once, as typed arrays: live bytes per point and, per category, bytes per point.
   const live = Float64Array.from(points, (p) => p.live_bytes || 0);
-  const byCategory = categories.map((k) => Float64Array.from(points, (p) => (p.by_category || {})[k] || 0));
+  const byCategory = categories.map((k) =>
+    Float64Array.from(points, (p) => (p.by_category || {})[k] || 0),
+  );
   const yMax = Math.max(capacityOnScale ? device.capacity_bytes : 0, device.peak_bytes, 1) * 1.08;
 
   const draw = () => {
@@ -110,7 +190,10 @@ function chart(points, device) {
     const ctx = canvas.getContext('2d');
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, height);
-    const left = 70, right = 10, top = 10, bottom = 24;
+    const left = 70,
+      right = 10,
+      top = 10,
+      bottom = 24;
     const x = (t) => left + ((t - t0) / (t1 - t0)) * (width - left - right);
     const y = (b) => height - bottom - (b / yMax) * (height - top - bottom);
     ctx.strokeStyle = css.getPropertyValue('--grid').trim() || '#ccc';
@@ -186,26 +269,36 @@ function chart(points, device) {
     ctx.beginPath();
     ctx.arc(px, py, 4, 0, Math.PI * 2);
     ctx.fill();
-    ctx.fillText(`peak ${shortBytes(device.peak_bytes)}`, Math.min(px + 6, width - 90), Math.max(py - 6, 12));
+    ctx.fillText(
+      `peak ${shortBytes(device.peak_bytes)}`,
+      Math.min(px + 6, width - 90),
+      Math.max(py - 6, 12),
+    );
     canvas._toTime = (cx) => t0 + ((cx - left) / (width - left - right)) * (t1 - t0);
   };
   canvas.addEventListener('mousemove', (event) => {
     if (!canvas._toTime) return;
     const t = canvas._toTime(event.offsetX);
-    let lo = 0, hi = points.length - 1;
+    let lo = 0,
+      hi = points.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (points[mid].timestamp_ns <= t) lo = mid;
       else hi = mid - 1;
     }
     const p = points[lo];
-    tip.textContent = `${formatNsAsMs(p.timestamp_ns)}: ${formatBytes(p.live_bytes)} live` +
-      Object.entries(p.by_category || {}).map(([k, v]) => ` · ${k} ${shortBytes(v)}`).join('');
+    tip.textContent =
+      `${formatNsAsMs(p.timestamp_ns)}: ${formatBytes(p.live_bytes)} live` +
+      Object.entries(p.by_category || {})
+        .map(([k, v]) => ` · ${k} ${shortBytes(v)}`)
+        .join('');
     tip.style.left = `${event.offsetX + 12}px`;
     tip.style.top = `${event.offsetY + 12}px`;
     tip.hidden = false;
   });
-  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+  canvas.addEventListener('mouseleave', () => {
+    tip.hidden = true;
+  });
   tip.hidden = true;
   // Drawn when displayed (a hidden, pre-rendered view has no width yet) and again only when the
   // width or the theme changes; switching tabs back and forth does not redraw.

@@ -26,12 +26,23 @@ export function createSpanTree(payload, index, inspector) {
 
   const item = (row, level) => {
     const kids = childrenOf.get(row.id) || [];
-    const li = el('li', { role: 'treeitem', 'aria-level': level, 'aria-selected': String(inspector.selected === row.id), tabindex: '-1', 'data-id': row.id });
+    const li = el('li', {
+      role: 'treeitem',
+      'aria-level': level,
+      'aria-selected': String(inspector.selected === row.id),
+      tabindex: '-1',
+      'data-id': row.id,
+    });
     if (kids.length) li.setAttribute('aria-expanded', 'false');
-    li.append(el('span', { class: 'tree-label' },
-      el('span', { class: 'twisty', 'aria-hidden': 'true' }, kids.length ? '▸' : ' '),
-      el('span', { class: 'tree-name' }, row.name),
-      el('span', { class: 'tree-ms' }, formatMs(row.total_ms))));
+    li.append(
+      el(
+        'span',
+        { class: 'tree-label' },
+        el('span', { class: 'twisty', 'aria-hidden': 'true' }, kids.length ? '▸' : ' '),
+        el('span', { class: 'tree-name' }, row.name),
+        el('span', { class: 'tree-ms' }, formatMs(row.total_ms)),
+      ),
+    );
     return li;
   };
   const expand = (li, open) => {
@@ -42,13 +53,21 @@ export function createSpanTree(payload, index, inspector) {
     if (open && !group) {
       const level = Number(li.getAttribute('aria-level')) + 1;
       const kids = childrenOf.get(li.dataset.id) || [];
-      group = el('ul', { role: 'group' }, kids.slice(0, LIMIT).map((r) => item(r, level)));
-      if (kids.length > LIMIT) group.append(el('li', { role: 'none', class: 'note' }, `… ${kids.length - LIMIT} more (use search)`));
+      group = el(
+        'ul',
+        { role: 'group' },
+        kids.slice(0, LIMIT).map((r) => item(r, level)),
+      );
+      if (kids.length > LIMIT)
+        group.append(
+          el('li', { role: 'none', class: 'note' }, `… ${kids.length - LIMIT} more (use search)`),
+        );
       li.append(group);
     }
     if (group) group.hidden = !open;
   };
-  const visibleItems = () => [...container.querySelectorAll('[role="treeitem"]')].filter((n) => n.offsetParent !== null);
+  const visibleItems = () =>
+    [...container.querySelectorAll('[role="treeitem"]')].filter((n) => n.offsetParent !== null);
   const focusItem = (li) => {
     for (const n of container.querySelectorAll('[role="treeitem"][tabindex="0"]')) n.tabIndex = -1;
     li.tabIndex = 0;
@@ -56,7 +75,11 @@ export function createSpanTree(payload, index, inspector) {
   };
   const build = (list) => {
     clear(container);
-    const ul = el('ul', { role: 'none' }, list.map((r) => item(r, 1)));
+    const ul = el(
+      'ul',
+      { role: 'none' },
+      list.map((r) => item(r, 1)),
+    );
     container.append(ul);
     const first = container.querySelector('[role="treeitem"]');
     if (first) first.tabIndex = 0;
@@ -78,20 +101,38 @@ export function createSpanTree(payload, index, inspector) {
     const expanded = li.getAttribute('aria-expanded');
     let handled = true;
     switch (event.key) {
-      case 'ArrowDown': if (items[i + 1]) focusItem(items[i + 1]); break;
-      case 'ArrowUp': if (items[i - 1]) focusItem(items[i - 1]); break;
-      case 'Home': focusItem(items[0]); break;
-      case 'End': focusItem(items[items.length - 1]); break;
+      case 'ArrowDown':
+        if (items[i + 1]) focusItem(items[i + 1]);
+        break;
+      case 'ArrowUp':
+        if (items[i - 1]) focusItem(items[i - 1]);
+        break;
+      case 'Home':
+        focusItem(items[0]);
+        break;
+      case 'End':
+        focusItem(items[items.length - 1]);
+        break;
       case 'ArrowRight':
         if (expanded === 'false') expand(li, true);
-        else if (expanded === 'true') { const child = li.querySelector('[role="treeitem"]'); if (child) focusItem(child); }
+        else if (expanded === 'true') {
+          const child = li.querySelector('[role="treeitem"]');
+          if (child) focusItem(child);
+        }
         break;
       case 'ArrowLeft':
         if (expanded === 'true') expand(li, false);
-        else { const parent = li.parentElement.closest('[role="treeitem"]'); if (parent) focusItem(parent); }
+        else {
+          const parent = li.parentElement.closest('[role="treeitem"]');
+          if (parent) focusItem(parent);
+        }
         break;
-      case 'Enter': case ' ': inspector.select(li.dataset.id, 'tree'); break;
-      default: handled = false;
+      case 'Enter':
+      case ' ':
+        inspector.select(li.dataset.id, 'tree');
+        break;
+      default:
+        handled = false;
     }
     if (handled) event.preventDefault();
   });
@@ -101,7 +142,11 @@ export function createSpanTree(payload, index, inspector) {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(() => {
       const q = search.value.trim().toLowerCase();
-      if (!q) { result.textContent = ''; build(roots); return; }
+      if (!q) {
+        result.textContent = '';
+        build(roots);
+        return;
+      }
       const hits = [];
       let count = 0;
       for (const row of rows) {
@@ -110,7 +155,9 @@ export function createSpanTree(payload, index, inspector) {
           if (hits.length < 200) hits.push(row);
         }
       }
-      result.textContent = count ? `${count} matching spans${count > hits.length ? ` (first ${hits.length} listed)` : ''}; Enter selects the first.` : 'No matching span.';
+      result.textContent = count
+        ? `${count} matching spans${count > hits.length ? ` (first ${hits.length} listed)` : ''}; Enter selects the first.`
+        : 'No matching span.';
       build(hits);
     }, 120);
   });
@@ -118,16 +165,23 @@ export function createSpanTree(payload, index, inspector) {
     if (event.key !== 'Enter') return;
     event.preventDefault();
     const first = container.querySelector('[role="treeitem"]');
-    if (first) { inspector.select(first.dataset.id, 'search'); focusItem(first); }
+    if (first) {
+      inspector.select(first.dataset.id, 'search');
+      focusItem(first);
+    }
   });
 
   return {
     ensure() {
-      if (!built) { built = true; build(roots); }
+      if (!built) {
+        built = true;
+        build(roots);
+      }
     },
     reveal(id) {
       if (!built) return;
-      for (const n of container.querySelectorAll('[aria-selected="true"]')) n.setAttribute('aria-selected', 'false');
+      for (const n of container.querySelectorAll('[aria-selected="true"]'))
+        n.setAttribute('aria-selected', 'false');
       // Expand the ancestors (span rows only; an op selects its span's row).
       let target = rowById.get(id) || rowById.get(index.byId.get(id)?.parent_id);
       if (!target) return;
@@ -138,7 +192,10 @@ export function createSpanTree(payload, index, inspector) {
         if (li) expand(li, true);
       }
       const li = container.querySelector(`[role="treeitem"][data-id="${CSS.escape(target.id)}"]`);
-      if (li) { li.setAttribute('aria-selected', 'true'); li.scrollIntoView({ block: 'nearest' }); }
+      if (li) {
+        li.setAttribute('aria-selected', 'true');
+        li.scrollIntoView({ block: 'nearest' });
+      }
     },
   };
 }

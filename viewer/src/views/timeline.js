@@ -19,27 +19,47 @@ export function renderTimeline(panel, payload, index, inspector) {
     if (node.start_ns < t0) t0 = node.start_ns;
     if (node.start_ns + node.total_time_ns > t1) t1 = node.start_ns + node.total_time_ns;
   }
-  if (!Number.isFinite(t0)) { t0 = 0; t1 = 1; }
+  if (!Number.isFinite(t0)) {
+    t0 = 0;
+    t1 = 1;
+  }
   if (t1 <= t0) t1 = t0 + 1;
   for (const row of rows) if (row) row.sort((a, b) => a.start_ns - b.start_ns);
   // Per row, the largest end seen so far: lets the binary search skip items that end before the view.
   const maxEnd = rows.map((row) => {
     const out = new Float64Array(row ? row.length : 0);
     let m = -Infinity;
-    (row || []).forEach((n, i) => { m = Math.max(m, n.start_ns + n.total_time_ns); out[i] = m; });
+    (row || []).forEach((n, i) => {
+      m = Math.max(m, n.start_ns + n.total_time_ns);
+      out[i] = m;
+    });
     return out;
   });
 
   panel.append(el('h1', null, 'Timeline'));
-  const help = el('p', { class: 'note' }, 'Spans and ops on the time axis, one row per nesting level. Wheel or +/− to zoom, drag or ←/→ to pan, 0 to fit, click to inspect.');
+  const help = el(
+    'p',
+    { class: 'note' },
+    'Spans and ops on the time axis, one row per nesting level. Wheel or +/− to zoom, drag or ←/→ to pan, 0 to fit, click to inspect.',
+  );
   const zoomIn = el('button', { type: 'button' }, 'Zoom in');
   const zoomOut = el('button', { type: 'button' }, 'Zoom out');
   const fit = el('button', { type: 'button' }, 'Fit');
   const range = el('span', { class: 'note', id: 'timeline-range', 'aria-live': 'polite' });
-  const canvas = el('canvas', { class: 'flame', id: 'timeline-canvas', tabindex: '0', role: 'img', 'aria-label': 'Flame chart of spans and ops over time' });
+  const canvas = el('canvas', {
+    class: 'flame',
+    id: 'timeline-canvas',
+    tabindex: '0',
+    role: 'img',
+    'aria-label': 'Flame chart of spans and ops over time',
+  });
   const tip = el('div', { class: 'chart-tip', 'aria-hidden': 'true' });
   tip.hidden = true;
-  panel.append(help, el('div', { class: 'graph-toolbar' }, fit, zoomIn, zoomOut, range), el('div', { class: 'chart-wrap' }, canvas, tip));
+  panel.append(
+    help,
+    el('div', { class: 'graph-toolbar' }, fit, zoomIn, zoomOut, range),
+    el('div', { class: 'chart-wrap' }, canvas, tip),
+  );
 
   let viewStart = t0;
   let viewEnd = t1;
@@ -66,7 +86,8 @@ export function renderTimeline(panel, payload, index, inspector) {
       if (!row) continue;
       const ends = maxEnd[d];
       // First item whose running max end reaches the view start.
-      let lo = 0, hi = row.length;
+      let lo = 0,
+        hi = row.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
         if (ends[mid] < viewStart) lo = mid + 1;
@@ -122,7 +143,11 @@ export function renderTimeline(panel, payload, index, inspector) {
 
   let frame = 0;
   const redraw = () => {
-    if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); });
+    if (!frame)
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        draw();
+      });
   };
   const zoom = (factor, anchorX = width / 2) => {
     const span = viewEnd - viewStart;
@@ -144,7 +169,8 @@ export function renderTimeline(panel, payload, index, inspector) {
     if (!row || y < 24) return null;
     const t = viewStart + (x / width) * (viewEnd - viewStart);
     const tolerance = (viewEnd - viewStart) / width; // one pixel
-    let lo = 0, hi = row.length;
+    let lo = 0,
+      hi = row.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (maxEnd[d][mid] < t - tolerance) lo = mid + 1;
@@ -156,19 +182,32 @@ export function renderTimeline(panel, payload, index, inspector) {
     }
     return null;
   };
-  fit.addEventListener('click', () => { viewStart = t0; viewEnd = t1; redraw(); });
+  fit.addEventListener('click', () => {
+    viewStart = t0;
+    viewEnd = t1;
+    redraw();
+  });
   zoomIn.addEventListener('click', () => zoom(0.5));
   zoomOut.addEventListener('click', () => zoom(2));
-  canvas.addEventListener('wheel', (event) => {
-    event.preventDefault();
-    zoom(event.deltaY > 0 ? 1.25 : 0.8, event.offsetX);
-  }, { passive: false });
+  canvas.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      zoom(event.deltaY > 0 ? 1.25 : 0.8, event.offsetX);
+    },
+    { passive: false },
+  );
   let drag = null;
-  canvas.addEventListener('mousedown', (event) => { drag = { x: event.clientX, moved: false }; });
+  canvas.addEventListener('mousedown', (event) => {
+    drag = { x: event.clientX, moved: false };
+  });
   window.addEventListener('mouseup', (event) => {
     if (drag && !drag.moved) {
       const n = hit(event.offsetX, event.offsetY);
-      if (n && event.target === canvas) { inspector.select(n.id, 'timeline'); redraw(); }
+      if (n && event.target === canvas) {
+        inspector.select(n.id, 'timeline');
+        redraw();
+      }
     }
     drag = null;
   });
@@ -181,17 +220,31 @@ export function renderTimeline(panel, payload, index, inspector) {
       return;
     }
     const n = hit(event.offsetX, event.offsetY);
-    if (!n) { tip.hidden = true; return; }
+    if (!n) {
+      tip.hidden = true;
+      return;
+    }
     tip.textContent = `${n.label} (${n.kind}) · start ${formatNsAsMs(n.start_ns - t0)} · total ${formatMs(n.total_time_ms)} · self ${formatMs(n.self_time_ms)}`;
     tip.style.left = `${event.offsetX + 12}px`;
     tip.style.top = `${event.offsetY + 12}px`;
     tip.hidden = false;
   });
-  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+  canvas.addEventListener('mouseleave', () => {
+    tip.hidden = true;
+  });
   canvas.addEventListener('keydown', (event) => {
-    const keys = { '+': () => zoom(0.5), '=': () => zoom(0.5), '-': () => zoom(2), '0': () => fit.click(),
-      ArrowLeft: () => pan(-width / 10), ArrowRight: () => pan(width / 10) };
-    if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+    const keys = {
+      '+': () => zoom(0.5),
+      '=': () => zoom(0.5),
+      '-': () => zoom(2),
+      0: () => fit.click(),
+      ArrowLeft: () => pan(-width / 10),
+      ArrowRight: () => pan(width / 10),
+    };
+    if (keys[event.key]) {
+      event.preventDefault();
+      keys[event.key]();
+    }
   });
   inspector.onSelect(() => redraw());
   document.addEventListener('cg-theme-change', redraw);

@@ -65,21 +65,36 @@ export function createTraceView(payload, index, inspector) {
     for (const e of allEdges) {
       if (e.kind === 'data') {
         if (!showData) continue;
-        for (const t of [e.from, e.to]) if (!g.hasNode(t)) g.setNode(t, { width: 90, height: 28, tensor: true });
+        for (const t of [e.from, e.to])
+          if (!g.hasNode(t)) g.setNode(t, { width: 90, height: 28, tensor: true });
       } else if (!ids.has(e.from) || !ids.has(e.to)) continue;
       if (e.from === e.to || g.hasEdge(e.from, e.to)) continue;
       g.setEdge(e.from, e.to, { edge: e, width: 60, height: 14, labelpos: 'c' });
       edges.push(e);
     }
     layout(g);
-    note.textContent = ids.size < total
-      ? `Showing ${ids.size} of ${total.toLocaleString('en-US')} nodes (the top of the tree and the neighbourhood of the selection); pick a span in the tree or search to move around. Tensor data edges are shown for graphs up to ${MAX_NODES} nodes.`
-      : `${total} nodes, ${edges.length} edges.`;
+    note.textContent =
+      ids.size < total
+        ? `Showing ${ids.size} of ${total.toLocaleString('en-US')} nodes (the top of the tree and the neighbourhood of the selection); pick a span in the tree or search to move around. Tensor data edges are shown for graphs up to ${MAX_NODES} nodes.`
+        : `${total} nodes, ${edges.length} edges.`;
 
     const size = g.graph();
-    root = svg('svg', { xmlns: 'http://www.w3.org/2000/svg', class: 'graph', role: 'img', 'aria-label': 'Execution graph' });
+    root = svg('svg', {
+      xmlns: 'http://www.w3.org/2000/svg',
+      class: 'graph',
+      role: 'img',
+      'aria-label': 'Execution graph',
+    });
     const defs = svg('defs');
-    const marker = svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' });
+    const marker = svg('marker', {
+      id: 'arrow',
+      viewBox: '0 0 10 10',
+      refX: 10,
+      refY: 5,
+      markerWidth: 6,
+      markerHeight: 6,
+      orient: 'auto-start-reverse',
+    });
     marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow' }));
     defs.append(marker);
     root.append(defs);
@@ -91,10 +106,19 @@ export function createTraceView(payload, index, inspector) {
       const pts = data.points || [];
       if (!pts.length) continue;
       const d = pts.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
-      const path = svg('path', { d, class: `edge edge-${data.edge.kind}`, 'marker-end': 'url(#arrow)' });
+      const path = svg('path', {
+        d,
+        class: `edge edge-${data.edge.kind}`,
+        'marker-end': 'url(#arrow)',
+      });
       edgeLayer.append(path);
       if (data.x !== undefined) {
-        const label = svg('text', { x: data.x, y: data.y, class: 'edge-label', 'text-anchor': 'middle' });
+        const label = svg('text', {
+          x: data.x,
+          y: data.y,
+          class: 'edge-label',
+          'text-anchor': 'middle',
+        });
         label.textContent = data.edge.label;
         edgeLayer.append(label);
       }
@@ -102,18 +126,34 @@ export function createTraceView(payload, index, inspector) {
     for (const id of g.nodes()) {
       const box = g.node(id);
       const node = index.byId.get(id);
-      const group = svg('g', { class: `node${box.tensor ? ' tensor' : ''}`, transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})`, 'data-id': id });
+      const group = svg('g', {
+        class: `node${box.tensor ? ' tensor' : ''}`,
+        transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})`,
+        'data-id': id,
+      });
       const shape = box.tensor
-        ? svg('ellipse', { cx: box.width / 2, cy: box.height / 2, rx: box.width / 2, ry: box.height / 2 })
+        ? svg('ellipse', {
+            cx: box.width / 2,
+            cy: box.height / 2,
+            rx: box.width / 2,
+            ry: box.height / 2,
+          })
         : svg('rect', { width: box.width, height: box.height, rx: 6 });
       if (node) shape.setAttribute('fill', heatColor(heat(node, heatMode, index)));
       group.append(shape);
-      const title = svg('text', { x: box.tensor ? box.width / 2 : 8, y: box.tensor ? box.height / 2 + 4 : 17, 'text-anchor': box.tensor ? 'middle' : 'start' });
+      const title = svg('text', {
+        x: box.tensor ? box.width / 2 : 8,
+        y: box.tensor ? box.height / 2 + 4 : 17,
+        'text-anchor': box.tensor ? 'middle' : 'start',
+      });
       title.textContent = clip(node ? displayName(node) : id, box.tensor ? 12 : 26);
       group.append(title);
       if (node) {
         const sub = svg('text', { x: 8, y: 34, class: 'sub' });
-        sub.textContent = heatMode === 'memory' ? `peak ${formatBytes(node.peak_bytes).split(' (')[0]}` : `self ${formatMs(node.self_time_ms)}`;
+        sub.textContent =
+          heatMode === 'memory'
+            ? `peak ${formatBytes(node.peak_bytes).split(' (')[0]}`
+            : `self ${formatMs(node.self_time_ms)}`;
         group.append(sub);
         if (id === inspector.selected) group.classList.add('selected');
       }
@@ -124,7 +164,8 @@ export function createTraceView(payload, index, inspector) {
     fitView();
   };
 
-  const applyView = () => root && root.setAttribute('viewBox', `${view.x} ${view.y} ${view.w} ${view.h}`);
+  const applyView = () =>
+    root && root.setAttribute('viewBox', `${view.x} ${view.y} ${view.w} ${view.h}`);
   const fitView = () => {
     view = { ...bounds };
     applyView();
@@ -142,14 +183,26 @@ export function createTraceView(payload, index, inspector) {
     applyView();
   };
 
-  canvas.addEventListener('wheel', (event) => {
-    event.preventDefault();
-    const r = canvas.getBoundingClientRect();
-    zoom(event.deltaY > 0 ? 1.2 : 1 / 1.2, (event.clientX - r.left) / r.width, (event.clientY - r.top) / r.height);
-  }, { passive: false });
+  canvas.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      const r = canvas.getBoundingClientRect();
+      zoom(
+        event.deltaY > 0 ? 1.2 : 1 / 1.2,
+        (event.clientX - r.left) / r.width,
+        (event.clientY - r.top) / r.height,
+      );
+    },
+    { passive: false },
+  );
   let drag = null;
-  canvas.addEventListener('mousedown', (event) => { drag = { x: event.clientX, y: event.clientY, moved: false }; });
-  window.addEventListener('mouseup', () => { drag = null; });
+  canvas.addEventListener('mousedown', (event) => {
+    drag = { x: event.clientX, y: event.clientY, moved: false };
+  });
+  window.addEventListener('mouseup', () => {
+    drag = null;
+  });
   canvas.addEventListener('mousemove', (event) => {
     if (drag) {
       const r = canvas.getBoundingClientRect();
@@ -165,14 +218,19 @@ export function createTraceView(payload, index, inspector) {
     }
     const group = event.target.closest && event.target.closest('g.node');
     const node = group && index.byId.get(group.dataset.id);
-    if (!node) { tooltip.hidden = true; return; }
+    if (!node) {
+      tooltip.hidden = true;
+      return;
+    }
     tooltip.textContent = `${node.label} · ${node.kind} · self ${formatMs(node.self_time_ms)} · total ${formatMs(node.total_time_ms)} · peak ${formatBytes(node.peak_bytes)}`;
     const r = canvas.getBoundingClientRect();
     tooltip.style.left = `${event.clientX - r.left + 14}px`;
     tooltip.style.top = `${event.clientY - r.top + canvas.offsetTop + 14}px`;
     tooltip.hidden = false;
   });
-  canvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
+  canvas.addEventListener('mouseleave', () => {
+    tooltip.hidden = true;
+  });
   canvas.addEventListener('click', (event) => {
     const group = event.target.closest && event.target.closest('g.node');
     if (group && index.byId.has(group.dataset.id)) inspector.select(group.dataset.id, 'graph');
@@ -194,7 +252,8 @@ export function createTraceView(payload, index, inspector) {
     copy.setAttribute('width', bounds.w);
     copy.setAttribute('height', bounds.h);
     const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
-    style.textContent = 'text{font:12px sans-serif;fill:#111}.sub{font-size:10px}.edge{fill:none;stroke:#777}.edge-data{stroke-dasharray:4 3;stroke:#b07aa1}.edge-label{font-size:9px;fill:#555}rect,ellipse{stroke:#333}';
+    style.textContent =
+      'text{font:12px sans-serif;fill:#111}.sub{font-size:10px}.edge{fill:none;stroke:#777}.edge-data{stroke-dasharray:4 3;stroke:#b07aa1}.edge-label{font-size:9px;fill:#555}rect,ellipse{stroke:#333}';
     copy.prepend(style);
     const blob = new Blob([new XMLSerializer().serializeToString(copy)], { type: 'image/svg+xml' });
     const link = el('a', { href: URL.createObjectURL(blob), download: 'candle-graph-trace.svg' });
@@ -220,7 +279,14 @@ export function createTraceView(payload, index, inspector) {
     show() {
       tree.ensure();
       const want = inspector.selected;
-      if (!root || (want && want !== shownFor && total > MAX_NODES && !root.querySelector(`g.node[data-id="${CSS.escape(want)}"]`))) render(want);
+      if (
+        !root ||
+        (want &&
+          want !== shownFor &&
+          total > MAX_NODES &&
+          !root.querySelector(`g.node[data-id="${CSS.escape(want)}"]`))
+      )
+        render(want);
     },
   };
 }
