@@ -49,7 +49,7 @@ struct Comparison {
   std::vector<GradientComparison> gradients;  // ≤ 100, by parameter
 };
 
-// §9.4 + §17.6. Works on untrusted documents (then comparable = false, no warning text).
+// trace6.md §9.4 + §17.6. Works on untrusted documents (then comparable = false, no warning text).
 Comparison compare_documents(const TraceDocument& baseline, const TraceDocument& candidate);
 
 }  // namespace candle_graph

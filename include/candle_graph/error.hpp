@@ -21,11 +21,16 @@ enum class ErrorKind : std::uint8_t {
 
 constexpr std::string_view to_string(ErrorKind kind) noexcept {
   switch (kind) {
-    case ErrorKind::input: return "input";
-    case ErrorKind::io: return "io";
-    case ErrorKind::untrusted: return "untrusted";
-    case ErrorKind::usage: return "usage";
-    case ErrorKind::resource: return "resource";
+    case ErrorKind::input:
+      return "input";
+    case ErrorKind::io:
+      return "io";
+    case ErrorKind::untrusted:
+      return "untrusted";
+    case ErrorKind::usage:
+      return "usage";
+    case ErrorKind::resource:
+      return "resource";
   }
   return "input";
 }

@@ -40,7 +40,9 @@ struct NodeId {
   std::size_t format_to(char* out, std::size_t capacity) const noexcept;
   // Byte-wise order of the formatted ids, without formatting them on the heap.
   friend int compare_ids(const NodeId& a, const NodeId& b) noexcept;
-  friend bool operator==(const NodeId& a, const NodeId& b) noexcept { return compare_ids(a, b) == 0; }
+  friend bool operator==(const NodeId& a, const NodeId& b) noexcept {
+    return compare_ids(a, b) == 0;
+  }
 };
 
 // Spans come first (node i is doc.spans[i]), then one node per op in document op order.
@@ -59,7 +61,7 @@ struct GraphNode {
   bool is_op_node() const noexcept { return op != kNoIndex; }
 };
 
-// Where an edge came from (§8.2 step 7); its endpoints are derived from the document.
+// Where an edge came from (trace6.md §8.2 step 7); its endpoints are derived from the document.
 enum class EdgeOrigin : std::uint8_t { explicit_edge, parent_call, data, op_call };
 struct GraphEdge {
   EdgeOrigin origin = EdgeOrigin::explicit_edge;
@@ -104,18 +106,18 @@ class ExecutionGraph {
   std::string_view name(std::uint32_t node) const;
   GraphEdgeView edge(std::uint32_t edge) const { return edge_of(edges[edge]); }
   GraphEdgeView edge_of(const GraphEdge& edge) const;
-  // §8.1 helper: the first node with this id, or kNoIndex. Linear; for tests and tools.
+  // trace6.md §8.1 helper: the first node with this id, or kNoIndex. Linear; for tests and tools.
   std::uint32_t find_node(std::string_view id) const;
 };
 
-// §8.2. Throws Error("trace is structurally untrusted: …") when health has errors.
+// trace6.md §8.2. Throws Error("trace is structurally untrusted: …") when health has errors.
 ExecutionGraph build_from_trace(const TraceDocument& doc, const GraphOptions& options = {});
 // Same, reusing a health report already computed for `doc`.
 ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& health,
                                 const GraphOptions& options = {});
 
-// Span indices of the measured region and all its descendants (§8.2 step 9, §9.2 step 3), in
-// span order. Linear.
+// Span indices of the measured region and all its descendants (trace6.md §8.2 step 9, §9.2 step 3),
+// in span order. Linear.
 std::vector<std::uint32_t> measured_subtree(const TraceDocument& doc);
 
 }  // namespace candle_graph

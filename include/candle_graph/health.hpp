@@ -1,4 +1,5 @@
-// §6 trace health: is the span hierarchy sound enough to analyse, and what evidence is missing?
+// trace6.md §6 trace health: is the span hierarchy sound enough to analyse, and what evidence is
+// missing?
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ std::string_view to_string(HealthSeverity v) noexcept;
 
 struct HealthIssue {
   HealthSeverity severity = HealthSeverity::error;
-  std::string_view code;  // one of the 21 codes of §6 (static storage)
+  std::string_view code;  // one of the 21 codes of trace6.md §6 (static storage)
   std::string message;
   bool operator==(const HealthIssue&) const = default;
 };

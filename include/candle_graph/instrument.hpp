@@ -1,5 +1,5 @@
-// The producer API (spec §13, §17.7): how a C++ program records one selected training update or
-// inference call as a candle-graph/trace/6 JSONL file.
+// The producer API (trace6.md §13, §17.7): how a C++ program records one selected training update
+// or inference call as a candle-graph/trace/6 JSONL file.
 //
 //   candle_graph::CaptureSelector selector = candle_graph::CaptureSelector::at_step(3);
 //   for (...) {                                   // the training loop
@@ -100,7 +100,8 @@ class CaptureSelector {
   std::uint64_t step_ = 0;
 };
 
-// ---- ProfileRun: the provenance written into the meta line (§4.2, §13.1) -----------------------
+// ---- ProfileRun: the provenance written into the meta line (trace6.md §4.2, §13.1)
+// -----------------------
 
 class ProfileRun {
  public:
@@ -116,9 +117,9 @@ class ProfileRun {
     std::map<std::string, std::string, std::less<>> tags;  // sorted, as on the wire
   };
 
-  // §13.1: phase train, correlation id `{entrypoint}/update-{capture_step}`, warmup_steps =
-  // capture_step − 1 (saturating), timing host, flag false, no tags. capture_step is checked
-  // (≥ 1) when the session opens.
+  // trace6.md §13.1: phase train, correlation id `{entrypoint}/update-{capture_step}`, warmup_steps
+  // = capture_step − 1 (saturating), timing host, flag false, no tags. capture_step is checked (≥
+  // 1) when the session opens.
   static ProfileRun training(std::string_view entrypoint, std::uint64_t capture_step,
                              std::string_view device);
   // Same with phase infer and correlation id `{entrypoint}/inference-{capture_step}`.
@@ -131,12 +132,12 @@ class ProfileRun {
   // Overrides the correlation id shared with NVTX labels and external artifacts.
   ProfileRun& correlation_id(std::string_view value) &;
   ProfileRun&& correlation_id(std::string_view value) &&;
-  // §17.6: timing mode device_synchronized AND the measured-region flag. Use only when every
-  // semantic span is individually synchronised with the device.
+  // trace6.md §17.6: timing mode device_synchronized AND the measured-region flag. Use only when
+  // every semantic span is individually synchronised with the device.
   ProfileRun& device_synchronized() &;
   ProfileRun&& device_synchronized() &&;
-  // §17.6: only the flag (the measured region is bounded by device synchronisations); timing
-  // mode stays host, so nested spans are not presented as completed GPU work.
+  // trace6.md §17.6: only the flag (the measured region is bounded by device synchronisations);
+  // timing mode stays host, so nested spans are not presented as completed GPU work.
   ProfileRun& measured_region_device_synchronized() &;
   ProfileRun&& measured_region_device_synchronized() &&;
 
@@ -165,7 +166,7 @@ class SpanId {
   std::uint64_t number_ = 0;
 };
 
-// §4.5 `op`. storage_bytes is resolved from shape × dtype when absent (§4.12).
+// trace6.md §4.5 `op`. storage_bytes is resolved from shape × dtype when absent (§4.12).
 struct OpRecord {
   std::string_view op_name{};
   std::span<const std::string_view> inputs{};
@@ -174,12 +175,12 @@ struct OpRecord {
   std::string_view dtype{};
   std::string_view device{};
   std::uint64_t duration_ns = 0;
-  std::uint64_t timestamp_ns = 0;  // 0 means "now" (§17.7: the current elapsed time)
+  std::uint64_t timestamp_ns = 0;  // 0 means "now" (trace6.md §17.7: the current elapsed time)
   std::optional<std::uint64_t> storage_bytes{};
   std::uint64_t input_storage_bytes = 0;
 };
 
-// §4.6 `tensor`. storage_bytes is resolved from shape × dtype when absent.
+// trace6.md §4.6 `tensor`. storage_bytes is resolved from shape × dtype when absent.
 struct TensorRecord {
   std::string_view tensor_id{};
   std::span<const std::uint64_t> shape{};
@@ -190,7 +191,7 @@ struct TensorRecord {
   MemoryCategory category = MemoryCategory::other;
 };
 
-// §4.7 `memory`. The only events that drive live/peak memory.
+// trace6.md §4.7 `memory`. The only events that drive live/peak memory.
 struct MemoryRecord {
   std::string_view tensor_id{};
   std::string_view device{};
@@ -250,8 +251,8 @@ class SpanGuard {
 
 class TraceSession {
  public:
-  // §13.2 open: creates parent directories, creates/truncates `path`, writes the `meta` line
-  // (fresh run_id `run-{pid}-{unix_nanos}`, UTC timestamp `YYYY-MM-DDTHH:MM:SS.mmmZ`) and the
+  // trace6.md §13.2 open: creates parent directories, creates/truncates `path`, writes the `meta`
+  // line (fresh run_id `run-{pid}-{unix_nanos}`, UTC timestamp `YYYY-MM-DDTHH:MM:SS.mmmZ`) and the
   // envelope `span_start s1` (named after the entrypoint), and writes them out at once. Throws
   // InstrumentError for capture_step 0 or an unwritable path; nothing is created then.
   //
@@ -275,7 +276,7 @@ class TraceSession {
   // The single measured region (`measured: true`, kind function). Call exactly once.
   SpanGuard begin_measurement(std::string_view name);
   SpanGuard begin_span(std::string_view name, SpanKind kind = SpanKind::function);
-  // A span tagged forward / backward / optimizer (§4.3 `step`).
+  // A span tagged forward / backward / optimizer (trace6.md §4.3 `step`).
   SpanGuard begin_step_span(std::string_view name, ExecutionStep step,
                             SpanKind kind = SpanKind::function);
   // A step span that began earlier, at `start_ns` on this session's clock (the scale of
@@ -288,23 +289,23 @@ class TraceSession {
   SpanGuard begin_step_span_at(std::string_view name, ExecutionStep step, std::uint64_t start_ns,
                                SpanKind kind = SpanKind::function);
 
-  // Each writes exactly one event line and nothing else (§17.7: ops and tensors never imply
-  // memory events). `span` must be a span of this session (a guard's id() or envelope()).
+  // Each writes exactly one event line and nothing else (trace6.md §17.7: ops and tensors never
+  // imply memory events). `span` must be a span of this session (a guard's id() or envelope()).
   void record_op(SpanId span, const OpRecord& op);
   void record_tensor(SpanId span, const TensorRecord& tensor);
   void record_memory_alloc(SpanId span, const MemoryRecord& memory);
   void record_memory_free(SpanId span, const MemoryRecord& memory);
-  // §4.8 cudaMemGetInfo-style checkpoint; timestamp absent means now. reserved_bytes is an
-  // optional extension of the 0.7.0 signature (the wire field exists; 0.7.0 never set it).
+  // trace6.md §4.8 cudaMemGetInfo-style checkpoint; timestamp absent means now. reserved_bytes is
+  // an optional extension of the 0.7.0 signature (the wire field exists; 0.7.0 never set it).
   void record_device_memory(std::string_view device, std::uint64_t used_bytes,
                             std::uint64_t free_bytes,
                             std::optional<std::uint64_t> timestamp_ns = std::nullopt,
                             std::optional<std::uint64_t> reserved_bytes = std::nullopt);
-  // §4.9: event ids gradient-1, gradient-2, …; returns n. A non-finite norm is written as
+  // trace6.md §4.9: event ids gradient-1, gradient-2, …; returns n. A non-finite norm is written as
   // absent (JSON has no NaN; use state non_finite to say so).
   std::uint64_t record_gradient(std::string_view root, std::string_view key, GradientState state,
                                 std::optional<double> norm = std::nullopt);
-  // §4.10 `edge` (an addition: 0.7.0 could read edges but never wrote them).
+  // trace6.md §4.10 `edge` (an addition: 0.7.0 could read edges but never wrote them).
   void record_edge(SpanId from, SpanId to, std::uint64_t duration_ns);
 
   SpanId envelope() const noexcept { return SpanId(1); }

@@ -84,7 +84,7 @@ struct MemoryProfile {
   std::vector<DeviceMemoryStats> by_device;    // sorted by device name
 };
 
-// §7.1. Only `doc.memory` drives lifetimes; n·log n (one sort of the events). Without
+// trace6.md §7.1. Only `doc.memory` drives lifetimes; n·log n (one sort of the events). Without
 // `timeline` the timeline stays empty (everything else is the same): callers that only read
 // the summary skip ~88 bytes per memory event.
 MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline = true);

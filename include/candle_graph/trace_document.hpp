@@ -66,8 +66,8 @@ class TraceDocument {
   TraceDocument& operator=(TraceDocument&&) noexcept;
   ~TraceDocument();
 
-  // §5.2 assembly with all validations, for events built in memory. Strings and arrays are
-  // copied into the document. Throws Error (with `source` as path and the 1-based event number
+  // trace6.md §5.2 assembly with all validations, for events built in memory. Strings and arrays
+  // are copied into the document. Throws Error (with `source` as path and the 1-based event number
   // as line) on the first violation.
   static TraceDocument from_events(std::span<const TraceEvent> events,
                                    std::string_view source = "<events>");

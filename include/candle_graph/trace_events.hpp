@@ -1,6 +1,6 @@
 // The nine trace/6 event kinds (docs/format/trace6.md §4), one value struct each, and the one
-// function that writes an event as its compact JSON line (§5.3 field order and omission rules).
-// Events hold views (std::string_view, std::span) into storage their creator owns: a
+// function that writes an event as its compact JSON line (trace6.md §5.3 field order and omission
+// rules). Events hold views (std::string_view, std::span) into storage their creator owns: a
 // TraceDocument's arena, or the caller's own strings. Standard library only.
 #pragma once
 
@@ -21,7 +21,7 @@ struct Tag {
   bool operator==(const Tag&) const = default;
 };
 
-// §4.2 run metadata, flattened into the meta event.
+// trace6.md §4.2 run metadata, flattened into the meta event.
 struct TraceRunMeta {
   std::string_view run_id;
   std::string_view correlation_id;
@@ -44,7 +44,7 @@ struct MetaEvent {
   bool operator==(const MetaEvent&) const = default;
 };
 
-struct SpanStartEvent {  // §4.3
+struct SpanStartEvent {  // trace6.md §4.3
   std::string_view id;
   std::optional<std::string_view> parent_id;
   std::string_view name;
@@ -55,13 +55,13 @@ struct SpanStartEvent {  // §4.3
   bool operator==(const SpanStartEvent&) const = default;
 };
 
-struct SpanEndEvent {  // §4.4
+struct SpanEndEvent {  // trace6.md §4.4
   std::string_view id;
   std::uint64_t duration_ns = 0;
   bool operator==(const SpanEndEvent&) const = default;
 };
 
-struct OpEvent {  // §4.5
+struct OpEvent {  // trace6.md §4.5
   std::string_view span_id;
   std::string_view op_name;
   std::span<const std::string_view> inputs;
@@ -71,24 +71,24 @@ struct OpEvent {  // §4.5
   std::string_view device;
   std::uint64_t duration_ns = 0;
   std::uint64_t timestamp_ns = 0;
-  std::optional<std::uint64_t> storage_bytes;        // always set after parsing (§5.2)
+  std::optional<std::uint64_t> storage_bytes;        // always set after parsing (trace6.md §5.2)
   std::optional<std::uint64_t> input_storage_bytes;  // absent on the wire means 0
   bool operator==(const OpEvent& o) const;
 };
 
-struct TensorEvent {  // §4.6
+struct TensorEvent {  // trace6.md §4.6
   std::string_view span_id;
   std::string_view tensor_id;
   std::span<const std::uint64_t> shape;
   std::string_view dtype;
   std::string_view device;
   bool requires_grad = false;
-  std::optional<std::uint64_t> storage_bytes;  // always set after parsing (§5.2)
+  std::optional<std::uint64_t> storage_bytes;  // always set after parsing (trace6.md §5.2)
   MemoryCategory category = MemoryCategory::other;
   bool operator==(const TensorEvent& o) const;
 };
 
-struct MemoryEvent {  // §4.7
+struct MemoryEvent {  // trace6.md §4.7
   std::uint64_t timestamp_ns = 0;
   std::string_view tensor_id;
   std::string_view span_id;
@@ -104,7 +104,7 @@ struct MemoryEvent {  // §4.7
   bool operator==(const MemoryEvent& o) const;
 };
 
-struct DeviceMemoryEvent {  // §4.8
+struct DeviceMemoryEvent {  // trace6.md §4.8
   std::uint64_t timestamp_ns = 0;
   std::string_view device;
   std::uint64_t used_bytes = 0;
@@ -113,7 +113,7 @@ struct DeviceMemoryEvent {  // §4.8
   bool operator==(const DeviceMemoryEvent&) const = default;
 };
 
-struct GradientEvent {  // §4.9
+struct GradientEvent {  // trace6.md §4.9
   std::string_view event_id;
   std::string_view root;
   std::string_view key;
@@ -122,7 +122,7 @@ struct GradientEvent {  // §4.9
   bool operator==(const GradientEvent&) const = default;
 };
 
-struct EdgeEvent {  // §4.10
+struct EdgeEvent {  // trace6.md §4.10
   std::string_view from_span;
   std::string_view to_span;
   std::uint64_t duration_ns = 0;

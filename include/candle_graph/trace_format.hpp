@@ -13,7 +13,8 @@ namespace candle_graph {
 
 inline constexpr std::string_view kTraceSchema = "candle-graph/trace/6";
 
-// ---- §3 enumerations (wire strings are lower snake_case) -------------------------------------
+// ---- trace6.md §3 enumerations (wire strings are lower snake_case)
+// -------------------------------------
 
 enum class ExecutionPhase : std::uint8_t { train, infer };
 enum class ExecutionStep : std::uint8_t { forward, backward, optimizer };
@@ -40,11 +41,13 @@ std::optional<GradientState> parse_gradient_state(std::string_view s) noexcept;
 std::optional<MemoryAction> parse_memory_action(std::string_view s) noexcept;
 std::optional<MemoryCategory> parse_memory_category(std::string_view s) noexcept;
 
-// §3 human-friendly aliases (case-insensitive, '-' == '_'): "training", "eval", "bwd", "optim"…
+// trace6.md §3 human-friendly aliases (case-insensitive, '-' == '_'): "training", "eval", "bwd",
+// "optim"…
 std::optional<ExecutionPhase> parse_execution_phase_alias(std::string_view s);
 std::optional<ExecutionStep> parse_execution_step_alias(std::string_view s);
 
-// ---- §4.12–4.13 sizes and categories ---------------------------------------------------------
+// ---- trace6.md §4.12–4.13 sizes and categories
+// ---------------------------------------------------------
 
 // Bytes per element of a dtype label (trimmed, ASCII-lowercased); nullopt when unknown.
 std::optional<std::uint64_t> dtype_size(std::string_view dtype) noexcept;

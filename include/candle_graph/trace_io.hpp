@@ -29,8 +29,8 @@ TraceDocument parse_trace_text(std::string_view text, std::string_view source = 
 TraceEvent parse_event_line(std::string_view line, Arena& arena, std::string_view source = "<line>",
                             std::uint64_t line_number = 1);
 
-// §5.3 to_events: meta, each span_start followed by its span_end, then ops, tensors, memory,
-// device_memory, gradients, edges.
+// trace6.md §5.3 to_events: meta, each span_start followed by its span_end, then ops, tensors,
+// memory, device_memory, gradients, edges.
 std::vector<TraceEvent> to_events(const TraceDocument& doc);
 // Whole document as JSONL text.
 std::string write_jsonl_string(const TraceDocument& doc);

@@ -13,15 +13,15 @@
 #include <cstring>
 #include <vector>
 
-#include "evidence/packet_builder.hpp"
-#include "evidence/report_digest.hpp"
-#include "viewer/viewer_page.hpp"
 #include "bundle/bundle_staging.hpp"
 #include "bundle/bundle_verify.hpp"
 #include "bundle/sha256.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/packet_builder.hpp"
+#include "evidence/report_digest.hpp"
 #include "output/json_stream.hpp"
 #include "output/write_guard.hpp"
+#include "viewer/viewer_page.hpp"
 #include "viewer/viewer_payload.hpp"
 
 namespace candle_graph::bundle {
@@ -236,7 +236,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   std::optional<evidence::EvidencePacket> built;
   try {
     built.emplace(evidence::build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,
-                               std::string(kNsightDirName)));
+                                         std::string(kNsightDirName)));
   } catch (const Error& e) {  // an untrusted trace: name the user's file
     if (!e.path().empty()) throw;
     throw Error(req.trace.string(), 0, e.message());

@@ -12,13 +12,13 @@
 #include <memory>
 #include <set>
 
-#include "evidence/packet_builder.hpp"
-#include "evidence/report_digest.hpp"
-#include "viewer/viewer_page.hpp"
 #include "bundle/sha256.hpp"
 #include "candle_graph/error.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/packet_builder.hpp"
+#include "evidence/report_digest.hpp"
 #include "output/json_stream.hpp"
+#include "viewer/viewer_page.hpp"
 
 namespace candle_graph::bundle {
 namespace {
@@ -438,7 +438,7 @@ class Verifier {
     std::optional<evidence::EvidencePacket> packet;
     try {
       packet.emplace(evidence::build_packet(*doc, baseline ? &*baseline : nullptr, nsight_dir,
-                                  std::string(kNsightDirName)));
+                                            std::string(kNsightDirName)));
     } catch (const Error& e) {
       add("semantic_error", std::string(kTraceName), e.message());
       return;
@@ -448,8 +448,9 @@ class Verifier {
       evidence::write_evidence_packet(w, *packet);
       w.finish();
     });
-    compare_file(kReportName, "Markdown report",
-                 [&](const output::JsonStream::Sink& sink) { sink(evidence::render_report(*packet)); });
+    compare_file(kReportName, "Markdown report", [&](const output::JsonStream::Sink& sink) {
+      sink(evidence::render_report(*packet));
+    });
     // viewer.html is not rebuilt: projecting and rendering the viewer costs as much again as
     // the evidence (docs/performance.md, Evidence bundles); its hash covers it.
   }

@@ -4,9 +4,9 @@
 #include <map>
 #include <memory>
 
-#include "evidence/packet_builder.hpp"
 #include "bundle/bundle_input.hpp"
 #include "cli/command.hpp"
+#include "evidence/packet_builder.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {

@@ -22,8 +22,8 @@ TraceDocument load_trace(const std::filesystem::path& path);
 std::optional<std::filesystem::path> nsight_dir_for(
     const std::filesystem::path& input, const std::optional<std::filesystem::path>& given);
 
-// §9.2 build_evidence over parsed documents: the optional baseline comparison, the GPU evidence
-// (§10.2 load_optional) and the packet. Throws on an untrusted trace.
+// trace6.md §9.2 build_evidence over parsed documents: the optional baseline comparison, the GPU
+// evidence (trace6.md §10.2 load_optional) and the packet. Throws on an untrusted trace.
 evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDocument* baseline,
                                         const std::optional<std::filesystem::path>& nsight_dir,
                                         const GraphOptions& options = {});

@@ -1,16 +1,16 @@
-// `candle-graph compare BASELINE CANDIDATE [-o FILE]`: comparison/1 (§9.4). No graph is built,
-// so untrusted traces compare too (then `comparable` is false).
-// `candle-graph compare --baseline B1 … Bn --candidate C1 … Cm [...]`: the cohort comparison
-// comparison/2 (src/compare/cohort_comparison.hpp); each run is read once and reduced before the
-// next one is read.
+// `candle-graph compare BASELINE CANDIDATE [-o FILE]`: comparison/1 (trace6.md §9.4). No graph is
+// built, so untrusted traces compare too (then `comparable` is false). `candle-graph compare
+// --baseline B1 … Bn --candidate C1 … Cm [...]`: the cohort comparison comparison/2
+// (src/compare/cohort_comparison.hpp); each run is read once and reduced before the next one is
+// read.
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "compare/cohort_comparison.hpp"
-#include "compare/cohort_json.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
+#include "compare/cohort_comparison.hpp"
+#include "compare/cohort_json.hpp"
 #include "evidence/evidence_json.hpp"
 #include "output/atomic_file.hpp"
 

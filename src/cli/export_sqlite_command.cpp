@@ -6,8 +6,8 @@
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
-#include "sqlite/sqlite_export.hpp"
 #include "output/atomic_file.hpp"
+#include "sqlite/sqlite_export.hpp"
 
 namespace candle_graph::cli {
 

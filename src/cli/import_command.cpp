@@ -1,4 +1,5 @@
-// `candle-graph import TRACE [-o FILE] [--nsight-dir DIR]`: the full evidence/1 packet (§11).
+// `candle-graph import TRACE [-o FILE] [--nsight-dir DIR]`: the full evidence/1 packet (trace6.md
+// §11).
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "evidence/evidence_json.hpp"

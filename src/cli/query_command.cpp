@@ -1,4 +1,5 @@
-// `candle-graph query TRACE --kind KIND [--limit N] [-o FILE]`: one trace-query/1 slice (§11).
+// `candle-graph query TRACE --kind KIND [--limit N] [-o FILE]`: one trace-query/1 slice (trace6.md
+// §11).
 #include <memory>
 
 #include "cli/analysis_support.hpp"

@@ -1,8 +1,8 @@
 // `candle-graph report TRACE [--baseline B] [--nsight-dir DIR] --json FILE --markdown FILE
-// [--html FILE] [--headline]`: the evidence packet as JSON and as Markdown (§9.3, §11, plus the
-// added sections of report_digest.hpp), optionally the viewer of the same packet, and the report's
-// top lines on stdout. With `--bundle DIR`: an evidence bundle (candle-graph/bundle/1) published
-// atomically, holding the same files.
+// [--html FILE] [--headline]`: the evidence packet as JSON and as Markdown (trace6.md §9.3, §11,
+// plus the added sections of report_digest.hpp), optionally the viewer of the same packet, and the
+// report's top lines on stdout. With `--bundle DIR`: an evidence bundle (candle-graph/bundle/1)
+// published atomically, holding the same files.
 #include <fcntl.h>
 #include <unistd.h>
 

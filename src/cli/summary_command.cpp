@@ -1,4 +1,5 @@
-// `candle-graph summary TRACE [-o FILE] [--nsight-dir DIR]`: the bounded summary/1 slice (§11).
+// `candle-graph summary TRACE [-o FILE] [--nsight-dir DIR]`: the bounded summary/1 slice (trace6.md
+// §11).
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "evidence/evidence_json.hpp"

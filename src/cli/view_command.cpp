@@ -1,4 +1,4 @@
-// `candle-graph view TRACE -o viewer.html [--baseline B] [--nsight-dir D]` (spec §11, §12):
+// `candle-graph view TRACE -o viewer.html [--baseline B] [--nsight-dir D]` (trace6.md §11, §12):
 // one self-contained HTML file. `--payload FILE` renders a prepared candle-graph/viewer/4 JSON
 // payload instead of a trace (front-end fixtures and tools).
 #include <fstream>

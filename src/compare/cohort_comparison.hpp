@@ -3,8 +3,8 @@
 // compared at all (the eligibility verdict and its typed reasons)?
 //
 // Each run is reduced, as soon as it is read, to what the statistics need (measured total, the
-// §9.4 per-span-key totals, peak bytes, gradient states, the identity conditions, run id and
-// tags); span keys and parameter names are interned once for all runs. So a cohort costs one
+// trace6.md §9.4 per-span-key totals, peak bytes, gradient states, the identity conditions, run id
+// and tags); span keys and parameter names are interned once for all runs. So a cohort costs one
 // document at a time plus a few numbers per span key and run, never runs × trace size.
 #pragma once
 
@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "compare/cohort_statistics.hpp"
 #include "candle_graph/trace.hpp"
+#include "compare/cohort_statistics.hpp"
 
 namespace candle_graph::compare {
 
@@ -35,8 +35,8 @@ enum class EligibilityCode : std::uint8_t {
   insufficient_runs,           // fewer than kMinRunsPerCohort usable runs on a side
   duplicate_run_id,            // a run id occurs twice (in a cohort or across both)
   identity_conditions_differ,  // entrypoint/phase/device/timing/warm-up/workload tags differ
-  untrusted_input,             // a run's trace is not trusted (§6 health has an error issue)
-  unverified_inputs,           // a directory input (a bundle) could not be read and verified
+  untrusted_input,    // a run's trace is not trusted (trace6.md §6 health has an error issue)
+  unverified_inputs,  // a directory input (a bundle) could not be read and verified
 };
 std::string_view to_string(EligibilityCode c) noexcept;
 
@@ -45,7 +45,7 @@ struct EligibilityReason {
   std::string message;
 };
 
-// The §9.4 comparability conditions of one run.
+// The trace6.md §9.4 comparability conditions of one run.
 struct RunConditions {
   std::string entrypoint;
   ExecutionPhase phase = ExecutionPhase::train;
@@ -53,7 +53,7 @@ struct RunConditions {
   TimingMode timing_mode = TimingMode::host;
   bool measured_region_device_synchronized = false;
   std::uint64_t warmup_steps = 0;
-  // Every tag except the descriptive ones (§9.4) and pair_id, sorted by key.
+  // Every tag except the descriptive ones (trace6.md §9.4) and pair_id, sorted by key.
   std::vector<std::pair<std::string, std::string>> workload_tags;
 };
 
@@ -92,7 +92,7 @@ struct CohortOptions {
 };
 
 struct SpanDelta {
-  std::string name;  // the §9.4 key
+  std::string name;  // the trace6.md §9.4 key
   std::size_t baseline_runs_with = 0;
   std::size_t candidate_runs_with = 0;
   DeltaEstimate estimate;  // per run: the key's total ns (0 when a run lacks the key)
@@ -135,7 +135,8 @@ struct CohortComparison {
 
 class CohortBuilder {
  public:
-  // Reduces `doc` to a CohortRun (health, memory peak and §9.4 aggregates are computed here).
+  // Reduces `doc` to a CohortRun (health, memory peak and trace6.md §9.4 aggregates are computed
+  // here).
   void add_run(Side side, const TraceDocument& doc, std::string source);
   // A directory input that could not be read as a verified bundle: reported, never compared.
   void add_unverified(Side side, std::string source, std::string message);

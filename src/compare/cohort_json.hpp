@@ -1,4 +1,5 @@
-// JSON of the cohort comparison `candle-graph/comparison/2` (declaration order, §9.5 layout).
+// JSON of the cohort comparison `candle-graph/comparison/2` (declaration order, trace6.md §9.5
+// layout).
 #pragma once
 
 #include "compare/cohort_comparison.hpp"

@@ -3,9 +3,9 @@
 // cohorts' means minus 1, in percent (and, beside it, the difference of the means).
 //
 // Interval: the *expanded percentile* bootstrap (Hesterberg, "What Teachers Should Know About the
-// Bootstrap", The American Statistician 69(4), 2015, §4.3). The plain percentile interval is too
-// narrow for the 5–10 runs a cohort has (it behaves like mean ± z·s·√((n−1)/n)/√n, about 87 %
-// coverage at n = 6); the expanded one reads the percentiles at α'/2 = Φ(−√(n/(n−1))·t_{α/2,n−1})
+// Bootstrap", The American Statistician 69(4), 2015, trace6.md §4.3). The plain percentile interval
+// is too narrow for the 5–10 runs a cohort has (it behaves like mean ± z·s·√((n−1)/n)/√n, about 87
+// % coverage at n = 6); the expanded one reads the percentiles at α'/2 = Φ(−√(n/(n−1))·t_{α/2,n−1})
 // instead of α/2, which restores the nominal coverage for means of small samples
 // (tests/cohort/cohort_statistics_test.cpp measures it).
 //

@@ -1,5 +1,5 @@
-// §9.4 compare_documents (+ §17.6 measured-region check): comparability warnings, span costs
-// keyed by root path + kind + step, measured totals, memory peaks and gradient differences.
+// trace6.md §9.4 compare_documents (+ §17.6 measured-region check): comparability warnings, span
+// costs keyed by root path + kind + step, measured totals, memory peaks and gradient differences.
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -172,7 +172,7 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
     out.warnings.push_back("timing mode differs");
   }
   if (b.measured_region_device_synchronized != c.measured_region_device_synchronized) {
-    out.comparable = false;  // §17.6
+    out.comparable = false;  // trace6.md §17.6
     out.warnings.push_back("measured-region device synchronization differs");
   }
   if (b.warmup_steps != c.warmup_steps) {
@@ -203,7 +203,7 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   Comparison out;
   out.baseline_run_id = baseline.run().run_id;
   out.candidate_run_id = candidate.run().run_id;
-  // Untrusted inputs make the result non-comparable without a warning text (§17.4).
+  // Untrusted inputs make the result non-comparable without a warning text (trace6.md §17.4).
   out.comparable = analyze_health(baseline).trusted && analyze_health(candidate).trusted;
   compare_runs(baseline.run(), candidate.run(), out);
 

@@ -1,5 +1,6 @@
-// The per-document aggregates of §9.4 that comparison/1 is built from, shared with the cohort
-// comparison (comparison/2, src/bundle/), which reduces every run to them before it compares.
+// The per-document aggregates of trace6.md §9.4 that comparison/1 is built from, shared with the
+// cohort comparison (comparison/2, src/bundle/), which reduces every run to them before it
+// compares.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +18,11 @@ struct SpanCost {
   std::uint64_t total_ns = 0;
 };
 
-// §9.4 span aggregation: per key `{root path} [{kind}]/{Step}` of the measured subtree, the count
-// and saturating total duration.
+// trace6.md §9.4 span aggregation: per key `{root path} [{kind}]/{Step}` of the measured subtree,
+// the count and saturating total duration.
 std::map<std::string, SpanCost> span_costs(const TraceDocument& doc);
 
-// §9.4 total: saturating Σ duration_ns of the spans with measured = true.
+// trace6.md §9.4 total: saturating Σ duration_ns of the spans with measured = true.
 std::uint64_t measured_total(const TraceDocument& doc);
 
 struct GradientFact {
@@ -29,11 +30,11 @@ struct GradientFact {
   std::optional<double> norm;
 };
 
-// §9.4 gradients: key `{root}/{key}`, later duplicates overwrite.
+// trace6.md §9.4 gradients: key `{root}/{key}`, later duplicates overwrite.
 std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc);
 
-// §9.4 descriptive tag keys (source_revision, source_commit, build_id): expected to differ
-// between code revisions, so they never make runs incomparable.
+// trace6.md §9.4 descriptive tag keys (source_revision, source_commit, build_id): expected to
+// differ between code revisions, so they never make runs incomparable.
 bool is_descriptive_tag(std::string_view key);
 
 }  // namespace candle_graph::evidence

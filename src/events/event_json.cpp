@@ -1,6 +1,6 @@
-// trace6.md §5.3, one event as one line: compact JSON in the original's field order (serde declaration order, `kind`
-// first), omitting what the original omits (absent Options), so a line we parse re-serializes to
-// the same bytes.
+// trace6.md §5.3, one event as one line: compact JSON in the original's field order (serde
+// declaration order, `kind` first), omitting what the original omits (absent Options), so a line we
+// parse re-serializes to the same bytes.
 #include <algorithm>
 #include <vector>
 

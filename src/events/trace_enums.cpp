@@ -1,4 +1,5 @@
-// trace6.md §3 enumerations: wire strings and the human-friendly aliases of ExecutionPhase/ExecutionStep.
+// trace6.md §3 enumerations: wire strings and the human-friendly aliases of
+// ExecutionPhase/ExecutionStep.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -24,7 +25,7 @@ constexpr std::array<std::string_view, 2> kAction = {"alloc", "free"};
 constexpr std::array<std::string_view, 5> kCategory = {"parameter", "activation", "gradient",
                                                        "optimizer", "other"};
 
-// ASCII-lowercase with '-' folded to '_' (the alias rules of §3).
+// ASCII-lowercase with '-' folded to '_' (the alias rules of trace6.md §3).
 std::string fold(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

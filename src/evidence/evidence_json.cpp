@@ -263,7 +263,7 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
 }
 
 void write_summary_document(JsonStream& w, const EvidencePacket& p) {
-  const KeyOrder order = KeyOrder::sorted;  // §17.1: the original built it with json!
+  const KeyOrder order = KeyOrder::sorted;  // trace6.md §17.1: the original built it with json!
   w.begin_object();
   write_strings(w.key("findings"), p.findings);
   write_strings(w.key("gaps"), p.gaps);

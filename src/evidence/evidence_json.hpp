@@ -1,5 +1,5 @@
-// §9.5 JSON of the evidence packet (declaration order), the comparison, and the bounded CLI
-// slices summary/1 and trace-query/1 (keys sorted at every level, as the original's json!).
+// trace6.md §9.5 JSON of the evidence packet (declaration order), the comparison, and the bounded
+// CLI slices summary/1 and trace-query/1 (keys sorted at every level, as the original's json!).
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 namespace candle_graph::evidence {
 namespace {
 
-// Rust's `{:.2}`: glibc's correctly rounded %.2f gives the same digits (§9.5).
+// Rust's `{:.2}`: glibc's correctly rounded %.2f gives the same digits (trace6.md §9.5).
 std::string fixed2(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -31,7 +31,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
   p.comparison = std::move(comparison);
   const ExecutionGraph& g = p.graph;
 
-  // §9.2 findings: the five slowest spans, the gradient tally, the top GPU kernel.
+  // trace6.md §9.2 findings: the five slowest spans, the gradient tally, the top GPU kernel.
   const auto& slowest = g.summary.slowest_spans;
   for (std::size_t i = 0; i < slowest.size() && i < 5; ++i) {
     const double self_ms = static_cast<double>(g.nodes[slowest[i]].self_time_ns) / 1e6;
@@ -50,7 +50,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
                          "`: " + fixed2(static_cast<double>(k.total_ns) / 1e6) + " ms total");
   }
 
-  // §9.2 facts: the measured total, then the eight slowest spans' self times.
+  // trace6.md §9.2 facts: the measured total, then the eight slowest spans' self times.
   p.facts.push_back(
       {"measured_total", "Measured update total", g.summary.total_ms, "ms", "measured_span"});
   for (std::size_t i = 0; i < slowest.size() && i < 8; ++i) {
@@ -59,7 +59,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
                        static_cast<double>(g.nodes[n].self_time_ns), "ns", g.node_id(n).str()});
   }
 
-  // §9.2 gaps: health warnings, then why there is no GPU evidence.
+  // trace6.md §9.2 gaps: health warnings, then why there is no GPU evidence.
   p.gaps = p.health.gaps();
   if (p.gpu.status != import::nsight::GpuEvidenceStatus::available)
     p.gaps.push_back(p.gpu.reason ? *p.gpu.reason : "GPU evidence is unavailable");

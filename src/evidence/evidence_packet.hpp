@@ -1,5 +1,5 @@
-// §9.1–9.2 EvidencePacket (candle-graph/evidence/1): provenance, health, findings, facts, gaps,
-// graph, GPU evidence and the optional baseline comparison.
+// trace6.md §9.1–9.2 EvidencePacket (candle-graph/evidence/1): provenance, health, findings, facts,
+// gaps, graph, GPU evidence and the optional baseline comparison.
 #pragma once
 
 #include <optional>
@@ -33,16 +33,16 @@ struct EvidencePacket {
   std::optional<Comparison> comparison;
 };
 
-// §9.2 step 3: names of the spans of the measured subtree (measured span and descendants; the
-// root envelope excluded), the keys the Nsight NVTX ranges are matched against.
+// trace6.md §9.2 step 3: names of the spans of the measured subtree (measured span and descendants;
+// the root envelope excluded), the keys the Nsight NVTX ranges are matched against.
 std::vector<std::string> expected_semantic_keys(const TraceDocument& doc);
 
-// §9.2 step 5 `from_document`. Throws Error("trace is structurally untrusted: …").
+// trace6.md §9.2 step 5 `from_document`. Throws Error("trace is structurally untrusted: …").
 EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::NsightEvidence gpu,
                                     std::optional<Comparison> comparison,
                                     const GraphOptions& options = {});
 
-// §9.3 plus the §17.6 and §17.8 lines.
+// trace6.md §9.3 plus the §17.6 and §17.8 lines.
 std::string render_markdown(const EvidencePacket& packet);
 
 }  // namespace candle_graph::evidence

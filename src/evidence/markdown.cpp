@@ -1,9 +1,9 @@
-// §9.3 EvidencePacket::markdown(), plus the timing lines of §17.6 and §17.8.
+// trace6.md §9.3 EvidencePacket::markdown(), plus the timing lines of §17.6 and §17.8.
 #include <cstdio>
 
 #include "evidence/evidence_packet.hpp"
-#include "output/json_stream.hpp"
 #include "health/health_json.hpp"
+#include "output/json_stream.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -14,7 +14,7 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-// §17.8: Rust Debug names of TimingMode.
+// trace6.md §17.8: Rust Debug names of TimingMode.
 std::string_view debug_name(TimingMode m) {
   return m == TimingMode::host ? "Host" : "DeviceSynchronized";
 }

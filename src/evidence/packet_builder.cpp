@@ -12,9 +12,8 @@ void relabel(std::string& text, const std::string& from, const std::string& to) 
 }  // namespace
 
 EvidencePacket build_packet(const TraceDocument& doc, const TraceDocument* baseline,
-                                      const std::optional<std::filesystem::path>& nsight_dir,
-                                      const std::optional<std::string>& label,
-                                      const GraphOptions& options) {
+                            const std::optional<std::filesystem::path>& nsight_dir,
+                            const std::optional<std::string>& label, const GraphOptions& options) {
   std::optional<Comparison> comparison;
   if (baseline) comparison = compare_documents(*baseline, doc);
   import::nsight::NsightEvidence gpu = import::nsight::load_optional(

@@ -1,6 +1,6 @@
-// §9.2 build_evidence over parsed documents: the optional baseline comparison, the GPU evidence
-// (§10.2 load_optional) and the packet. Every command that prints or publishes evidence builds it
-// here, bundles included (publication and `verify --semantic`).
+// trace6.md §9.2 build_evidence over parsed documents: the optional baseline comparison, the GPU
+// evidence (trace6.md §10.2 load_optional) and the packet. Every command that prints or publishes
+// evidence builds it here, bundles included (publication and `verify --semantic`).
 #pragma once
 
 #include <filesystem>

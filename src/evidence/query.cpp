@@ -1,4 +1,4 @@
-// §11 `query --kind …`: bounded slices of the packet, keys sorted at every level (§17.1).
+// trace6.md §11 `query --kind …`: bounded slices of the packet, keys sorted at every level (§17.1).
 #include <algorithm>
 
 #include "evidence/evidence_json.hpp"

@@ -49,10 +49,10 @@ struct PeakDigest {
 };
 
 struct GpuDigest {
-  bool available = false;                                    // gpu.status == available
+  bool available = false;                                            // gpu.status == available
   std::vector<const import::nsight::NsightSummaryRow*> top_kernels;  // the head of gpu.kernels
-  std::uint64_t kernel_rows = 0;                             // gpu.kernels.size()
-  std::uint64_t kernel_ns = 0;                               // Σ gpu.kernels[].total_ns
+  std::uint64_t kernel_rows = 0;                                     // gpu.kernels.size()
+  std::uint64_t kernel_ns = 0;                                       // Σ gpu.kernels[].total_ns
   std::uint64_t memcpy_ns = 0;        // Σ memory operations of category memcpy
   std::uint64_t other_memory_ns = 0;  // Σ the other memory operations (memset)
   std::uint64_t device_ns = 0;        // kernel + memcpy + other memory
@@ -86,8 +86,8 @@ std::string format_share(double fraction);               // `16.2%`
 std::string short_span_name(const TraceDocument& doc, std::uint32_t measured_span,
                             std::uint32_t span);
 
-// The Markdown that follows the original's sections (§9.3 and the baseline section): the four
-// added sections, each starting with a blank line and a `## ` heading.
+// The Markdown that follows the original's sections (trace6.md §9.3 and the baseline section): the
+// four added sections, each starting with a blank line and a `## ` heading.
 std::string render_report_sections(const EvidencePacket& packet, const ReportDigest& digest);
 
 // render_markdown(packet) followed by render_report_sections: the `report` command's Markdown.

@@ -13,7 +13,6 @@
 namespace candle_graph::exporting {
 namespace {
 
-
 // Starts an event: `{"ph":"X"` and the separator from the previous one.
 void begin_event(output::JsonLines& w, char ph) {
   const char member[] = {'"', 'p', 'h', '"', ':', '"', ph, '"'};
@@ -214,7 +213,8 @@ void write_metadata(output::JsonLines& w, const TraceDocument& doc, std::uint32_
   w.raw("}");
   w.end();
   // One track's metadata event: `what` names the record, its one argument is `arg`.
-  auto thread_meta = [&](std::uint32_t tid, const char* what, const char* arg) -> output::JsonLines& {
+  auto thread_meta = [&](std::uint32_t tid, const char* what,
+                         const char* arg) -> output::JsonLines& {
     begin_event(w, 'M');
     w.key("name").raw(what);
     w.key("pid").raw("1");
@@ -259,7 +259,8 @@ void write_other_data(output::JsonLines& w, const TraceDocument& doc) {
 
 }  // namespace
 
-ChromeExportStats write_chrome_trace(const TraceDocument& doc, const output::JsonLines::Sink& sink) {
+ChromeExportStats write_chrome_trace(const TraceDocument& doc,
+                                     const output::JsonLines::Sink& sink) {
   doc.check_indexed();
   ChromeExportStats stats;
   output::JsonLines w(sink);
@@ -294,8 +295,8 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const output::Jso
   for (const EdgeEvent& e : doc.edges()) {
     const std::uint32_t from = doc.find_span(e.from_span), to = doc.find_span(e.to_span);
     if (from == kNoIndex || to == kNoIndex || span_tid[from] == 0 || span_tid[to] == 0) continue;
-    write_flow(w, ++flow_id, format::chrome::kEdgeFlowCategory, "edge", span_tid[from], span_bind[from], span_tid[to],
-               span_bind[to]);
+    write_flow(w, ++flow_id, format::chrome::kEdgeFlowCategory, "edge", span_tid[from],
+               span_bind[from], span_tid[to], span_bind[to]);
     ++stats.edge_flows;
   }
   std::size_t outputs = 0;
@@ -311,7 +312,8 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc, const output::Jso
           continue;  // the same input twice is one data edge
         const std::uint32_t p = producers.find(in);
         if (p == kNoIndex || op_tid[p] == 0 || op_tid[k] == 0) continue;
-        write_flow(w, ++flow_id, format::chrome::kDataFlowCategory, in, op_tid[p], op_bind[p], op_tid[k], op_bind[k]);
+        write_flow(w, ++flow_id, format::chrome::kDataFlowCategory, in, op_tid[p], op_bind[p],
+                   op_tid[k], op_bind[k]);
         ++stats.data_flows;
       }
       producers.set(k);

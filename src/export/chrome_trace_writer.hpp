@@ -1,4 +1,4 @@
-// trace/6 → Chrome Trace Event JSON, object form (external-formats.md §5), for ui.perfetto.dev,
+// trace/6 → Chrome Trace Event JSON, object form (chrome.md §5), for ui.perfetto.dev,
 // chrome://tracing and other trace-event readers:
 //
 //   {"traceEvents":[…], "displayTimeUnit":"ns", "otherData":{"schema":"candle-graph/chrome/1",
@@ -9,8 +9,9 @@
 //   export/chrome_tracks.hpp (tid 1 = main, 2… = overlap tracks). Their args carry the exact
 //   trace/6 values (start_ns, duration_ns, …), so nothing is lost to the µs conversion.
 // - Counters (`C`): "live memory DEVICE" {bytes} and "live memory DEVICE by category"
-//   {activation, gradient, …} from the §7.1 memory replay; "device memory DEVICE" {used_bytes,
-//   free_bytes[, reserved_bytes]} from the device_memory checkpoints. Samples in time order.
+//   {activation, gradient, …} from the trace6.md §7.1 memory replay; "device memory DEVICE"
+//   {used_bytes, free_bytes[, reserved_bytes]} from the device_memory checkpoints. Samples in time
+//   order.
 // - Flows (`s`/`f`, bp "e"): cat "edge" for trace edge events (span → span), cat "data" for the
 //   graph's tensor data edges (the op that produced an input → the op that consumed it).
 // - Metadata (`M`): process_name, thread_name, thread_sort_index.

@@ -1,4 +1,4 @@
-// Track (tid) assignment for the Chrome Trace Event export (external-formats.md §5, rule 2):
+// Track (tid) assignment for the Chrome Trace Event export (chrome.md §5 rule 2):
 // every span and op becomes one complete (`X`) slice on a track where slices nest strictly.
 //
 // - A child (span or op) is clamped into its parent's interval, so a child that started early or

@@ -9,6 +9,7 @@
 namespace candle_graph::format::trace6 {
 
 inline constexpr std::array<std::string_view, 9> kEventKinds = {
-    "meta", "span_start", "span_end", "op", "tensor", "memory", "device_memory", "gradient", "edge"};
+    "meta",   "span_start",    "span_end", "op",  "tensor",
+    "memory", "device_memory", "gradient", "edge"};
 
 }  // namespace candle_graph::format::trace6

@@ -1,6 +1,6 @@
-// §8.2 build_from_trace: span and op nodes, effective durations, TF-profiler self times, node
-// memory, edges and the summary. Every pass is linear over the children lists of SpanTree
-// (the original was quadratic); only the edge sort is n·log n.
+// trace6.md §8.2 build_from_trace: span and op nodes, effective durations, TF-profiler self times,
+// node memory, edges and the summary. Every pass is linear over the children lists of SpanTree (the
+// original was quadratic); only the edge sort is n·log n.
 #include <algorithm>
 
 #include "candle_graph/graph.hpp"
@@ -28,7 +28,8 @@ GraphNodeKind node_kind(const SpanRecord& s) noexcept {
   return GraphNodeKind::other;
 }
 
-// §8.2 step 9: first `limit` of `candidates` ordered by `key` descending, ties in node order.
+// trace6.md §8.2 step 9: first `limit` of `candidates` ordered by `key` descending, ties in node
+// order.
 template <typename Key>
 std::vector<std::uint32_t> top_spans(std::vector<std::uint32_t> candidates, Key key,
                                      std::size_t limit) {
@@ -65,7 +66,8 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
                                 const GraphOptions& options) {
   doc.check_indexed();
   // Step 1: analysis never proceeds through an invalid hierarchy.
-  if (!health.trusted) throw Error(ErrorKind::untrusted, {}, 0,
+  if (!health.trusted)
+    throw Error(ErrorKind::untrusted, {}, 0,
                 "trace is structurally untrusted: " + health.error_summary());
 
   ExecutionGraph g;

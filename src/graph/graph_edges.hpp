@@ -1,4 +1,4 @@
-// §8.2 step 7: call and data edges, de-duplicated and sorted by (from, to, kind).
+// trace6.md §8.2 step 7: call and data edges, de-duplicated and sorted by (from, to, kind).
 #pragma once
 
 #include "candle_graph/graph.hpp"

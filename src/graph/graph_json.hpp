@@ -1,4 +1,4 @@
-// §8.1 graph/3 as JSON, streamed node by node (no DOM of the node/edge arrays).
+// trace6.md §8.1 graph/3 as JSON, streamed node by node (no DOM of the node/edge arrays).
 #pragma once
 
 #include "candle_graph/graph.hpp"

@@ -1,4 +1,4 @@
-// Node ids are formatted only on output: `{span_id}/op/{n}` for op nodes (§7.2 step 1).
+// Node ids are formatted only on output: `{span_id}/op/{n}` for op nodes (trace6.md §7.2 step 1).
 #include <charconv>
 #include <cstring>
 

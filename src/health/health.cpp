@@ -1,5 +1,5 @@
-// §6 analyze_health: the 21 checks in the original's emission order. Every check is one pass
-// over an index built once (parent links, child duration sums, cycle memo), so the whole
+// trace6.md §6 analyze_health: the 21 checks in the original's emission order. Every check is one
+// pass over an index built once (parent links, child duration sums, cycle memo), so the whole
 // analysis is linear in the events, plus a stable sort of the memory events.
 #include "candle_graph/health.hpp"
 

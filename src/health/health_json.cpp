@@ -7,14 +7,15 @@ using output::write_object;
 
 void write_coverage_json(output::JsonStream& w, const EvidenceCoverage& c, KeyOrder order) {
   static constexpr std::array<std::string_view, 13> kKeys = {
-      "spans",          "closed_spans",   "root_spans",    "measured_spans",
-      "operations",     "tensors",        "memory_events", "device_memory_samples",
-      "gradients",      "edges",          "forward_spans", "backward_spans",
+      "spans",          "closed_spans", "root_spans",    "measured_spans",
+      "operations",     "tensors",      "memory_events", "device_memory_samples",
+      "gradients",      "edges",        "forward_spans", "backward_spans",
       "optimizer_spans"};
   const std::array<std::uint64_t, 13> values = {
-      c.spans,     c.closed_spans, c.root_spans,    c.measured_spans, c.operations,
-      c.tensors,   c.memory_events, c.device_memory_samples, c.gradients, c.edges,
-      c.forward_spans, c.backward_spans, c.optimizer_spans};
+      c.spans,          c.closed_spans, c.root_spans,    c.measured_spans,
+      c.operations,     c.tensors,      c.memory_events, c.device_memory_samples,
+      c.gradients,      c.edges,        c.forward_spans, c.backward_spans,
+      c.optimizer_spans};
   write_object(w, order, kKeys,
                [&](std::size_t i, std::string_view key) { w.schema_key(key).u64(values[i]); });
 }

@@ -106,7 +106,7 @@ class Writer {
     p_ += w.size;
     return *this;
   }
-  // A session span id, "s<number>" (§13.1): digits never need escaping.
+  // A session span id, "s<number>" (trace6.md §13.1): digits never need escaping.
   Writer& span_ref(std::uint64_t number) {
     *p_++ = '"';
     *p_++ = 's';

@@ -1,9 +1,9 @@
 // The instrumentation hot path's event formatter: one compact JSON line (ending in '\n') per
-// event, byte-identical to the trace writer's append_event_json (§5.3 field order and omission
-// rules) — tests/instrument/event_line_test.cpp holds it to that — but written with a bumped
-// pointer into a per-thread buffer: field names are compile-time literals, plain ASCII strings
-// are copied without per-byte appends, and nothing is allocated. Strings that need escaping go
-// through output::append_json_string, the one escaping rule of the project.
+// event, byte-identical to the trace writer's append_event_json (trace6.md §5.3 field order and
+// omission rules) — tests/instrument/event_line_test.cpp holds it to that — but written with a
+// bumped pointer into a per-thread buffer: field names are compile-time literals, plain ASCII
+// strings are copied without per-byte appends, and nothing is allocated. Strings that need escaping
+// go through output::append_json_string, the one escaping rule of the project.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // The trace file of a session: a buffer of whole JSONL lines written to the file descriptor only
-// at line boundaries (§13.2 buffered writer; crash safety: a killed process leaves whole lines).
+// at line boundaries (trace6.md §13.2 buffered writer; crash safety: a killed process leaves whole
+// lines).
 //
 // A full buffer is handed to a writer thread and the recording thread goes on filling a spare
 // one: the write() syscall (copying into the page cache, about a third of a record's cost) stays
@@ -39,8 +40,8 @@ class LineSink {
   //
   // Crash safety: when SIGKILL interrupts a buffered write(), Linux stops it only at a page
   // (folio) boundary of the file offset. So no line may cross a 4 KiB boundary: a line that
-  // would is preceded by a whitespace-only padding line, which the reader skips (§4.1), and
-  // every possible cut point is then a line boundary. Lines longer than 4 KiB cannot be
+  // would is preceded by a whitespace-only padding line, which the reader skips (trace6.md §4.1),
+  // and every possible cut point is then a line boundary. Lines longer than 4 KiB cannot be
   // protected this way (they are written unpadded).
   void append(std::string_view line) {
     const std::size_t used = static_cast<std::size_t>((offset_ + size_) % kPage);

@@ -1,4 +1,4 @@
-// §13.1 ProfileRun: the provenance builder.
+// trace6.md §13.1 ProfileRun: the provenance builder.
 #include "candle_graph/instrument.hpp"
 
 namespace candle_graph {
@@ -43,7 +43,7 @@ ProfileRun&& ProfileRun::correlation_id(std::string_view value) && {
 
 ProfileRun& ProfileRun::device_synchronized() & {
   fields_.timing_mode = TimingMode::device_synchronized;
-  fields_.measured_region_device_synchronized = true;  // §17.6
+  fields_.measured_region_device_synchronized = true;  // trace6.md §17.6
   return *this;
 }
 ProfileRun&& ProfileRun::device_synchronized() && {
@@ -51,7 +51,8 @@ ProfileRun&& ProfileRun::device_synchronized() && {
 }
 
 ProfileRun& ProfileRun::measured_region_device_synchronized() & {
-  fields_.measured_region_device_synchronized = true;  // §17.6: timing mode stays as it is
+  fields_.measured_region_device_synchronized =
+      true;  // trace6.md §17.6: timing mode stays as it is
   return *this;
 }
 ProfileRun&& ProfileRun::measured_region_device_synchronized() && {

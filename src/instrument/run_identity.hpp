@@ -1,4 +1,4 @@
-// §4.2 producer formats of the run identity written into the meta line.
+// trace6.md §4.2 producer formats of the run identity written into the meta line.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// §13.2 session mechanics: the meta + envelope preamble, span numbering and nesting with
+// trace6.md §13.2 session mechanics: the meta + envelope preamble, span numbering and nesting with
 // per-thread stacks, the single measured region, and finish.
 #include "instrument/session_state.hpp"
 
@@ -33,7 +33,7 @@ std::string tick_quote(std::uint64_t n) {
   return "`s" + std::to_string(n) + "`";
 }
 
-// §17.7: capture_step is one-based; checked before anything is created.
+// trace6.md §17.7: capture_step is one-based; checked before anything is created.
 const std::filesystem::path& checked(const std::filesystem::path& path, const ProfileRun& run) {
   if (run.fields().capture_step == 0)
     throw InstrumentError(path,
@@ -73,7 +73,7 @@ SessionState::SessionState(const std::filesystem::path& path, const ProfileRun& 
     append_event_json(line, TraceEvent(MetaEvent{kTraceSchema, meta}));
     line.push_back('\n');
     sink_.append(line);
-    // §13.2: the envelope root, never measured, open until finish().
+    // trace6.md §13.2: the envelope root, never measured, open until finish().
     line.clear();
     append_event_json(line, TraceEvent(SpanStartEvent{"s1", std::nullopt, f.entrypoint, 0,
                                                       SpanKind::function, false, std::nullopt}));

@@ -19,7 +19,8 @@
 
 namespace candle_graph::detail {
 
-// §4.12 resolve_storage_bytes with a fast path for exact dtype labels (trace_session.cpp).
+// trace6.md §4.12 resolve_storage_bytes with a fast path for exact dtype labels
+// (trace_session.cpp).
 std::uint64_t resolve_record_bytes(std::optional<std::uint64_t> explicit_bytes,
                                    std::span<const std::uint64_t> shape,
                                    std::string_view dtype) noexcept;

@@ -1,4 +1,4 @@
-// SpanGuard: RAII end of a span (§13.2).
+// SpanGuard: RAII end of a span (trace6.md §13.2).
 #include "candle_graph/instrument.hpp"
 #include "instrument/session_state.hpp"
 

@@ -1,6 +1,6 @@
-// §13.2 TraceSession: the record_* hot path. Each record is formatted outside the session lock
-// into a per-thread buffer (event_line.hpp: no heap allocation, the trace writer's exact bytes)
-// and then appended to the session's buffer of whole lines under the lock.
+// trace6.md §13.2 TraceSession: the record_* hot path. Each record is formatted outside the session
+// lock into a per-thread buffer (event_line.hpp: no heap allocation, the trace writer's exact
+// bytes) and then appended to the session's buffer of whole lines under the lock.
 #include <charconv>
 #include <cmath>
 
@@ -11,8 +11,9 @@
 namespace candle_graph {
 namespace {
 
-// §4.12 element size of the exact labels producers write ("f32", "bf16", …): a switch instead of
-// the general trim + lowercase lookup; 0 sends every other label to resolve_storage_bytes.
+// trace6.md §4.12 element size of the exact labels producers write ("f32", "bf16", …): a switch
+// instead of the general trim + lowercase lookup; 0 sends every other label to
+// resolve_storage_bytes.
 std::uint64_t exact_dtype_size(std::string_view d) noexcept {
   if (d.size() == 3) {
     const bool bits32 = d[1] == '3' && d[2] == '2', bits64 = d[1] == '6' && d[2] == '4',
@@ -115,7 +116,8 @@ SpanGuard TraceSession::begin_step_span_at(std::string_view name, ExecutionStep 
 
 void TraceSession::record_op(SpanId span, const OpRecord& op) {
   detail::SessionState& s = state();
-  const std::uint64_t timestamp = op.timestamp_ns != 0 ? op.timestamp_ns : s.elapsed_ns();  // §17.7
+  const std::uint64_t timestamp =
+      op.timestamp_ns != 0 ? op.timestamp_ns : s.elapsed_ns();  // trace6.md §17.7
   const std::uint64_t bytes = detail::resolve_record_bytes(op.storage_bytes, op.shape, op.dtype);
   s.append_record(detail::format_op_line(span.number(), op, timestamp, bytes), span.number());
 }

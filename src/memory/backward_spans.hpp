@@ -1,5 +1,5 @@
 // Which spans lie inside a backward subtree: the span itself or an ancestor has step `backward`
-// (our fix of §7.1's autograd retention, see docs/compatibility.md).
+// (our fix of trace6.md §7.1's autograd retention, see docs/compatibility.md).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// §7.1 `by_category` maps as a fixed array: five categories, keys created on first use.
+// trace6.md §7.1 `by_category` maps as a fixed array: five categories, keys created on first use.
 #include "candle_graph/memory.hpp"
 
 namespace candle_graph {

@@ -1,5 +1,5 @@
-// §7.1 memory profile types as JSON (declaration order for evidence/graph, sorted for summary and
-// query documents). `by_category` maps always have sorted keys.
+// trace6.md §7.1 memory profile types as JSON (declaration order for evidence/graph, sorted for
+// summary and query documents). `by_category` maps always have sorted keys.
 #pragma once
 
 #include "candle_graph/memory.hpp"

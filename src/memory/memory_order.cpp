@@ -6,9 +6,9 @@
 
 namespace candle_graph::memory {
 
-// §7.1 step 1: (timestamp, alloc before free, tensor_id); stable, so ties keep stream order.
-// Sorted in two passes that give the same order without comparing strings on the whole stream:
-// stably by the integer key (timestamp, alloc first) — usually a single linear check, since
+// trace6.md §7.1 step 1: (timestamp, alloc before free, tensor_id); stable, so ties keep stream
+// order. Sorted in two passes that give the same order without comparing strings on the whole
+// stream: stably by the integer key (timestamp, alloc first) — usually a single linear check, since
 // probes write events in time order — then each run of equal integer keys stably by tensor_id.
 // Runs are short (the allocs and frees of one instant), and a whole-stream sort that compared
 // ids was a fifth of `summary` on traces whose same-instant ids were not in id order.

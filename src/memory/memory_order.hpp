@@ -1,4 +1,4 @@
-// §7.1 step 1: the order in which the memory profile replays memory events.
+// trace6.md §7.1 step 1: the order in which the memory profile replays memory events.
 #pragma once
 
 #include <cstdint>

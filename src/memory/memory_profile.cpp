@@ -1,5 +1,5 @@
-// §7.1 analyze_memory: replay the explicit alloc/free events in time order and record the live
-// bytes per device, the timeline, the global peak and what was live at that peak.
+// trace6.md §7.1 analyze_memory: replay the explicit alloc/free events in time order and record the
+// live bytes per device, the timeline, the global peak and what was live at that peak.
 #include <algorithm>
 #include <unordered_map>
 
@@ -68,8 +68,8 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
     last = it->second;
     return devices[last];
   };
-  // §7.1 step 4, applied before the replay (fix: the original filled it after, so free_bytes
-  // was always 0). Capacity = max(used + free) over the device's samples.
+  // trace6.md §7.1 step 4, applied before the replay (fix: the original filled it after, so
+  // free_bytes was always 0). Capacity = max(used + free) over the device's samples.
   for (const DeviceMemoryEvent& s : doc.device_memory()) {
     DeviceState& d = device_of(s.device);
     d.capacity = std::max(d.capacity, saturating_add(s.used_bytes, s.free_bytes));
@@ -79,7 +79,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
   const std::vector<std::uint8_t> in_backward = memory::backward_subtree_flags(doc);
   const auto& memory_span = doc.memory_span();
   const std::vector<std::uint32_t> order = memory::sorted_order(events);
-  // Live allocations keyed by tensor_id only (§7.1 step 2).
+  // Live allocations keyed by tensor_id only (trace6.md §7.1 step 2).
   detail::LiveKeyTable<AllocValue> live;
   auto same_id = [&](std::uint32_t a, std::uint32_t b) {
     return events[a].tensor_id == events[b].tensor_id;
@@ -120,8 +120,8 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
       ++d.frees;
       const auto alloc = live.take(key, k, same_id);
       if (alloc.event != kNoIndex) {
-        // §17.10: the bytes and category of the live allocation are released, whatever the
-        // free event says.
+        // trace6.md §17.10: the bytes and category of the live allocation are released, whatever
+        // the free event says.
         const std::uint64_t bytes = alloc.value.bytes();
         d.live = d.live > bytes ? d.live - bytes : 0;
         d.by_category.subtract(alloc.value.memory_category(), bytes);
@@ -150,7 +150,8 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
       live_at_peak = live.size();
       have_peak = true;
     }
-    // Fix of §7.1: the first event anywhere inside the backward subtree (see backward_spans).
+    // Fix of trace6.md §7.1: the first event anywhere inside the backward subtree (see
+    // backward_spans).
     const std::uint32_t span = memory_span[k];
     if (!retention_recorded && span != kNoIndex && in_backward[span]) {
       sum.autograd_retained_bytes = d.by_category.has(MemoryCategory::activation)
@@ -180,7 +181,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
               });
   }
 
-  // §7.1 step 5: only devices that had memory events, sorted by name.
+  // trace6.md §7.1 step 5: only devices that had memory events, sorted by name.
   for (const DeviceState& d : devices) {
     if (d.allocs + d.frees == 0) continue;
     profile.by_device.push_back({d.device, d.capacity, d.peak, d.peak_ts, d.allocs, d.frees});

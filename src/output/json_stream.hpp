@@ -1,9 +1,10 @@
 // The JSON writer of every document the tool writes: streaming, in one of two styles. Pretty is
 // exactly serde_json's pretty printer (2-space indent, `"key": value`, `[]` and `{}` when empty),
 // the layout of every CLI output (trace6.md §9.5); compact has no whitespace at all, as the
-// viewer embeds its payload (§12.1). Large arrays (graph nodes, edges, the memory timeline) are
-// written straight into the output text, flushed to a sink in ~1 MiB pieces, so no DOM of a
-// million nodes is ever built. Numbers and strings print like serde_json (output/json_text).
+// viewer embeds its payload (trace6.md §12.1). Large arrays (graph nodes, edges, the memory
+// timeline) are written straight into the output text, flushed to a sink in ~1 MiB pieces, so no
+// DOM of a million nodes is ever built. Numbers and strings print like serde_json
+// (output/json_text).
 #pragma once
 
 #include <array>
@@ -22,7 +23,7 @@
 namespace candle_graph::output {
 
 // Declaration order (struct-serialized documents) or alphabetical at every level (documents the
-// original built with json!, §9.5).
+// original built with json!, trace6.md §9.5).
 enum class KeyOrder : std::uint8_t { declaration, sorted };
 
 enum class JsonStyle : std::uint8_t { pretty, compact };

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "candle_graph/error.hpp"
+#include "output/json_text.hpp"
 #include "sqlite/sqlite_loader.hpp"
 #include "sqlite/sqlite_schema.hpp"
-#include "output/json_text.hpp"
 
 namespace candle_graph::sql {
 

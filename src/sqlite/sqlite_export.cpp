@@ -6,9 +6,9 @@
 #include <system_error>
 
 #include "candle_graph/error.hpp"
+#include "output/write_guard.hpp"
 #include "sqlite/sqlite_loader.hpp"
 #include "sqlite/sqlite_schema.hpp"
-#include "output/write_guard.hpp"
 
 namespace candle_graph::sqlite {
 

@@ -157,7 +157,8 @@ void load_meta(const Connection& db, const evidence::EvidencePacket& packet,
   else
     runs.text(m.peak_device);
   runs.u64(m.alloc_count).u64(m.free_count).u64(m.total_alloc_bytes);
-  runs.u64(m.autograd_retained_bytes).text(std::string_view(import::nsight::to_string(packet.gpu.status)));
+  runs.u64(m.autograd_retained_bytes)
+      .text(std::string_view(import::nsight::to_string(packet.gpu.status)));
   runs.opt_owned(packet.gpu.reason).done();
 
   Insert tags(db, "run_tags", 3);
@@ -175,7 +176,11 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
   for (std::uint32_t s = 0; s < doc.spans().size(); ++s) {
     const SpanRecord& rec = doc.spans()[s];
     const GraphNode& node = g.nodes[s];
-    spans.text(doc.run().run_id).u64(s).text(rec.id).text(rec.parent_id).index(doc.span_parent()[s]);
+    spans.text(doc.run().run_id)
+        .u64(s)
+        .text(rec.id)
+        .text(rec.parent_id)
+        .index(doc.span_parent()[s]);
     spans.text(rec.name).text(to_string(rec.kind)).text(to_string(node.kind)).boolean(rec.measured);
     if (rec.step)
       spans.text(to_string(*rec.step));

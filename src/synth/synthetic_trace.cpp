@@ -12,7 +12,7 @@ namespace candle_graph::synth {
 namespace {
 
 // Emits events with a running clock. Spans are opened with their start time and closed with a
-// duration covering their children, so every hierarchy rule of §6 holds by construction.
+// duration covering their children, so every hierarchy rule of trace6.md §6 holds by construction.
 class Generator {
  public:
   Generator(const SynthOptions& o, const std::function<void(std::string_view)>& sink)

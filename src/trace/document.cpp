@@ -1,4 +1,4 @@
-// TraceDocument storage and §5.2 assembly/validation.
+// TraceDocument storage and trace6.md §5.2 assembly/validation.
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
@@ -108,7 +108,8 @@ void TraceDocument::reindex() {
 void TraceDocument::check_indexed() const {
   if (span_parent_.size() != spans_.size() || op_span_.size() != ops_.size() ||
       tensor_span_.size() != tensors_.size() || memory_span_.size() != memory_.size())
-    throw Error("trace document indexes are stale: call DocumentEditor::reindex() after editing it");
+    throw Error(
+        "trace document indexes are stale: call DocumentEditor::reindex() after editing it");
 }
 
 // ---- DocumentAssembler ----------------------------------------------------------------------

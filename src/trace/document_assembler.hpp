@@ -1,5 +1,5 @@
-// §5.2 TraceDocument::from_events as an incremental builder: the streaming reader feeds it one
-// event at a time (views into a transient line buffer), it copies what it keeps into the
+// trace6.md §5.2 TraceDocument::from_events as an incremental builder: the streaming reader feeds
+// it one event at a time (views into a transient line buffer), it copies what it keeps into the
 // document's arena and enforces the stream rules (meta first and once, span ids unique, every
 // span_end matches one earlier span_start, no second span_end).
 #pragma once

@@ -1,6 +1,6 @@
 // The one door into a built document. Tests build documents that the stream rules of trace6.md
-// §5.2 forbid (duplicate span ids, a parent that does not exist, hand-made spans at scale) to
-// check how health and the analyses treat them; every other stage only reads documents.
+// trace6.md §5.2 forbid (duplicate span ids, a parent that does not exist, hand-made spans at
+// scale) to check how health and the analyses treat them; every other stage only reads documents.
 #pragma once
 
 #include <vector>

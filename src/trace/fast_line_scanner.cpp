@@ -1,8 +1,8 @@
 // The canonical-form scanner (see the header). Every step returns the position after what it
 // read, or nullptr when the bytes are not exactly what the writer emits there; one nullptr
 // anywhere makes the whole line a bail out, with nothing stored that the caller would use.
-// Field names and order are §4 in the writer's order (src/trace/writer.cpp); the values it
-// accepts are the ones the simdjson path reads to the same result:
+// Field names and order are trace6.md §4 in the writer's order (src/trace/writer.cpp); the values
+// it accepts are the ones the simdjson path reads to the same result:
 // - strings: bytes 0x20–0x7F except `"` and `\` (valid UTF-8, no unescaping: the simdjson path
 //   uses such strings in place as well);
 // - unsigned integers: `0` or [1-9][0-9]{0,18} (below 10^19, so no overflow check is needed; 20
@@ -206,7 +206,7 @@ const char* FastLineScanner::strings(const char* p, std::span<const std::string_
   return p + 1;
 }
 
-// §4.3
+// trace6.md §4.3
 const char* FastLineScanner::scan_span_start(const char* p) {
   SpanStartEvent& e = span_start_;
   p = str(lit(p, ",\"id\":\""), e.id);
@@ -218,14 +218,14 @@ const char* FastLineScanner::scan_span_start(const char* p) {
   return opt_field(p, ",\"step\":\"", e.step, &step_str);
 }
 
-// §4.4
+// trace6.md §4.4
 const char* FastLineScanner::scan_span_end(const char* p) {
   SpanEndEvent& e = span_end_;
   p = str(lit(p, ",\"id\":\""), e.id);
   return u64(lit(p, ",\"duration_ns\":"), e.duration_ns);
 }
 
-// §4.5
+// trace6.md §4.5
 const char* FastLineScanner::scan_op(const char* p) {
   OpEvent& e = op_;
   p = str(lit(p, ",\"span_id\":\""), e.span_id);
@@ -241,7 +241,7 @@ const char* FastLineScanner::scan_op(const char* p) {
   return opt_u64(p, ",\"input_storage_bytes\":", e.input_storage_bytes);
 }
 
-// §4.6
+// trace6.md §4.6
 const char* FastLineScanner::scan_tensor(const char* p) {
   TensorEvent& e = tensor_;
   p = str(lit(p, ",\"span_id\":\""), e.span_id);
@@ -254,7 +254,7 @@ const char* FastLineScanner::scan_tensor(const char* p) {
   return enum_str(lit(p, ",\"category\":\""), e.category, &parse_memory_category);
 }
 
-// §4.7
+// trace6.md §4.7
 const char* FastLineScanner::scan_memory(const char* p) {
   MemoryEvent& e = memory_;
   p = u64(lit(p, ",\"timestamp_ns\":"), e.timestamp_ns);
@@ -269,7 +269,7 @@ const char* FastLineScanner::scan_memory(const char* p) {
   return enum_str(lit(p, ",\"category\":\""), e.category, &parse_memory_category);
 }
 
-// §4.8
+// trace6.md §4.8
 const char* FastLineScanner::scan_device_memory(const char* p) {
   DeviceMemoryEvent& e = device_memory_;
   p = u64(lit(p, ",\"timestamp_ns\":"), e.timestamp_ns);
@@ -279,7 +279,7 @@ const char* FastLineScanner::scan_device_memory(const char* p) {
   return opt_u64(p, ",\"reserved_bytes\":", e.reserved_bytes);
 }
 
-// §4.9
+// trace6.md §4.9
 const char* FastLineScanner::scan_gradient(const char* p) {
   GradientEvent& e = gradient_;
   p = str(lit(p, ",\"event_id\":\""), e.event_id);
@@ -289,7 +289,7 @@ const char* FastLineScanner::scan_gradient(const char* p) {
   return opt_field(p, ",\"norm\":", e.norm, &f64);
 }
 
-// §4.10
+// trace6.md §4.10
 const char* FastLineScanner::scan_edge(const char* p) {
   EdgeEvent& e = edge_;
   p = str(lit(p, ",\"from_span\":\""), e.from_span);

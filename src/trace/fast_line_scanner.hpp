@@ -1,5 +1,5 @@
-// A hand-written scanner for the lines our writer and the Rust crate emit (§5.3: compact JSON,
-// `kind` first, serde declaration order, absent optionals omitted), working on the raw bytes
+// A hand-written scanner for the lines our writer and the Rust crate emit (trace6.md §5.3: compact
+// JSON, `kind` first, serde declaration order, absent optionals omitted), working on the raw bytes
 // without simdjson. It accepts a line only when every byte is in that one canonical form: no
 // whitespace, strings of printable ASCII without escapes, unsigned integers of at most 19 digits,
 // every field of the kind in its place. Anything else (another field order, an unknown or

@@ -413,7 +413,7 @@ struct Impl {
 };
 
 // Field tables: a macro would hide the control flow, so each kind spells its fields out.
-// Bits are positions in Seen; names are the wire names of §4.
+// Bits are positions in Seen; names are the wire names of trace6.md §4.
 
 // One line per field, read as a table.
 // clang-format off
@@ -740,9 +740,9 @@ std::size_t Backend::batch_bytes() const noexcept {
 }
 
 // One stage 1 over many lines (iterate_many) instead of one per line. A document is only handed
-// to the assembler once its line is known to hold exactly that document (§5.1: one event per
-// line); at the first thing that is not a clean line with a valid event (a JSON or field error, a
-// document spanning lines, two on one line, whatever stage 1 rejected) the batch stops at the
+// to the assembler once its line is known to hold exactly that document (trace6.md §5.1: one event
+// per line); at the first thing that is not a clean line with a valid event (a JSON or field error,
+// a document spanning lines, two on one line, whatever stage 1 rejected) the batch stops at the
 // start of that line and the caller re-reads from there with the exact per-line path, which
 // produces the error message (or accepts the line, e.g. one with a form feed that it trims).
 LineParserBackend::BatchResult Backend::parse_batch(const char* data, std::size_t size,

@@ -1,6 +1,6 @@
-// The live allocations of a memory replay (health checks 11–13, §7.1 step 2): an open-addressing
-// table (linear probing, backward-shift deletion, no tombstones) keyed by a tensor id, whose
-// slots carry what a lookup needs, so a hit reads no memory event.
+// The live allocations of a memory replay (health checks 11–13, trace6.md §7.1 step 2): an
+// open-addressing table (linear probing, backward-shift deletion, no tombstones) keyed by a tensor
+// id, whose slots carry what a lookup needs, so a hit reads no memory event.
 //
 // Why: on a 300 MB trace the live set outgrows the caches while the event stream streams
 // through them, and a slot that only named its alloc event cost three cache misses per free

@@ -1,9 +1,9 @@
-// §5.1 parse_trace: stream the file through a fixed-size buffer (peak memory is the document,
-// not the file) and feed the assembler one event per non-blank line. A line in exactly the form
-// our writer emits goes through FastLineScanner (no simdjson); runs of other lines are parsed in
-// batches of up to 256 KiB with simdjson On-Demand's iterate_many (one stage 1 per batch); any
-// irregular line, and every line longer than a batch, goes through the exact per-line path
-// (split, trim, one iterate per line), which is what produces error messages. The scanner only
+// trace6.md §5.1 parse_trace: stream the file through a fixed-size buffer (peak memory is the
+// document, not the file) and feed the assembler one event per non-blank line. A line in exactly
+// the form our writer emits goes through FastLineScanner (no simdjson); runs of other lines are
+// parsed in batches of up to 256 KiB with simdjson On-Demand's iterate_many (one stage 1 per
+// batch); any irregular line, and every line longer than a batch, goes through the exact per-line
+// path (split, trim, one iterate per line), which is what produces error messages. The scanner only
 // takes lines that path accepts, with the same event, so results and messages do not depend on
 // which path read a line. A line longer than the buffer grows it; nothing else does.
 #include <fcntl.h>

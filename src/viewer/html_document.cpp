@@ -60,7 +60,7 @@ std::string render_evidence_html(std::string_view payload_json, const ViewerAsse
     throw Error("", 0,
                 "the HTML viewer front end is not built into this binary: " +
                     std::string(assets.missing_reason));
-  // The bundle is inlined: a closing tag inside it would end the element early (§12.2). A
+  // The bundle is inlined: a closing tag inside it would end the element early (trace6.md §12.2). A
   // network address would break the offline promise (URL schemes are case-insensitive).
   if (contains_ci(assets.script, "</script") || contains_ci(assets.style, "</style") ||
       contains_ci(assets.script, "https://") || contains_ci(assets.style, "https://"))

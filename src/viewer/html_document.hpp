@@ -1,5 +1,5 @@
-// The standalone viewer HTML (spec §12.2): one file, no network access, the payload embedded as
-// inert JSON that can never close its <script> element.
+// The standalone viewer HTML (trace6.md §12.2): one file, no network access, the payload embedded
+// as inert JSON that can never close its <script> element.
 #pragma once
 
 #include <string>
@@ -9,8 +9,8 @@
 
 namespace candle_graph::viewer {
 
-// §12.2: `<` → \u003c, `>` → \u003e, U+2028 → \u2028, U+2029 → \u2029 (literal backslash text).
-// Applied to compact JSON text, the result is still the same JSON value.
+// trace6.md §12.2: `<` → \u003c, `>` → \u003e, U+2028 → \u2028, U+2029 → \u2029 (literal backslash
+// text). Applied to compact JSON text, the result is still the same JSON value.
 std::string escape_for_script(std::string_view json);
 
 // Assembles the page from the front-end assets and a compact viewer/4 JSON payload. The CSP allows

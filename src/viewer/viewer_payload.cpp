@@ -13,7 +13,7 @@ namespace {
 using output::KeyOrder;
 
 // Small parts reuse the evidence/memory writers (sorted keys) in the compact style the page
-// embeds (§12.1).
+// embeds (trace6.md §12.1).
 template <typename F>
 std::string sorted_json(F&& write) {
   output::JsonStream w({}, output::JsonStyle::compact);
@@ -43,7 +43,7 @@ void write_shape(output::JsonStream& w, std::span<const std::uint64_t> shape) {
   w.end_array();
 }
 
-// §12.1 TraceNode; memory_ratio = node peak ÷ largest node peak (compatibility fix).
+// trace6.md §12.1 TraceNode; memory_ratio = node peak ÷ largest node peak (compatibility fix).
 void write_trace_node(output::JsonStream& w, const Context& c, std::uint32_t i) {
   const GraphNode& n = c.g.nodes[i];
   const OpEvent* op = n.is_op_node() ? &c.g.doc->ops()[n.op] : nullptr;
@@ -86,7 +86,7 @@ void write_trace_node(output::JsonStream& w, const Context& c, std::uint32_t i) 
   w.end_object();
 }
 
-// §12.1 TraceEdge: label "{ms:.2} ms" unless the stored label already contains "ms".
+// trace6.md §12.1 TraceEdge: label "{ms:.2} ms" unless the stored label already contains "ms".
 void write_trace_edge(output::JsonStream& w, const GraphEdgeView& e) {
   const std::string from = e.from.str(), to = e.to.str();
   w.begin_object();
@@ -169,7 +169,7 @@ std::vector<const GradientEvent*> bounded_gradients(const TraceDocument& doc, st
     for (const GradientEvent& g : doc.gradients())
       if ((g.state != GradientState::present) == (pass == 0) && out.size() < limit)
         out.push_back(&g);
-  if (doc.gradients().size() <= limit)  // small: keep the original order of §12.1
+  if (doc.gradients().size() <= limit)  // small: keep the original order of trace6.md §12.1
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = &doc.gradients()[i];
   return out;
 }
@@ -308,7 +308,8 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
     evidence::write_provenance(s, doc.run(), KeyOrder::sorted);
   }));
   w.key("tensors").begin_array();
-  const std::size_t tensors = std::min<std::size_t>(doc.tensors().size(), limits.peak_breakdown_rows);
+  const std::size_t tensors =
+      std::min<std::size_t>(doc.tensors().size(), limits.peak_breakdown_rows);
   for (std::size_t i = 0; i < tensors; ++i) {
     const TensorEvent& t = doc.tensors()[i];
     w.begin_object().key("category").string(to_string(t.category)).key("device").string(t.device);

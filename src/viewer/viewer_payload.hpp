@@ -1,6 +1,6 @@
-// The candle-graph/viewer/4 payload (spec §12.1 with the fixes of compatibility.md), projected
-// from an evidence packet as compact JSON with sorted keys (§9.5, §17.1). Bounded for huge traces
-// (payload_bounds.hpp); what was folded is stated in the added `payload_limits` object.
+// The candle-graph/viewer/4 payload (trace6.md §12.1 with the fixes of compatibility.md), projected
+// from an evidence packet as compact JSON with sorted keys (trace6.md §9.5, §17.1). Bounded for
+// huge traces (payload_bounds.hpp); what was folded is stated in the added `payload_limits` object.
 #pragma once
 
 #include <string>

@@ -101,7 +101,7 @@ TEST(CliSurface, SynthWritesATrustedTrace) {
   EXPECT_EQ(j["health"]["trusted"], true);
   EXPECT_TRUE(j["health"]["issues"].empty());
   EXPECT_EQ(j["health"]["coverage"]["gradients"], 8);
-  // Every gradient state of §3 appears with 8 layers.
+  // Every gradient state of trace6.md §3 appears with 8 layers.
   std::set<std::string> states;
   std::istringstream lines(read_file(dir / "out" / "trace.jsonl"));
   std::string line;

@@ -12,7 +12,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// Typed in from issue 2 item 6 (key order) and spec §9.6 (coverage of the §4.11 example),
+// Typed in from issue 2 item 6 (key order) and trace6.md §9.6 (coverage of the §4.11 example),
 // in serde_json's 2-space pretty layout with one trailing newline.
 constexpr std::string_view kSpecExampleValidation = R"({
   "schema": "candle-graph/validation/1",
@@ -56,7 +56,8 @@ TEST(ValidateCli, RequireTrustedOnATrustedTraceExitsZero) {
   EXPECT_EQ(j["health"]["trusted"], true);
 }
 
-// The §17.4 example: an unclosed root span. Parses (exit 0) but is untrusted (exit 3 on demand).
+// The trace6.md §17.4 example: an unclosed root span. Parses (exit 0) but is untrusted (exit 3 on
+// demand).
 TEST(ValidateCli, UntrustedTraceExitCodes) {
   const std::string trace = fixture("untrusted_open_root.jsonl").string();
   const RunResult plain = run_cli({"validate", trace});

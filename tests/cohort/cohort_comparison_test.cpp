@@ -37,7 +37,9 @@ TEST(CohortComparison, GradientStateMixes) {
   for (std::uint64_t i = 11; i <= 15; ++i) {
     TraceDocument doc = run_doc(i);
     // Two candidate runs lose layer0's gradient to non_finite, one has no fact for layer1.
-    if (i <= 12) DocumentEditor(doc).gradients()[0].state = GradientState::non_finite, DocumentEditor(doc).gradients()[0].norm = {};
+    if (i <= 12)
+      DocumentEditor(doc).gradients()[0].state = GradientState::non_finite,
+      DocumentEditor(doc).gradients()[0].norm = {};
     if (i == 13) DocumentEditor(doc).gradients().erase(doc.gradients().begin() + 1);
     b.add_run(Side::candidate, doc, "c");
   }

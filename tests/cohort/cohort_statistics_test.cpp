@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <random>
 
-#include "compare/cohort_statistics.hpp"
 #include "candle_graph/error.hpp"
+#include "compare/cohort_statistics.hpp"
 
 namespace {
 

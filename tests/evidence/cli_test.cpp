@@ -170,7 +170,7 @@ TEST_F(Cli, NsightDirIsPassedThrough) {
   const auto r = run_cli("import " + example + " --nsight-dir " + (dir / "missing").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["gpu"]["status"], "failed");  // §10.2: a load error, not a crash
+  EXPECT_EQ(j["gpu"]["status"], "failed");  // trace6.md §10.2: a load error, not a crash
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// §9.4 / §17.6 comparison: §14 checklist item, warnings, caps and key format.
+// trace6.md §9.4 / §17.6 comparison: §14 checklist item, warnings, caps and key format.
 #include <gtest/gtest.h>
 
 #include "candle_graph/analysis.hpp"
@@ -55,7 +55,7 @@ TEST(Comparison, SpecExampleKeyAndSelfComparison) {
              "demo::train::update/demo/update-000000000001/demo/update-000000000001/forward "
              "[function]/Forward";
   EXPECT_TRUE(found);
-  EXPECT_EQ(*cmp.total_delta_percent, 0.0);  // §17.9
+  EXPECT_EQ(*cmp.total_delta_percent, 0.0);  // trace6.md §17.9
   EXPECT_TRUE(cmp.gradients.empty());
   EXPECT_EQ(cmp.baseline_peak_bytes, 10240u);
   EXPECT_EQ(cmp.peak_delta_bytes, 0);

@@ -1,5 +1,5 @@
 // graph::build_edges sorts edges by integer order keys and settles only the runs the keys
-// cannot (graph_edges.cpp). Its result must equal the plain definition (§7.2/§8): every
+// cannot (graph_edges.cpp). Its result must equal the plain definition (trace6.md §7.2/§8): every
 // candidate in insertion order, stably sorted by the formatted (from, to, kind) strings, then
 // per run of equal keys every explicit edge, or else the first derived one. Random traces over
 // ids chosen to defeat the 16-byte keys: long ids sharing their first 7, 15 or 30 bytes or

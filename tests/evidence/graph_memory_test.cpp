@@ -1,5 +1,5 @@
-// §14 Graph and Memory checklist items and the hand-made edge cases of issue 3. Expected values
-// are worked out by hand in the comments from the fixture lines, not from the code.
+// trace6.md §14 Graph and Memory checklist items and the hand-made edge cases of issue 3. Expected
+// values are worked out by hand in the comments from the fixture lines, not from the code.
 #include <gtest/gtest.h>
 
 #include "candle_graph/analysis.hpp"
@@ -14,8 +14,8 @@ TraceDocument doc_of(const std::string& body, const std::string& meta = "{}") {
   return parse_trace_text(cg_test::meta_line(meta) + body, "<test>");
 }
 
-// §14 Graph: root 10 ms (measured) with children encoder 5 ms and decoder 1 ms, whose ops take
-// 2 ms and 0.8 ms.
+// trace6.md §14 Graph: root 10 ms (measured) with children encoder 5 ms and decoder 1 ms, whose ops
+// take 2 ms and 0.8 ms.
 const char* kGraphBody = R"(
 {"kind":"span_start","id":"root","name":"session","start_ns":0,"span_kind":"function","measured":true}
 {"kind":"span_start","id":"encoder","parent_id":"root","name":"encoder","start_ns":1000000,"span_kind":"module"}
@@ -139,7 +139,8 @@ TEST_F(EdgeCases, SpanOfKindOpAndOpWithoutOutput) {
   }
   EXPECT_EQ(edges, (std::vector<std::string>{"b>bb:call:5", "m>m/op/0:call:7", "r>b:call:20",
                                              "r>m:call:7", "x>y:data:7"}));
-  // k's op: empty shape → omitted; scalar f32 → 4 bytes (§4.12 quirk: empty shape = 1 element).
+  // k's op: empty shape → omitted; scalar f32 → 4 bytes (trace6.md §4.12 quirk: empty shape = 1
+  // element).
   output::JsonStream w;
   graph::write_graph_node(w, g, g.find_node("k/op/0"), output::KeyOrder::declaration);
   const auto j = nlohmann::json::parse(w.take());

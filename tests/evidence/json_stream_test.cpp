@@ -79,7 +79,8 @@ TEST(JsonStream, FloatsUseShortestRoundTrip) {
 
 TEST(JsonStream, SortedKeyOrderAndSinkFlushing) {
   std::string sunk;
-  JsonStream w([&](std::string_view s) { sunk += s; }, JsonStyle::pretty, 8);  // tiny threshold: many flushes
+  JsonStream w([&](std::string_view s) { sunk += s; }, JsonStyle::pretty,
+               8);  // tiny threshold: many flushes
   static constexpr std::array<std::string_view, 3> kKeys{"zeta", "alpha", "mid"};
   write_object(w, KeyOrder::sorted, kKeys, [&](std::size_t i, std::string_view k) {
     if (i == 2) return;  // omitted

@@ -1,5 +1,5 @@
-// memory::sorted_order (§7.1 step 1) sorts in two passes (integer key, then tensor_id within
-// runs of equal keys); it must give exactly the order of one stable sort by the full key
+// memory::sorted_order (trace6.md §7.1 step 1) sorts in two passes (integer key, then tensor_id
+// within runs of equal keys); it must give exactly the order of one stable sort by the full key
 // (timestamp, alloc before free, tensor_id), which is the reference here.
 #include <gtest/gtest.h>
 

@@ -245,7 +245,8 @@ ReportRun run_report(const candle_graph::testing::TempDir& dir, const std::strin
   return run;
 }
 
-// The original's sections come first, byte for byte as render_markdown writes them (§9.3).
+// The original's sections come first, byte for byte as render_markdown writes them (trace6.md
+// §9.3).
 void check_original_prefix(const ReportRun& run, const std::string& trace) {
   const candle_graph::TraceDocument doc = candle_graph::parse_trace(trace);
   const auto packet = candle_graph::evidence::make_evidence_packet(

@@ -1,6 +1,7 @@
-// The worked example of spec §4.11 → §8.3 / §9.6. Every expected number below was derived by
-// hand in the spec (durations in §4.11 are whole milliseconds so the arithmetic is exact); the
-// one difference is our documented fix of §7.2 (s4's peak), derived in the comment there.
+// The worked example of trace6.md §4.11 → §8.3 / §9.6. Every expected number below was derived by
+// hand in the spec (durations in trace6.md §4.11 are whole milliseconds so the arithmetic is
+// exact); the one difference is our documented fix of trace6.md §7.2 (s4's peak), derived in the
+// comment there.
 #include <gtest/gtest.h>
 
 #include "evidence/evidence_packet.hpp"
@@ -24,9 +25,9 @@ struct Example : ::testing::Test {
 };
 
 TEST_F(Example, NodesMatchSection8_3) {
-  // id, kind, total, self, bytes, peak: §8.3. s4's peak is 8192 here, not 0: the 8192-byte
-  // gradient allocated in s4 is live at the global peak (t = 8 ms), and our fix lets a span
-  // without byte-carrying ops keep the peak of its own allocations.
+  // id, kind, total, self, bytes, peak: trace6.md §8.3. s4's peak is 8192 here, not 0: the
+  // 8192-byte gradient allocated in s4 is live at the global peak (t = 8 ms), and our fix lets a
+  // span without byte-carrying ops keep the peak of its own allocations.
   struct Row {
     const char* id;
     const char* kind;
@@ -163,7 +164,7 @@ TEST_F(Example, PacketMatchesSection9_6) {
 }
 
 TEST_F(Example, ExpectedNsightKeysAreTheMeasuredSubtree) {
-  // §9.2 step 3: s2 and its descendants; the root envelope s1 is excluded.
+  // trace6.md §9.2 step 3: s2 and its descendants; the root envelope s1 is excluded.
   EXPECT_EQ(evidence::expected_semantic_keys(doc),
             (std::vector<std::string>{
                 "demo/update-000000000001", "demo/update-000000000001/forward",
@@ -171,7 +172,7 @@ TEST_F(Example, ExpectedNsightKeysAreTheMeasuredSubtree) {
 }
 
 TEST_F(Example, MarkdownIsExactlySection9_3) {
-  // Written by hand from the §9.3 layout, the §17.6/§17.8 lines and the §9.6 values.
+  // Written by hand from the trace6.md §9.3 layout, the §17.6/§17.8 lines and the §9.6 values.
   const std::string expected = R"(# candle-graph evidence
 
 - Status: **TRUSTED**

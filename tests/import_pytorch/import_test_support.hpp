@@ -42,9 +42,8 @@ struct Converted {
   }
 };
 
-inline Converted convert_and_read(
-    const fs::path& input, const fs::path& output,
-    const candle_graph::ImportOptions& options = {}) {
+inline Converted convert_and_read(const fs::path& input, const fs::path& output,
+                                  const candle_graph::ImportOptions& options = {}) {
   Converted c;
   c.result = candle_graph::import::convert_pytorch_trace(input, output, options);
   c.doc = candle_graph::parse_trace(output);

@@ -1,4 +1,4 @@
-// The 2021 Kineto layout (PyTorch ~1.9, external-formats.md §1.4b): categories Operator /
+// The 2021 Kineto layout (PyTorch ~1.9, pytorch.md §1.4b): categories Operator /
 // Runtime / Kernel / Memcpy, flow cat "async", string tids ("stream 7"), computeProperties,
 // displayTimeUnit "ns" while ts is µs, and ROCm's HIP memory (Device Type 6). Hand-built; the
 // expected values follow from the events below.

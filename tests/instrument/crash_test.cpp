@@ -120,7 +120,7 @@ TEST(InstrumentCrash, NoLineCrossesAFourKibBoundary) {
     if (text[start] == ' ' || text[start] == '\n') ++padding_lines;
     start = end;
   }
-  EXPECT_GT(padding_lines, 0u);                     // the property was not reached by luck
+  EXPECT_GT(padding_lines, 0u);                       // the property was not reached by luck
   EXPECT_EQ(parse_trace(path).ops().size(), 20000u);  // and the reader skips the padding
 }
 

@@ -78,7 +78,7 @@ TEST(InstrumentRoundTrip, EveryRecordKindParsesBackWithItsValues) {
   EXPECT_EQ(doc.run().entrypoint, "demo::train::update");
   EXPECT_EQ(doc.run().phase, ExecutionPhase::train);
   EXPECT_EQ(doc.run().capture_step, 3u);
-  EXPECT_EQ(doc.run().warmup_steps, 2u);  // capture_step − 1 (§13.1)
+  EXPECT_EQ(doc.run().warmup_steps, 2u);  // capture_step − 1 (trace6.md §13.1)
   EXPECT_EQ(doc.run().correlation_id, "demo::train::update/update-3");
   EXPECT_EQ(doc.run().device, "cpu");
   EXPECT_EQ(doc.run().timing_mode, TimingMode::host);
@@ -114,7 +114,7 @@ TEST(InstrumentRoundTrip, EveryRecordKindParsesBackWithItsValues) {
   EXPECT_EQ(op.output, "h");
   EXPECT_EQ(op.duration_ns, 3000u);
   EXPECT_EQ(op.timestamp_ns, 2500u);
-  EXPECT_EQ(op.storage_bytes, 4096u);  // resolved: 32 × 32 × 4 bytes (§4.12)
+  EXPECT_EQ(op.storage_bytes, 4096u);  // resolved: 32 × 32 × 4 bytes (trace6.md §4.12)
   EXPECT_EQ(op.input_storage_bytes, 2048u);
 
   ASSERT_EQ(doc.tensors().size(), 1u);
@@ -132,7 +132,7 @@ TEST(InstrumentRoundTrip, EveryRecordKindParsesBackWithItsValues) {
 
   ASSERT_EQ(doc.gradients().size(), 2u);
   EXPECT_EQ(doc.gradients()[0].event_id, "gradient-1");
-  EXPECT_EQ(doc.gradients()[0].key, "encoder.weight");  // §14: the key round-trips
+  EXPECT_EQ(doc.gradients()[0].key, "encoder.weight");  // trace6.md §14: the key round-trips
   EXPECT_EQ(doc.gradients()[0].norm, 0.42);
   EXPECT_EQ(doc.gradients()[1].event_id, "gradient-2");
   EXPECT_EQ(doc.gradients()[1].state, GradientState::missing);
@@ -190,7 +190,7 @@ TEST(InstrumentRoundTrip, OpTimestampZeroMeansTheCurrentElapsedTime) {
   session.record_device_memory("cpu", 1, 2);
   const std::uint64_t after = session.elapsed_ns();
   const TraceDocument doc = parse_trace(session.finish());
-  // §17.7: "now", not now − duration: bracketed by elapsed_ns() taken around the call.
+  // trace6.md §17.7: "now", not now − duration: bracketed by elapsed_ns() taken around the call.
   EXPECT_GE(doc.ops()[0].timestamp_ns, before);
   EXPECT_LE(doc.ops()[0].timestamp_ns, after);
   EXPECT_GE(doc.memory()[0].timestamp_ns, before);
@@ -198,7 +198,7 @@ TEST(InstrumentRoundTrip, OpTimestampZeroMeansTheCurrentElapsedTime) {
   EXPECT_GE(doc.device_memory()[0].timestamp_ns, before);
   EXPECT_LE(doc.device_memory()[0].timestamp_ns, after);
   EXPECT_FALSE(doc.device_memory()[0].reserved_bytes.has_value());
-  // An empty shape is one element (§4.12): 4 bytes of f32.
+  // An empty shape is one element (trace6.md §4.12): 4 bytes of f32.
   EXPECT_EQ(doc.ops()[0].storage_bytes, 4u);
 }
 
@@ -215,7 +215,8 @@ TEST(InstrumentRoundTrip, OpsAndTensorsNeverFabricateMemoryEvents) {
   const TraceDocument doc = parse_trace(session.finish());
   EXPECT_EQ(doc.ops().size(), 1u);
   EXPECT_EQ(doc.tensors().size(), 1u);
-  EXPECT_TRUE(doc.memory().empty());  // §17.7 op metadata must not fabricate tensor lifetime
+  EXPECT_TRUE(
+      doc.memory().empty());  // trace6.md §17.7 op metadata must not fabricate tensor lifetime
 }
 
 TEST(InstrumentRoundTrip, StringsAreEscapedAndNonFiniteNormsOmitted) {
@@ -229,7 +230,7 @@ TEST(InstrumentRoundTrip, StringsAreEscapedAndNonFiniteNormsOmitted) {
   EXPECT_FALSE(doc.gradients()[0].norm.has_value());
 }
 
-// §14 instrumentation checklist.
+// trace6.md §14 instrumentation checklist.
 TEST(InstrumentChecklist, MeasurementAndNestedSpanGiveThreeStartsAndEnds) {
   ScratchDir dir;
   TraceSession session(dir / "t.jsonl", ProfileRun::inference("Model::forward", 1, "cpu"));

@@ -1,5 +1,6 @@
-// The meta line's `timestamp` (§4.2: `YYYY-MM-DDTHH:MM:SS.mmmZ`, UTC, milliseconds truncated)
-// against gmtime_r + strftime, an independent formatter, over instants before and after 1970.
+// The meta line's `timestamp` (trace6.md §4.2: `YYYY-MM-DDTHH:MM:SS.mmmZ`, UTC, milliseconds
+// truncated) against gmtime_r + strftime, an independent formatter, over instants before and after
+// 1970.
 #include <gtest/gtest.h>
 
 #include <chrono>

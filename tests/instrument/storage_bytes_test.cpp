@@ -1,5 +1,5 @@
 // The session's fast storage-bytes resolution must agree with the trace core's
-// resolve_storage_bytes (§4.12) for every label, including ones only the slow path knows.
+// resolve_storage_bytes (trace6.md §4.12) for every label, including ones only the slow path knows.
 #include <gtest/gtest.h>
 
 #include <array>

@@ -69,7 +69,7 @@ TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileSta
   const std::string text = testing_support::read_file(path);
   EXPECT_GT(text.size(), 0u);
   EXPECT_LE(text.size(), kFileLimit);
-  EXPECT_EQ(text.back(), '\n');                    // cut back to whole lines
+  EXPECT_EQ(text.back(), '\n');                      // cut back to whole lines
   EXPECT_GT(parse_trace(path).ops().size(), 1000u);  // and what is there parses
 }
 

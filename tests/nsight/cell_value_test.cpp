@@ -1,4 +1,4 @@
-// Cell parsing: nulls, thousands separators, units, RFC-4180 quoting (spec §10.4, §6.1/§6.3).
+// Cell parsing: nulls, thousands separators, units, RFC-4180 quoting (trace6.md §10.4, §6.1/§6.3).
 #include <gtest/gtest.h>
 
 #include "import/nsight/cell_value.hpp"

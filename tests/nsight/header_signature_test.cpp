@@ -1,4 +1,4 @@
-// Header signature → report kind, per report and nsys version (external-formats §6.2), and the
+// Header signature → report kind, per report and nsys version (nsight.md §6.2), and the
 // file-name hint that is used only when no signature matches.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ struct SignatureCase {
   std::optional<ReportKind> kind;
 };
 
-// Headers copied from external-formats.md §6.2 (and the 0.7.0 unit tests, §10.4).
+// Headers copied from nsight.md §6.2 (and the 0.7.0 unit tests, §10.4).
 const SignatureCase kCases[] = {
     {"kern_sum 2023-2026",
      "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
@@ -117,7 +117,7 @@ TEST(NsightHeaderSignature, OldAndNewColumnNamesMapToTheSameRoles) {
 }
 
 TEST(NsightHeaderSignature, SpecNormalisedHeadersStillWork) {
-  // §10.4 aliases written literally (`total_ns`, `dur_ns`, `proj_start_ns`…).
+  // trace6.md §10.4 aliases written literally (`total_ns`, `dur_ns`, `proj_start_ns`…).
   EXPECT_EQ(detect_report(map_columns(split_csv_line("name,total_time_ns,instances,avg_ns"))),
             ReportKind::kernel_summary);
   EXPECT_EQ(detect_report(map_columns(

@@ -1,10 +1,10 @@
-// load_optional / load behaviour: the §14 Nsight checklist, caps, hints, status.txt, raw report,
-// multi-report stdout captures and the JSON shape of the `gpu` member.
+// load_optional / load behaviour: the trace6.md §14 Nsight checklist, caps, hints, status.txt, raw
+// report, multi-report stdout captures and the JSON shape of the `gpu` member.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "nsight_test_helpers.hpp"
 #include <nlohmann/json.hpp>
+#include "nsight_test_helpers.hpp"
 
 #include "output/json_stream.hpp"
 
@@ -16,7 +16,8 @@ using candle_graph::import::nsight::NsightEvidence;
 // The writer's JSON read back by an independent parser (nlohmann), keys in written order.
 nlohmann::ordered_json to_json(const candle_graph::import::nsight::NsightEvidence& e) {
   candle_graph::output::JsonStream w;
-  candle_graph::import::nsight::write_nsight_json(w, e, candle_graph::output::KeyOrder::declaration);
+  candle_graph::import::nsight::write_nsight_json(w, e,
+                                                  candle_graph::output::KeyOrder::declaration);
   return nlohmann::ordered_json::parse(w.take());
 }
 using ::testing::HasSubstr;
@@ -31,7 +32,7 @@ TEST(NsightLoad, NoDirectoryMeansNotRequested) {
   EXPECT_EQ(e.correlation.reason, "No projected NVTX ranges were normalized");
 }
 
-// §14: official kernel-summary headers → available, first kernel gemm, total 1200.
+// trace6.md §14: official kernel-summary headers → available, first kernel gemm, total 1200.
 TEST(NsightChecklist, KernelSummaryOfficialHeaders) {
   TempDir dir;
   dir.write("run_cuda_gpu_kern_sum.csv",
@@ -46,7 +47,7 @@ TEST(NsightChecklist, KernelSummaryOfficialHeaders) {
   EXPECT_TRUE(e.coverage.kernel_summary);
 }
 
-// §14: an API summary without the required columns → unavailable with diagnostics.
+// trace6.md §14: an API summary without the required columns → unavailable with diagnostics.
 TEST(NsightChecklist, ApiSummaryMissingColumns) {
   const NsightEvidence e = load_dir(own_fixture("api_missing_columns"));
   EXPECT_EQ(e.status, GpuEvidenceStatus::unavailable);
@@ -55,7 +56,7 @@ TEST(NsightChecklist, ApiSummaryMissingColumns) {
               HasSubstr("run_cuda_api_sum.csv:1: missing total-time nanoseconds column"));
 }
 
-// §14: 101 kernel rows → {total_rows 101, displayed_rows 100, truncated true}.
+// trace6.md §14: 101 kernel rows → {total_rows 101, displayed_rows 100, truncated true}.
 TEST(NsightChecklist, HundredAndOneKernelRows) {
   std::string csv = kKernHeader;
   for (int i = 1; i <= 101; ++i)
@@ -72,7 +73,7 @@ TEST(NsightChecklist, HundredAndOneKernelRows) {
   EXPECT_EQ(e.kernels.back().name, "k2");     // k1 (smallest) was cut
 }
 
-// §14: exactly matching projected NVTX rows → complete, 1/1 matched.
+// trace6.md §14: exactly matching projected NVTX rows → complete, 1/1 matched.
 TEST(NsightChecklist, ProjectedNvtxCompleteCorrelation) {
   TempDir dir;
   dir.write("run_nvtx_gpu_proj_trace.csv",
@@ -93,7 +94,7 @@ TEST(NsightChecklist, ProjectedNvtxCompleteCorrelation) {
   EXPECT_EQ(e.nvtx_ranges[0].gpu_operations, 3u);
 }
 
-// §14: a projection CSV without timing columns → unavailable plus a diagnostic.
+// trace6.md §14: a projection CSV without timing columns → unavailable plus a diagnostic.
 TEST(NsightChecklist, ProjectionWithoutTimingColumns) {
   const NsightEvidence e = load_dir(own_fixture("projection_without_timing"));
   EXPECT_EQ(e.status, GpuEvidenceStatus::unavailable);
@@ -218,7 +219,8 @@ TEST(NsightLoad, LargeTimelineKeepsOnlyTheCap) {
 }
 
 TEST(NsightJson, UnavailableShapeMatchesOriginal) {
-  const auto j = to_json(candle_graph::import::nsight::unavailable("Nsight capture was not requested"));
+  const auto j =
+      to_json(candle_graph::import::nsight::unavailable("Nsight capture was not requested"));
   std::vector<std::string> keys;
   for (const auto& [key, _] : j.items()) keys.push_back(key);
   EXPECT_THAT(keys,

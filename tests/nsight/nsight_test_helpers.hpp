@@ -33,13 +33,13 @@ class TempDir : public candle_graph::testing::TempDir {
 };
 
 inline candle_graph::import::nsight::NsightEvidence load_dir(const fs::path& dir,
-                                                     std::vector<std::string> keys = {}) {
+                                                             std::vector<std::string> keys = {}) {
   return candle_graph::import::nsight::load_optional(dir, keys);
 }
 
 // Loads one real fixture file on its own.
-inline candle_graph::import::nsight::NsightEvidence load_shared(const std::string& name,
-                                                        std::vector<std::string> keys = {}) {
+inline candle_graph::import::nsight::NsightEvidence load_shared(
+    const std::string& name, std::vector<std::string> keys = {}) {
   TempDir dir;
   dir.copy_shared(name);
   return load_dir(dir.path(), std::move(keys));

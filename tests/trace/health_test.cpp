@@ -1,6 +1,6 @@
-// §6 health: one test per code (exact message text and severity, typed in from the §6 table),
-// the coverage counters, the trusted flag, emission order, the §14 checklist, and big inputs
-// that would overflow the stack of a recursive implementation.
+// trace6.md §6 health: one test per code (exact message text and severity, typed in from the §6
+// table), the coverage counters, the trusted flag, emission order, the trace6.md §14 checklist, and
+// big inputs that would overflow the stack of a recursive implementation.
 #include "candle_graph/health.hpp"
 #include "trace/document_editor.hpp"
 
@@ -33,7 +33,8 @@ std::vector<HealthIssue> issues_with(const TraceHealth& h, std::string_view code
   return out;
 }
 
-// The §4.11 example minus the lines whose 1-based numbers are given, plus extra lines at the end.
+// The trace6.md §4.11 example minus the lines whose 1-based numbers are given, plus extra lines at
+// the end.
 std::string example_with(std::initializer_list<int> drop, std::initializer_list<std::string> add) {
   const auto lines = lines_of(read_file(fixture("spec_example.jsonl")));
   std::string out;
@@ -69,7 +70,7 @@ void expect_only(const TraceHealth& h, std::string_view code, HealthSeverity sev
   EXPECT_EQ(h.trusted, severity == HealthSeverity::warning);
 }
 
-TEST(Health, SpecExampleIsTrustedWithFullCoverage) {  // §9.6
+TEST(Health, SpecExampleIsTrustedWithFullCoverage) {  // trace6.md §9.6
   const TraceHealth h = health_of(example_with({}, {}));
   EXPECT_TRUE(h.trusted);
   EXPECT_TRUE(h.issues.empty());
@@ -117,7 +118,7 @@ TEST(Health, StaleIndexesAreAnErrorNotACrash) {
   EXPECT_THROW((void)analyze_health(doc), Error);
 }
 
-TEST(Health, RootCountTwoRoots) {  // §4.11 negative fixture, §14
+TEST(Health, RootCountTwoRoots) {  // trace6.md §4.11 negative fixture, §14
   const TraceHealth h = health_of(example_with({}, {span_start("r2", "", 0), span_end("r2", 1)}));
   expect_only(h, "root_count", HealthSeverity::error, {"expected exactly one root span, found 2"});
   EXPECT_EQ(h.coverage.root_spans, 2u);
@@ -210,7 +211,7 @@ TEST(Health, ChildExactlyFillingItsParentIsFine) {
   EXPECT_TRUE(h.trusted);
 }
 
-TEST(Health, SpanCycle) {  // §14: root plus two spans that are each other's parent
+TEST(Health, SpanCycle) {  // trace6.md §14: root plus two spans that are each other's parent
   const TraceHealth h = health_of(text_of({
       meta_line("infer"),
       span_start("root", "", 0, true),
@@ -247,7 +248,7 @@ TEST(Health, SpanBelowACycleIsReportedToo) {
   EXPECT_EQ(cyc[1].message, "span `below` participates in a parent cycle");
 }
 
-TEST(Health, ChildrenExceedParent) {  // §14: root of 100 ns with two 70 ns children
+TEST(Health, ChildrenExceedParent) {  // trace6.md §14: root of 100 ns with two 70 ns children
   const TraceHealth h = health_of(text_of({
       meta_line("infer"),
       span_start("root", "", 0, true),
@@ -261,7 +262,7 @@ TEST(Health, ChildrenExceedParent) {  // §14: root of 100 ns with two 70 ns chi
               {"children of span `root` total 140 ns, exceeding its 100 ns duration"});
 }
 
-// Ops are not counted in the children's sum (§6 #8).
+// Ops are not counted in the children's sum (trace6.md §6 #8).
 TEST(Health, OpsDoNotCountAsChildren) {
   const TraceHealth h = health_of(text_of({
       meta_line("infer"),
@@ -300,7 +301,7 @@ TEST(Health, UnknownSpanForOpsTensorsAndMemory) {
           R"({"kind":"tensor","span_id":"ghost2","tensor_id":"t","dtype":"f32","device":"cpu"})",
           R"({"kind":"op","span_id":"ghost1","op_name":"m","dtype":"f32","device":"cpu","duration_ns":1})",
       }));
-  // Checked in the order ops, tensors, memory (§6 #9), whatever the line order.
+  // Checked in the order ops, tensors, memory (trace6.md §6 #9), whatever the line order.
   expect_only(h, "unknown_span", HealthSeverity::error,
               {"operation evidence refers to missing span `ghost1`",
                "tensor evidence refers to missing span `ghost2`",
@@ -450,7 +451,8 @@ TEST(Health, StepCoverageCountsOwnStepOnly) {
   EXPECT_EQ(h.coverage.spans, 7u);
 }
 
-// §6 emission order: 1, 2, 3, then 4–7 per span in document order, 8, 9, 10, 11–13, 14–21.
+// trace6.md §6 emission order: 1, 2, 3, then 4–7 per span in document order, 8, 9, 10, 11–13,
+// 14–21.
 TEST(Health, EmissionOrderAcrossCodes) {
   TraceDocument doc = parse_trace_text(
       text_of({

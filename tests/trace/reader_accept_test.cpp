@@ -1,6 +1,6 @@
-// Inputs the reader must accept (§4.1 framing, issue 2 item 3): CRLF line ends, blank lines, a
-// UTF-8 BOM, unknown extra fields, null for optional fields — each gives the same document as
-// the plain §4.11 example.
+// Inputs the reader must accept (trace6.md §4.1 framing, issue 2 item 3): CRLF line ends, blank
+// lines, a UTF-8 BOM, unknown extra fields, null for optional fields — each gives the same document
+// as the plain trace6.md §4.11 example.
 #include "trace_test_support.hpp"
 
 namespace {
@@ -34,7 +34,8 @@ TEST(ReaderAccepts, SpecExample) {
   EXPECT_EQ(doc.edges().size(), 1u);
   EXPECT_EQ(doc.run().entrypoint, "demo::train::update");
   EXPECT_EQ(doc.run().tags.size(), 2u);
-  // Derived at parse time (§5.2): [8,64] f32 → 2048, [64,32] f32 → 8192, [8,32] f32 → 1024.
+  // Derived at parse time (trace6.md §5.2): [8,64] f32 → 2048, [64,32] f32 → 8192, [8,32] f32 →
+  // 1024.
   EXPECT_EQ(doc.ops()[0].storage_bytes, std::optional<std::uint64_t>(2048));
   EXPECT_EQ(doc.ops()[1].storage_bytes, std::optional<std::uint64_t>(8192));
   EXPECT_EQ(doc.tensors()[0].storage_bytes, std::optional<std::uint64_t>(1024));

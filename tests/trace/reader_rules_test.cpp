@@ -1,6 +1,6 @@
-// One negative test per validation rule of §5 and §17.2–17.3: every rejection names the file and
-// the 1-based line. Expected message texts are the ones the spec quotes for the original (§5.2,
-// §17.2, §17.3), with the 0-based event index the original reports.
+// One negative test per validation rule of trace6.md §5 and §17.2–17.3: every rejection names the
+// file and the 1-based line. Expected message texts are the ones the spec quotes for the original
+// (trace6.md §5.2, trace6.md §17.2, §17.3), with the 0-based event index the original reports.
 #include <nlohmann/json.hpp>
 
 #include "trace_test_support.hpp"
@@ -11,7 +11,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using namespace cgtest;
 
-// A full line of every kind with every optional field present (values from §4.11).
+// A full line of every kind with every optional field present (values from trace6.md §4.11).
 const std::string kFullMeta =
     R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":true,"timing_mode":"host","tags":{"a":"b"},"candle_version":"0.11.0"})";
 const std::string kFullSpanStart =
@@ -101,7 +101,7 @@ TEST(ReaderRules, EveryFullLineIsAccepted) {
   }
 }
 
-// §5.2: meta must be the first non-empty record (§17.2 confirms 0.7.0 enforces it).
+// trace6.md §5.2: meta must be the first non-empty record (§17.2 confirms 0.7.0 enforces it).
 TEST(ReaderRules, MetaNotFirst) {
   expect_rejected(text_of({span_start("s1", "", 0), kFullMeta}), 2,
                   "meta event must be the first non-empty trace record, found at index 1");
@@ -194,7 +194,8 @@ TEST(ReaderRules, DuplicateKindField) {
       2, HasSubstr("duplicate field `kind`"));
 }
 
-// Every required field of every kind (§4.2–4.10): removing it is an error naming the field.
+// Every required field of every kind (trace6.md §4.2–4.10): removing it is an error naming the
+// field.
 TEST(ReaderRules, EveryRequiredFieldIsRequired) {
   for (const auto& c : kind_cases()) {
     for (const auto& field : c.required) {
@@ -303,7 +304,8 @@ struct EnumCase {
   std::string bad;
 };
 
-// §3: the wire accepts exactly the lower snake_case strings (aliases are for humans only).
+// trace6.md §3: the wire accepts exactly the lower snake_case strings (aliases are for humans
+// only).
 TEST(ReaderRules, BadEnumStrings) {
   const std::vector<EnumCase> cases = {
       {"meta", kFullMeta, "phase", "training"},
@@ -340,7 +342,8 @@ TEST(ReaderRules, LongBadEnumStringIsTruncatedInTheMessage) {
   }
 }
 
-// §17.3: the trace/5 `param_key` alias is gone; such a line fails with missing field `key`.
+// trace6.md §17.3: the trace/5 `param_key` alias is gone; such a line fails with missing field
+// `key`.
 TEST(ReaderRules, ParamKeyWithoutKey) {
   expect_rejected(
       text_of(
@@ -349,7 +352,7 @@ TEST(ReaderRules, ParamKeyWithoutKey) {
       2, HasSubstr("missing field `key`"));
 }
 
-// §4.9: a trace/5 `step` field on a gradient is simply ignored.
+// trace6.md §4.9: a trace/5 `step` field on a gradient is simply ignored.
 TEST(ReaderRules, GradientStepFieldIsIgnored) {
   const auto doc = parse_both(text_of({kFullMeta, with_field(kFullGradient, "step", "3")}));
   ASSERT_EQ(doc.gradients().size(), 1u);
@@ -362,8 +365,8 @@ TEST(ReaderRules, FirstErrorWins) {
                   R"(unknown event kind "telemetry")");
 }
 
-// §14: meta + spans + op + memory + edge + gradient + span_ends → 2 closed spans, 1 op whose
-// storage_bytes was derived (32×32 f32 = 4096), 1 memory event, 1 edge, 1 gradient.
+// trace6.md §14: meta + spans + op + memory + edge + gradient + span_ends → 2 closed spans, 1 op
+// whose storage_bytes was derived (32×32 f32 = 4096), 1 memory event, 1 edge, 1 gradient.
 TEST(ReaderRules, ChecklistDocumentParses) {
   const auto doc = parse_both(text_of({
       meta_line(),
@@ -387,7 +390,7 @@ TEST(ReaderRules, ChecklistDocumentParses) {
   EXPECT_EQ(doc.event_count(), 9u);  // non-empty lines
 }
 
-// Open spans are not a parse error (§5.2): they are health's business.
+// Open spans are not a parse error (trace6.md §5.2): they are health's business.
 TEST(ReaderRules, OpenSpanParses) {
   const auto doc = parse_both(text_of({meta_line(), span_start("s1", "", 0)}));
   ASSERT_EQ(doc.spans().size(), 1u);
@@ -423,7 +426,7 @@ TEST(ReaderRules, ForwardReferencesAreResolved) {
   EXPECT_EQ(doc.find_span("nope"), candle_graph::kNoIndex);
 }
 
-// Defaults of §4 when optional fields are absent.
+// Defaults of trace6.md §4 when optional fields are absent.
 TEST(ReaderRules, DefaultsOfAbsentOptionalFields) {
   const auto doc = parse_both(text_of({
       R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":2,"warmup_steps":1,"device":"cpu","timing_mode":"device_synchronized","tags":{}})",
@@ -453,7 +456,8 @@ TEST(ReaderRules, DefaultsOfAbsentOptionalFields) {
   EXPECT_FALSE(o.output.has_value());
   EXPECT_TRUE(o.shape.empty());
   EXPECT_EQ(o.timestamp_ns, 0u);
-  EXPECT_EQ(o.storage_bytes, std::optional<std::uint64_t>(4));  // scalar f32 (§4.12 quirk)
+  EXPECT_EQ(o.storage_bytes,
+            std::optional<std::uint64_t>(4));  // scalar f32 (trace6.md §4.12 quirk)
   EXPECT_FALSE(o.input_storage_bytes.has_value());
   const TensorEvent& t = doc.tensors()[0];
   EXPECT_FALSE(t.requires_grad);
@@ -469,7 +473,7 @@ TEST(ReaderRules, DefaultsOfAbsentOptionalFields) {
   EXPECT_EQ(doc.gradients()[0].state, GradientState::zero);
 }
 
-// §5.2: explicit storage_bytes wins over shape × dtype, even when it disagrees (or is 0).
+// trace6.md §5.2: explicit storage_bytes wins over shape × dtype, even when it disagrees (or is 0).
 TEST(ReaderRules, ExplicitStorageBytesWin) {
   const auto doc = parse_both(text_of({
       meta_line(),
@@ -500,7 +504,8 @@ TEST(ReaderRules, TagsAreSortedAndLastDuplicateWins) {
   EXPECT_EQ(doc.run().tags[2].key, "z");
 }
 
-// from_events applies the same §5.2 rules to events built in memory (line = event number).
+// from_events applies the same trace6.md §5.2 rules to events built in memory (line = event
+// number).
 TEST(ReaderRules, FromEventsValidatesToo) {
   using namespace candle_graph;
   MetaEvent meta;

@@ -1,5 +1,5 @@
-// §4.12 dtype sizes and storage_bytes, §4.13 category_for_step, §3 enum wire strings and the
-// human-friendly aliases. Expected values are the spec tables, typed in by hand.
+// trace6.md §4.12 dtype sizes and storage_bytes, §4.13 category_for_step, §3 enum wire strings and
+// the human-friendly aliases. Expected values are the spec tables, typed in by hand.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -35,7 +35,7 @@ TEST(DtypeSize, UnknownLabels) {
     EXPECT_FALSE(dtype_size(d).has_value()) << d;
 }
 
-TEST(ElemCount, EmptyShapeIsOneElement) {  // §4.12 quirk: a scalar
+TEST(ElemCount, EmptyShapeIsOneElement) {  // trace6.md §4.12 quirk: a scalar
   EXPECT_EQ(elem_count({}), 1u);
 }
 
@@ -53,12 +53,12 @@ TEST(ElemCount, ProductAndSaturation) {
 
 TEST(StorageBytes, Rules) {
   const std::vector<std::uint64_t> s864 = {8, 64};
-  EXPECT_EQ(storage_bytes(s864, "f32"), 2048u);  // §4.11 example
+  EXPECT_EQ(storage_bytes(s864, "f32"), 2048u);  // trace6.md §4.11 example
   EXPECT_EQ(storage_bytes(s864, "bf16"), 1024u);
   const std::vector<std::uint64_t> s3232 = {32, 32};
-  EXPECT_EQ(storage_bytes(s3232, "f32"), 4096u);  // §14
+  EXPECT_EQ(storage_bytes(s3232, "f32"), 4096u);  // trace6.md §14
   const std::vector<std::uint64_t> s100 = {100, 100};
-  EXPECT_EQ(storage_bytes(s100, "f32"), 40000u);  // §14 memory
+  EXPECT_EQ(storage_bytes(s100, "f32"), 40000u);  // trace6.md §14 memory
   EXPECT_EQ(storage_bytes({}, "f64"), 8u);        // scalar
   const std::vector<std::uint64_t> zero = {0, 4};
   EXPECT_EQ(storage_bytes(zero, "f32"), 0u);
@@ -77,7 +77,7 @@ TEST(StorageBytes, ResolveExplicitWins) {
   EXPECT_EQ(resolve_storage_bytes(5, s, "weird"), 5u);
 }
 
-TEST(CategoryForStep, SpecTable) {  // §4.13
+TEST(CategoryForStep, SpecTable) {  // trace6.md §4.13
   for (bool rg : {false, true}) {
     EXPECT_EQ(category_for_step(ExecutionStep::backward, rg), MemoryCategory::gradient);
     EXPECT_EQ(category_for_step(ExecutionStep::optimizer, rg), MemoryCategory::optimizer);
@@ -87,7 +87,7 @@ TEST(CategoryForStep, SpecTable) {  // §4.13
   EXPECT_EQ(category_for_step(std::nullopt, false), MemoryCategory::activation);
 }
 
-// §3 wire strings: to_string and the strict parser are inverse, value by value.
+// trace6.md §3 wire strings: to_string and the strict parser are inverse, value by value.
 template <typename E>
 void check_wire(const std::vector<std::pair<E, const char*>>& table,
                 std::optional<E> (*parse)(std::string_view) noexcept) {
@@ -139,7 +139,7 @@ TEST(Enums, WireParsersRejectAliases) {
   EXPECT_FALSE(parse_timing_mode("device-synchronized").has_value());
 }
 
-// §3: ExecutionPhase::parse / ExecutionStep::parse (case-insensitive, '-' == '_').
+// trace6.md §3: ExecutionPhase::parse / ExecutionStep::parse (case-insensitive, '-' == '_').
 TEST(Enums, PhaseAliases) {
   for (const char* s : {"train", "training", "TRAIN", "Training"})
     EXPECT_EQ(parse_execution_phase_alias(s), ExecutionPhase::train) << s;

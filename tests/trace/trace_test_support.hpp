@@ -60,7 +60,7 @@ inline std::string join_lines(const std::vector<std::string>& lines) {
 
 using TempDir = candle_graph::testing::TempDir;
 
-// The §4.11 meta line, and a meta line for the given phase.
+// The trace6.md §4.11 meta line, and a meta line for the given phase.
 inline std::string meta_line(std::string_view phase = "train") {
   return std::string(
              R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"run-1","correlation_id":"c/update-1","entrypoint":"demo::train::update","phase":")") +

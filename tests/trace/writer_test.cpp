@@ -1,4 +1,4 @@
-// §5.3 writer: the original's field order and omission rules (lines of canonical fixtures
+// trace6.md §5.3 writer: the original's field order and omission rules (lines of canonical fixtures
 // re-serialize byte-identically), to_events order, and parse(write(doc)) == doc.
 #include "synth/synthetic_trace.hpp"
 #include "trace/document_editor.hpp"
@@ -17,8 +17,8 @@ std::string reserialize_line(const std::string& line) {
   return out;
 }
 
-// Fixtures written by hand in the canonical serde form (declaration order of §4, absent options
-// omitted, serde_json escaping and ryu floats): each line must come back byte for byte.
+// Fixtures written by hand in the canonical serde form (declaration order of trace6.md §4, absent
+// options omitted, serde_json escaping and ryu floats): each line must come back byte for byte.
 class CanonicalFixture : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CanonicalFixture, EveryLineReserializesByteIdentically) {
@@ -34,11 +34,11 @@ TEST_P(CanonicalFixture, EveryLineReserializesByteIdentically) {
 INSTANTIATE_TEST_SUITE_P(Writer, CanonicalFixture,
                          ::testing::Values("spec_example.jsonl", "inference_all_fields.jsonl"));
 
-// The whole §4.11 document written back: §5.3 order (meta, each span_start followed by its
-// span_end, then ops, tensors, memory, device_memory, gradients, edges). The expected text is
+// The whole trace6.md §4.11 document written back: §5.3 order (meta, each span_start followed by
+// its span_end, then ops, tensors, memory, device_memory, gradients, edges). The expected text is
 // assembled from the example's own lines (1-based numbers below, read off the spec listing);
-// op and tensor lines gain the storage_bytes resolved at parse time (§5.2): [8,64] f32 = 2048,
-// [64,32] f32 = 8192, [8,32] f32 = 1024.
+// op and tensor lines gain the storage_bytes resolved at parse time (trace6.md §5.2): [8,64] f32 =
+// 2048, [64,32] f32 = 8192, [8,32] f32 = 1024.
 TEST(Writer, SpecExampleDocumentInToEventsOrder) {
   const std::string text = read_file(fixture("spec_example.jsonl"));
   const auto l = lines_of(text);
@@ -68,7 +68,7 @@ TEST(Writer, SpecExampleDocumentInToEventsOrder) {
   EXPECT_EQ(via_events, expected);
 }
 
-// Open spans are written without a span_end (§5.3 "if closed").
+// Open spans are written without a span_end (trace6.md §5.3 "if closed").
 TEST(Writer, OpenSpanHasNoSpanEnd) {
   const TraceDocument doc = parse_trace_text(text_of(
       {meta_line(), span_start("s1", "", 0, true), span_start("s2", "s1", 1), span_end("s2", 0)}));
@@ -253,7 +253,7 @@ TEST(Writer, ParseEventLineOwnsItsStrings) {
   EXPECT_EQ(op.inputs[1], "b");
   EXPECT_EQ(op.output, std::optional<std::string_view>("o"));
   EXPECT_EQ(op.shape[1], 2u);
-  EXPECT_FALSE(op.storage_bytes.has_value());  // no §5.2 resolution for a lone line
+  EXPECT_FALSE(op.storage_bytes.has_value());  // no trace6.md §5.2 resolution for a lone line
   try {
     (void)parse_event_line("   ", arena, "x", 7);
     FAIL();

@@ -1,4 +1,5 @@
-// escape_for_script (spec §12.2): `<`, `>`, U+2028 and U+2029 become the literal texts `\u003c`,
+// escape_for_script (trace6.md §12.2): `<`, `>`, U+2028 and U+2029 become the literal texts
+// `\u003c`,
 // `\u003e`, `\u2028`, `\u2029`; every other byte is copied unchanged.
 //
 // Expected values come from the spec text and from UTF-8 itself, not from the code: U+2028 =

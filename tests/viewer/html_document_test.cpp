@@ -1,4 +1,4 @@
-// render_evidence_html (spec §12.2 and the CSP of issue 6) with hand-made assets, plus the
+// render_evidence_html (trace6.md §12.2 and the CSP of issue 6) with hand-made assets, plus the
 // bundled front end when this binary has it.
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -99,8 +99,8 @@ TEST(RenderEvidenceHtml, HostilePayloadStaysInert) {
   EXPECT_EQ(count(page, kStyle), 1u);
   EXPECT_EQ(count(page, "default-src"), 1u);
 
-  // The element holds the payload escaped once (written by hand from §12.2) and parses back to
-  // the same value.
+  // The element holds the payload escaped once (written by hand from trace6.md §12.2) and parses
+  // back to the same value.
   const std::string_view inside = between(page, "type=\"application/json\">", "</script>");
   EXPECT_EQ(
       inside,

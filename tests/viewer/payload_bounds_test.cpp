@@ -217,7 +217,7 @@ TEST(SelectNodes, TheSingleSlowestAndHeaviestOpSurviveTinyLimits) {
 
 TEST(SelectNodes, AChildSpanBeforeItsParentInTheStreamChangesNothing) {
   // Health accepts a span_start that precedes its parent's span_start (stream order is not a
-  // §6 rule); the selection must still keep only what it documents.
+  // trace6.md §6 rule); the selection must still keep only what it documents.
   std::string text = cg_viewer_test::synth_text(12, 6, 2);
   const auto line_with = [&](std::string_view needle) {
     const std::size_t at = text.find(needle);

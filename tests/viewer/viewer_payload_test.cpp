@@ -1,4 +1,4 @@
-// project() (spec §12.1 with the viewer fixes of compatibility.md): the compact viewer/4
+// project() (trace6.md §12.1 with the viewer fixes of compatibility.md): the compact viewer/4
 // payload with sorted keys and the added `payload_limits` object.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ struct Packet {
             std::nullopt)) {}
 };
 
-// Keys strictly increasing in byte order at every level (§9.5: serde's sorted maps).
+// Keys strictly increasing in byte order at every level (trace6.md §9.5: serde's sorted maps).
 void expect_sorted_keys(const Json& j, const std::string& path) {
   if (j.is_object()) {
     const std::string* prev = nullptr;
@@ -66,7 +66,7 @@ TEST(ViewerPayload, SchemaSortedKeysAndCompactText) {
   EXPECT_EQ(j["schema"], "candle-graph/viewer/4");
   EXPECT_EQ(j["default_view"], "evidence");
   expect_sorted_keys(j, "");
-  // §12.1's top level plus the added payload_limits; views as listed there.
+  // trace6.md §12.1's top level plus the added payload_limits; views as listed there.
   std::vector<std::string> keys, views;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   for (auto it = j["views"].begin(); it != j["views"].end(); ++it) views.push_back(it.key());
@@ -91,7 +91,7 @@ TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
   EXPECT_EQ(j["span_tree"].size(), 5u);
   for (const Json& n : j["views"]["trace"]["nodes"]) EXPECT_FALSE(n.contains("aggregated"));
 
-  // memory_ratio = node peak ÷ largest node peak (compatibility fix). Peaks from §8.3 as
+  // memory_ratio = node peak ÷ largest node peak (compatibility fix). Peaks from trace6.md §8.3 as
   // checked in tests/evidence/spec_example_test.cpp: s1 8192, s3 2048 → 1 and 0.25.
   for (const Json& n : j["views"]["trace"]["nodes"]) {
     if (n["id"] == "s1") {

@@ -1,4 +1,4 @@
-// DOM helpers. Trace strings are untrusted (§12.2 security): every piece of text goes through
+// DOM helpers. Trace strings are untrusted (trace6.md §12.2 security): every piece of text goes through
 // textContent or an attribute setter, never through innerHTML.
 
 /** el('td', {class: 'num', title: t}, 'text', child) — children are strings (as text) or nodes. */

@@ -1,4 +1,4 @@
-// Right-hand inspector (§12.2, labels of §17.13): shows the selected node and the allocations of
+// Right-hand inspector (trace6.md §12.2, labels of §17.13): shows the selected node and the allocations of
 // the memory peak that were made in it.
 import { clear, table } from './dom.js';
 import { formatBytes, formatMs, formatShape } from './format.js';

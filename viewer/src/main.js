@@ -1,5 +1,5 @@
 // Entry point: reads the embedded candle-graph/viewer/4 payload, wires tabs, theme and the
-// inspector, and renders the first view at once (§12.2, §12.3). The other views are prepared one
+// inspector, and renders the first view at once (trace6.md §12.2, §12.3). The other views are prepared one
 // by one in idle time after the first paint, so a later tab switch only reveals DOM that already
 // exists (docs/performance.md (Viewer): switching views ≤ 200 ms on a 1 M-op trace). A view that is
 // asked for before its turn is rendered on demand, as before.
@@ -22,7 +22,7 @@ const VIEWS = [
   { id: 'memory', label: 'Memory' },
   { id: 'gpu', label: 'GPU' },
 ];
-// Trace-only controls (§12.3: hidden outside the Trace view); the inspector also serves Span costs
+// Trace-only controls (trace6.md §12.3: hidden outside the Trace view); the inspector also serves Span costs
 // and Timeline, where selecting a row shows its details.
 const INSPECTOR_VIEWS = new Set(['trace', 'span_costs', 'timeline']);
 
@@ -146,7 +146,7 @@ function main() {
     const tab = event.target.closest('[role="tab"]');
     if (tab) show(tab.dataset.view, true);
   });
-  // §12.3: ArrowLeft/ArrowRight (and Up/Down for the vertical list), Home, End move between tabs.
+  // trace6.md §12.3: ArrowLeft/ArrowRight (and Up/Down for the vertical list), Home, End move between tabs.
   tablist.addEventListener('keydown', (event) => {
     const i = tabs.findIndex((t) => t.dataset.view === current);
     let next = null;

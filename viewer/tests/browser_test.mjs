@@ -1,5 +1,5 @@
 // Browser tests of the viewer (issue 6): real chromium opens HTML files written by
-// `candle-graph view` from disk. Expected values come from spec §8.3/§9.6 for the §4.11 trace
+// `candle-graph view` from disk. Expected values come from trace6.md §8.3/§9.6 for the §4.11 trace
 // (e.g. the memory peak 10,240 B, four findings, the span names), not from the code under test.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -59,23 +59,26 @@ const specTrace = join(here, '../../tests/fixtures/spec_example.jsonl');
 candleGraph(args.binary, ['view', specTrace, '-o', traceHtml]);
 
 await run.check(
-  'view TRACE projects the §4.11 trace to the hand-made viewer/4 payload',
+  'view TRACE projects the trace6.md §4.11 trace to the hand-made viewer/4 payload',
   async () => {
     const html = readFileSync(traceHtml, 'utf8');
     const m = html.match(/id="cg-payload" type="application\/json">([\s\S]*?)<\/script>/);
     assert(m, 'payload element');
     const got = JSON.parse(m[1]);
     const want = JSON.parse(readFileSync(fixturePayload, 'utf8'));
-    delete got.payload_limits; // added field, not in §12.1
+    delete got.payload_limits; // added field, not in trace6.md §12.1
     const canon = (v) =>
       JSON.stringify(v, (k, x) =>
         x && typeof x === 'object' && !Array.isArray(x)
           ? Object.fromEntries(Object.entries(x).sort())
           : x,
       );
-    assert(canon(got) === canon(want), 'payload differs from the fixture derived from §8.3/§9.6');
+    assert(
+      canon(got) === canon(want),
+      'payload differs from the fixture derived from trace6.md §8.3/§9.6',
+    );
     const keys = Object.keys(JSON.parse(m[1]));
-    assert(keys.join() === [...keys].sort().join(), 'top-level keys sorted (§17.1)');
+    assert(keys.join() === [...keys].sort().join(), 'top-level keys sorted (trace6.md §17.1)');
   },
 );
 
@@ -100,31 +103,34 @@ await withBrowser(async (context) => {
     await settle();
   };
 
-  await run.check('static HTML: markers of §14, CSP, no URL, no external script', async () => {
-    const html = readFileSync(specHtml, 'utf8');
-    assert(html.startsWith('<!DOCTYPE html>'), 'doctype');
-    for (const m of [
-      'data-viewer="candle-graph-evidence"',
-      'view-panel-evidence',
-      'view-panel-gpu',
-      'span-tree',
-      'peak-breakdown',
-      'heat-mode',
-      'cg-payload',
-    ])
-      assert(html.includes(m), `marker ${m}`);
-    assert(!html.includes('https://'), 'no https:// anywhere');
-    // The only http:// text allowed is the SVG/XML namespace name, which is never fetched.
-    assert(
-      !html.replaceAll('http://www.w3.org/2000/svg', '').includes('http://'),
-      'no other http:// URL',
-    );
-    assert(!/<script[^>]*\ssrc=/i.test(html), 'no script src');
-    assert(
-      /Content-Security-Policy" content="default-src 'none'[^"]*connect-src 'none'/.test(html),
-      'CSP forbids connections',
-    );
-  });
+  await run.check(
+    'static HTML: markers of trace6.md §14, CSP, no URL, no external script',
+    async () => {
+      const html = readFileSync(specHtml, 'utf8');
+      assert(html.startsWith('<!DOCTYPE html>'), 'doctype');
+      for (const m of [
+        'data-viewer="candle-graph-evidence"',
+        'view-panel-evidence',
+        'view-panel-gpu',
+        'span-tree',
+        'peak-breakdown',
+        'heat-mode',
+        'cg-payload',
+      ])
+        assert(html.includes(m), `marker ${m}`);
+      assert(!html.includes('https://'), 'no https:// anywhere');
+      // The only http:// text allowed is the SVG/XML namespace name, which is never fetched.
+      assert(
+        !html.replaceAll('http://www.w3.org/2000/svg', '').includes('http://'),
+        'no other http:// URL',
+      );
+      assert(!/<script[^>]*\ssrc=/i.test(html), 'no script src');
+      assert(
+        /Content-Security-Policy" content="default-src 'none'[^"]*connect-src 'none'/.test(html),
+        'CSP forbids connections',
+      );
+    },
+  );
 
   await run.check('opens on Evidence with trust status, findings and the memory peak', async () => {
     const text = await panelText('evidence');
@@ -148,7 +154,7 @@ await withBrowser(async (context) => {
     const edgeLabels = await page
       .locator('#graph-canvas text.edge-label')
       .evaluateAll((ns) => ns.map((n) => n.textContent));
-    assert(edgeLabels.length === 8, `8 edges (§8.3), got ${edgeLabels.length}`);
+    assert(edgeLabels.length === 8, `8 edges (trace6.md §8.3), got ${edgeLabels.length}`);
     assert(
       edgeLabels.every((l) => l.includes('ms')),
       'every edge label has ms',
@@ -252,7 +258,7 @@ await withBrowser(async (context) => {
     'Memory legend: one item per label, none touching another (was "peakcapacity")',
     async () => {
       await show('memory');
-      // The §4.11 trace: categories activation and gradient, the peak line, and a capacity of
+      // The trace6.md §4.11 trace: categories activation and gradient, the peak line, and a capacity of
       // 8 MiB far above the 10 KiB peak, so it is named in the legend instead of drawn.
       const legend = page.locator('#view-panel-memory .chart-legend').first();
       const items = await legend.locator('.legend-item').allInnerTexts();

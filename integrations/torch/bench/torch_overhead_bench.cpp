@@ -84,7 +84,7 @@ const char* const kWayFlag[ways] = {"none",       "capture",      "kineto",     
                                     "floor-bare", "floor-inputs", "floor-boxed"};
 
 // An allocator reporter that ignores every report: what c10's memory reporting costs by itself.
-// Derived from ProfilerStateBase like the capture's (libtorch-notes §5.2).
+// Derived from ProfilerStateBase like the capture's (libtorch.md §5.2).
 struct EmptyReporter final : torch::profiler::impl::ProfilerStateBase {
   EmptyReporter()
       : ProfilerStateBase(

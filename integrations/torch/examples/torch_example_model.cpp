@@ -244,7 +244,7 @@ std::size_t Trainer::profiled_train_step(TorchProfiler profiler, StepTiming* tim
   namespace prof = torch::autograd::profiler;
   auto [x, y] = impl_->next_batch();
   const Stamp t0 = Stamp::now();
-  // Shapes and memory on, as our capture records them (libtorch-notes §3d).
+  // Shapes and memory on, as our capture records them (libtorch.md §3d).
   if (profiler == TorchProfiler::kineto_api)
     prof::enableProfiler(
         prof::ProfilerConfig(prof::ProfilerState::KINETO, /*report_input_shapes=*/true,

@@ -1,7 +1,7 @@
 // The buffers one capture fills while the step runs. Plain data, no LibTorch type: the callback
 // unit (recorder.cpp) appends to them with no per-op heap allocation once the vectors have
 // grown, and the writer (event_writer.cpp) turns them into trace/6 events after the measured
-// region ended, so formatting JSON never adds to the measured time (libtorch-notes §4).
+// region ended, so formatting JSON never adds to the measured time (libtorch.md §4).
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,11 @@
 // RecordFunction callbacks and the CPU-allocator memory reporter of a capture (issue 5 items 2
 // and 3). Compiled with NDEBUG whatever the build type: RecordFunction::inputs() asserts on a
-// debug-only member the library never sets (libtorch-notes §5.1).
+// debug-only member the library never sets (libtorch.md §5.1).
 //
 // Per op the callbacks only append plain records to CaptureState (interned names, flat input
-// and shape arrays); they never dispatch a tensor op (re-entrancy, notes §5.9) and never throw
-// (RecordFunction swallows exceptions and then calls the end callback anyway, notes §5.1).
+// and shape arrays); they never dispatch a tensor op (re-entrancy, libtorch.md §5.9) and never
+// throw (RecordFunction swallows exceptions and then calls the end callback anyway, libtorch.md
+// §5.1).
 #include "recorder.hpp"
 
 #include "instrument/clock.hpp"
@@ -26,7 +27,7 @@ namespace {
 
 namespace prof = ::torch::profiler::impl;
 
-// The capture recording on this thread (callbacks are thread-local, notes §5.3).
+// The capture recording on this thread (callbacks are thread-local, libtorch.md §5.3).
 thread_local CaptureState* tl_state = nullptr;
 
 // The session's own clock (TSC where invariant): op and memory timestamps must be on the same
@@ -50,7 +51,7 @@ bool storage_gone(const Identity& id) {
 }
 
 // A block that existed before the capture disappeared: counted, never written (an unpaired free
-// would make the trace untrusted, §6 check 12).
+// would make the trace untrusted, trace6.md §6 check 12).
 void count_pre_capture_free(CaptureState& s, std::uint64_t bytes) {
   if (!s.memory) return;  // without the reporter nothing can be said about frees
   ++s.pre_capture_frees;
@@ -59,7 +60,7 @@ void count_pre_capture_free(CaptureState& s, std::uint64_t bytes) {
 
 // ---- labels ------------------------------------------------------------------------------------
 
-// §4.12 labels (candle style) for the dtypes that have one, LibTorch's name otherwise.
+// trace6.md §4.12 labels (candle style) for the dtypes that have one, LibTorch's name otherwise.
 std::string dtype_label(c10::ScalarType t) {
   switch (t) {
     case c10::ScalarType::Float:
@@ -109,8 +110,8 @@ bool starts_with(const char* s, std::string_view prefix) {
 
 // Interns an op name: by pointer first (schema op names live in the registry), confirmed by
 // content in case a pointer was reused. Autograd node and engine records own their names
-// (notes §5.7): a fresh pointer each time, so they are looked up by content and never cached by
-// pointer (that cache would grow, and allocate, once per backward op).
+// (libtorch.md §5.7): a fresh pointer each time, so they are looked up by content and never cached
+// by pointer (that cache would grow, and allocate, once per backward op).
 [[gnu::noinline]] std::uint32_t intern_by_content(CaptureState& s, const char* name,
                                                   at::RecordScope scope, std::uint32_t* cached) {
   const std::string_view view(name);
@@ -144,7 +145,7 @@ inline std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope s
 // ---- automatic backward span (issue 5 item 4) ---------------------------------------------------
 
 // Autograd nodes run as BACKWARD_FUNCTION records wrapped in FUNCTION records named
-// `autograd::engine::evaluate_function: X` (notes §5.5); either at top level means backward()
+// `autograd::engine::evaluate_function: X` (libtorch.md §5.5); either at top level means backward()
 // is running.
 bool is_backward_record(const at::RecordFunction& fn, const char* name) {
   return fn.scope() == at::RecordScope::BACKWARD_FUNCTION ||
@@ -299,18 +300,18 @@ void begin_auto_backward(CaptureState& s, SpanRef current) {
       op.output_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
       SerialInfo& info = s.serials[key.serial];
       if (key.version == 0 && key.view_op == 0 && info.producer < 0) info.producer = index;
-      break;  // the first tensor output is the op's output (§4.5 has one)
+      break;  // the first tensor output is the op's output (trace6.md §4.5 has one)
     }
   } catch (...) {
     // metadata of an exotic tensor could not be read: the op keeps its name and timing
   }
 }
 
-// ---- memory reporter (notes §3c, §5.2)
+// ---- memory reporter (libtorch.md §3c, §5.2)
 // -----------------------------------------------------------
 
 // Derived from ProfilerStateBase so that LibTorch code reading the PROFILER_STATE slot sees a
-// well-typed, disabled profiler (notes §5.2).
+// well-typed, disabled profiler (libtorch.md §5.2).
 struct MemoryReporter final : prof::ProfilerStateBase {
   explicit MemoryReporter(CaptureState* s)
       : prof::ProfilerStateBase(prof::ProfilerConfig(prof::ProfilerState::Disabled)), state(s) {}

@@ -1,5 +1,5 @@
 // The LibTorch hooks of one capture (recorder.cpp, the only unit that reads RecordFunction
-// inputs and is therefore always compiled with NDEBUG — libtorch-notes §5.1).
+// inputs and is therefore always compiled with NDEBUG — libtorch.md §5.1).
 #pragma once
 
 #include <optional>
@@ -15,7 +15,7 @@ class Tensor;
 namespace candle_graph::libtorch::detail {
 
 // Why memory capture cannot run on this thread (LibTorch's own profiler holds the
-// PROFILER_STATE slot, libtorch-notes §5.2), or nullopt when it can.
+// PROFILER_STATE slot, libtorch.md §5.2), or nullopt when it can.
 std::optional<std::string> memory_slot_problem();
 
 // Whether a Recorder is installed on the calling thread.

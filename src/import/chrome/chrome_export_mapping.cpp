@@ -23,7 +23,6 @@ using trace_event::Model;
 using trace_event::Role;
 using trace_event::Slice;
 
-
 struct OtherData {
   std::string entrypoint, run_id, correlation_id, phase, device, timing_mode, timestamp;
   std::uint64_t capture_step = 1, warmup_steps = 0;

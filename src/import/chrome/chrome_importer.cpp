@@ -29,8 +29,7 @@ bool ChromeExportImporter::recognizes(const InputHead& head) const {
   // The export writes spans first: the root span's slice, with its cat and its args' span_id.
   const std::string cat = "\"cat\":\"" + std::string(format::chrome::kSpanCategory) + "\"";
   const std::size_t slice = s.find(cat, at);
-  return slice != std::string_view::npos &&
-         s.find("\"span_id\":", slice) != std::string_view::npos;
+  return slice != std::string_view::npos && s.find("\"span_id\":", slice) != std::string_view::npos;
 }
 
 }  // namespace candle_graph::import::chrome

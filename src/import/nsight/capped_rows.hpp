@@ -1,5 +1,6 @@
 // Keeps the first `cap` rows of a stream under a stable order without storing the stream:
-// amortised O(log cap) per row, so a 1 GB report costs memory for `cap` rows only (§10.4).
+// amortised O(log cap) per row, so a 1 GB report costs memory for `cap` rows only (trace6.md
+// §10.4).
 #pragma once
 
 #include <algorithm>

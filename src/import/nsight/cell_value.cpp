@@ -1,4 +1,4 @@
-// Numeric cell parsing with exact decimal unit scaling (spec §10.4; external-formats §6.3).
+// Numeric cell parsing with exact decimal unit scaling (trace6.md §10.4; nsight.md §6.3).
 #include "import/nsight/cell_value.hpp"
 
 #include <cctype>
@@ -23,7 +23,7 @@ bool iequals(std::string_view a, std::string_view b) {
 
 // Removes grouping commas. A lone comma that is not followed by exactly three digits is a
 // locale decimal comma (`"482,3"`); with three digits it is read as a thousands separator,
-// the reading the original applies to every comma (§10.4).
+// the reading the original applies to every comma (trace6.md §10.4).
 std::string strip_separators(std::string_view text) {
   const auto comma = text.find(',');
   if (comma != std::string_view::npos && text.find('.') == std::string_view::npos &&
@@ -125,10 +125,10 @@ CellNumber parse_cell_number(std::string_view cell, const UnitScale& scale) {
       exponent.remove_prefix(1);
     if (exponent.empty() || !all_digits(exponent)) return invalid;
   }
-  if (negative) return {CellNumber::State::value, 0};  // §10.4: floats are clamped at 0
+  if (negative) return {CellNumber::State::value, 0};  // trace6.md §10.4: floats are clamped at 0
   if (exp == std::string_view::npos && !scale.binary)
     return {CellNumber::State::value, scale_decimal(int_part, frac_part, scale.pow10)};
-  // Exponent forms and binary units: floating point, then truncation as in §10.4.
+  // Exponent forms and binary units: floating point, then truncation as in trace6.md §10.4.
   const double v = std::strtod(text.c_str(), nullptr) * std::pow(10.0, scale.pow10) * scale.factor;
   if (!std::isfinite(v)) return invalid;
   if (v >= 18446744073709551615.0) return {CellNumber::State::value, kMax};

@@ -1,5 +1,5 @@
 // Cell values of nsys stats CSVs: null markers, thousands separators and unit scaling to
-// nanoseconds / bytes (spec §10.4 "Numbers", external-formats §6.1 and §6.3).
+// nanoseconds / bytes (trace6.md §10.4 "Numbers", nsight.md §6.1 and §6.3).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,8 @@ UnitScale unit_scale(std::string_view unit);
 
 std::string_view trim(std::string_view text);
 
-// Empty, `None`, `-`, `N/A`, `NULL` (after trimming) mean "no value" (§10.4 / 2023 exports).
+// Empty, `None`, `-`, `N/A`, `NULL` (after trimming) mean "no value" (trace6.md §10.4 / 2023
+// exports).
 bool is_null_cell(std::string_view cell);
 
 struct CellNumber {

@@ -1,4 +1,4 @@
-// RFC-4180 field splitting and bounded line reading (spec §10.4 "CSV with header row").
+// RFC-4180 field splitting and bounded line reading (trace6.md §10.4 "CSV with header row").
 #include "import/nsight/csv_reader.hpp"
 
 #include <cstring>

@@ -1,6 +1,6 @@
-// Streaming RFC-4180 reader for `nsys stats --format csv` output (spec §10.4; no Debian C++ CSV
-// library is installed, so this small one lives here). Reads bounded lines from a file so a
-// 1 GB report is never held in memory, and counts 1-based physical lines for diagnostics.
+// Streaming RFC-4180 reader for `nsys stats --format csv` output (trace6.md §10.4; no Debian C++
+// CSV library is installed, so this small one lives here). Reads bounded lines from a file so a 1
+// GB report is never held in memory, and counts 1-based physical lines for diagnostics.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// NsightEvidence construction: `unavailable`, `load` and `load_optional` (spec §10.1–§10.3).
+// NsightEvidence construction: `unavailable`, `load` and `load_optional` (trace6.md §10.1–§10.3).
 // Nothing here throws to the caller: every failure becomes a status, a reason or a diagnostic.
 #include "import/nsight/nsight_evidence.hpp"
 
@@ -20,7 +20,7 @@ bool is_stdout_capture(const fs::path& p) {
   return ext == ".txt" || ext == ".log" || ext == ".out";
 }
 
-// §10.3 step 4: the text after `reason=` on the first such line of status.txt.
+// trace6.md §10.3 step 4: the text after `reason=` on the first such line of status.txt.
 std::optional<std::string> status_reason(const fs::path& dir) {
   std::ifstream in(dir / "status.txt");
   std::string line;
@@ -68,7 +68,7 @@ void append(std::vector<Row>& to, std::vector<Row>& from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
-// Rows of one successfully parsed section go into the packet (§10.3 step 3).
+// Rows of one successfully parsed section go into the packet (trace6.md §10.3 step 3).
 bool absorb(NsightEvidence& e, ParsedSection& s) {
   const bool any = !s.summary.empty() || !s.sizes.empty() || !s.timeline.empty();
   set_coverage(e.coverage, s.kind);
@@ -102,7 +102,8 @@ bool absorb(NsightEvidence& e, ParsedSection& s) {
   return any;
 }
 
-// §10.3 step 5. Counts cover every projected row read, not only the displayed (capped) ones.
+// trace6.md §10.3 step 5. Counts cover every projected row read, not only the displayed (capped)
+// ones.
 NsightCorrelation correlate(std::uint64_t matched, std::uint64_t total, bool all_gpu_ops) {
   NsightCorrelation c;
   c.mode = "nvtx_projected_range";
@@ -122,7 +123,7 @@ NsightCorrelation correlate(std::uint64_t matched, std::uint64_t total, bool all
   return c;
 }
 
-// §10.3 `load`: throws candle_graph::Error only for directory-level failures.
+// trace6.md §10.3 `load`: throws candle_graph::Error only for directory-level failures.
 NsightEvidence load(const fs::path& dir, const std::vector<std::string>& expected_keys) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
@@ -137,7 +138,7 @@ NsightEvidence load(const fs::path& dir, const std::vector<std::string>& expecte
     if (it->is_regular_file(type_ec)) files.push_back(it->path());
   }
   if (ec) throw Error("cannot list Nsight report directory " + dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());  // §10.3 step 1: sorted by path
+  std::sort(files.begin(), files.end());  // trace6.md §10.3 step 1: sorted by path
 
   NsightEvidence e = unavailable("No supported nsys stats CSV reports were found");
   const std::unordered_set<std::string> expected(expected_keys.begin(), expected_keys.end());
@@ -196,11 +197,11 @@ NsightEvidence unavailable(std::string reason) {
 
 NsightEvidence load_optional(const std::optional<std::filesystem::path>& dir,
                              const std::vector<std::string>& expected_keys) {
-  if (!dir) return unavailable("Nsight capture was not requested");  // §10.2
+  if (!dir) return unavailable("Nsight capture was not requested");  // trace6.md §10.2
   try {
     return load(*dir, expected_keys);
   } catch (const std::exception& error) {
-    NsightEvidence e = unavailable(error.what());  // §10.2: load error → failed
+    NsightEvidence e = unavailable(error.what());  // trace6.md §10.2: load error → failed
     e.status = GpuEvidenceStatus::failed;
     return e;
   } catch (...) {

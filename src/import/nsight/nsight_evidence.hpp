@@ -1,6 +1,6 @@
 // NsightEvidence: optional GPU evidence normalised from `nsys stats --format csv` reports (spec
-// §10). It is the `gpu` member of candle-graph/evidence/1. Loading never throws: a missing
-// directory or a malformed CSV only changes `status`/`reason`/`diagnostics`, so application
+// trace6.md §10). It is the `gpu` member of candle-graph/evidence/1. Loading never throws: a
+// missing directory or a malformed CSV only changes `status`/`reason`/`diagnostics`, so application
 // evidence stays valid.
 #pragma once
 
@@ -15,12 +15,13 @@
 
 namespace candle_graph::import::nsight {
 
-// §3 GpuEvidenceStatus; wire strings `available`, `unavailable`, `failed`.
+// trace6.md §3 GpuEvidenceStatus; wire strings `available`, `unavailable`, `failed`.
 enum class GpuEvidenceStatus { available, unavailable, failed };
 const char* to_string(GpuEvidenceStatus status);
 
-// §10.1 coverage: which kinds of report contributed rows. The first five are the original's;
-// the last three are additions, serialized only when true so old readers see the same object.
+// trace6.md §10.1 coverage: which kinds of report contributed rows. The first five are the
+// original's; the last three are additions, serialized only when true so old readers see the same
+// object.
 struct NsightCoverage {
   bool kernel_summary = false;       // cuda_gpu_kern_sum / gpukernsum
   bool runtime_summary = false;      // cuda_api_sum / cudaapisum
@@ -32,8 +33,8 @@ struct NsightCoverage {
   bool nvtx_summary = false;         // added: nvtx_sum / nvtxsum / nvtx_pushpop_sum
 };
 
-// §10.1 correlation between NVTX projected ranges and the application's span names (§10.3).
-// Clocks are never aligned: Candle host time and Nsight GPU time stay separate.
+// trace6.md §10.1 correlation between NVTX projected ranges and the application's span names
+// (§10.3). Clocks are never aligned: Candle host time and Nsight GPU time stay separate.
 struct NsightCorrelation {
   std::string mode = "none";  // "none" or "nvtx_projected_range"
   bool clock_aligned = false;
@@ -43,15 +44,15 @@ struct NsightCorrelation {
   std::optional<std::string> reason = "No projected NVTX ranges were normalized";
 };
 
-// §10.4 per-file row cap bookkeeping (100 summary rows, 500 timeline rows).
+// trace6.md §10.4 per-file row cap bookkeeping (100 summary rows, 500 timeline rows).
 struct NsightLimit {
   std::uint64_t total_rows = 0;
   std::uint64_t displayed_rows = 0;
   bool truncated = false;
 };
 
-// §10.1 NsightSummaryRow. All times in nanoseconds. Kernel rows (and memory operations) carry an
-// added `category`: gemm, convolution, elementwise, reduction, normalization, attention,
+// trace6.md §10.1 NsightSummaryRow. All times in nanoseconds. Kernel rows (and memory operations)
+// carry an added `category`: gemm, convolution, elementwise, reduction, normalization, attention,
 // communication, memcpy, memset or other.
 struct NsightSummaryRow {
   std::string name;
@@ -73,9 +74,10 @@ struct NsightSizeRow {
   std::uint64_t maximum_bytes = 0;
 };
 
-// §10.1 NsightTimelineRow. `kind` is `nvtx_range` (projected NVTX), `gpu_operation` (GPU trace)
-// or, added, `nvtx_host_range` (push/pop trace). For NVTX rows `name` is the raw range name and
-// `semantic_key` the name with a `domain:` / `:` prefix stripped, used for the §10.3 join.
+// trace6.md §10.1 NsightTimelineRow. `kind` is `nvtx_range` (projected NVTX), `gpu_operation` (GPU
+// trace) or, added, `nvtx_host_range` (push/pop trace). For NVTX rows `name` is the raw range name
+// and `semantic_key` the name with a `domain:` / `:` prefix stripped, used for the trace6.md §10.3
+// join.
 struct NsightTimelineRow {
   std::string name;
   std::string kind;
@@ -94,7 +96,7 @@ struct NsightTimelineRow {
   std::optional<std::uint64_t> bytes;   // added, memcpy/memset GPU operations only
 };
 
-// §10.1 NsightEvidence. Field order is the JSON declaration order.
+// trace6.md §10.1 NsightEvidence. Field order is the JSON declaration order.
 struct NsightEvidence {
   GpuEvidenceStatus status = GpuEvidenceStatus::unavailable;
   std::optional<std::string> reason;      // omitted when absent (always absent when available)
@@ -114,17 +116,17 @@ struct NsightEvidence {
   std::vector<NsightSummaryRow> nvtx_summary;       // added; omitted from JSON when empty
 };
 
-// §10.1 `unavailable(reason)`: empty collections, default coverage and correlation.
+// trace6.md §10.1 `unavailable(reason)`: empty collections, default coverage and correlation.
 NsightEvidence unavailable(std::string reason);
 
-// §10.2: no dir → unavailable("Nsight capture was not requested"); a load error → status failed
-// with the error text as reason. `expected_keys` are the measured subtree's span names (§9.2).
-// Never throws.
+// trace6.md §10.2: no dir → unavailable("Nsight capture was not requested"); a load error → status
+// failed with the error text as reason. `expected_keys` are the measured subtree's span names
+// (trace6.md §9.2). Never throws.
 NsightEvidence load_optional(const std::optional<std::filesystem::path>& dir,
                              const std::vector<std::string>& expected_keys);
 
-// The `gpu` member of evidence/1: declaration order in the packet (§9.5), sorted keys in the
-// viewer payload.
+// The `gpu` member of evidence/1: declaration order in the packet (trace6.md §9.5), sorted keys in
+// the viewer payload.
 void write_nsight_json(output::JsonStream& w, const NsightEvidence& evidence,
                        output::KeyOrder order);
 

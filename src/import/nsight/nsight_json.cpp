@@ -1,5 +1,6 @@
 // NsightEvidence → JSON: the `gpu` member of evidence/1 in declaration order (trace6.md §10.1,
-// §9.5), and with sorted keys for the viewer payload. Optional row fields are omitted when absent.
+// trace6.md §9.5), and with sorted keys for the viewer payload. Optional row fields are omitted
+// when absent.
 #include "import/nsight/nsight_evidence.hpp"
 
 namespace candle_graph::import::nsight {
@@ -19,10 +20,9 @@ void write_coverage(JsonStream& w, const NsightCoverage& c, KeyOrder order) {
   static constexpr std::array<std::string_view, 8> kKeys = {
       "kernel_summary", "runtime_summary",     "memory_summary",   "nvtx_projection",
       "gpu_timeline",   "memory_size_summary", "nvtx_host_ranges", "nvtx_summary"};
-  const std::array<bool, 8> values = {c.kernel_summary,      c.runtime_summary,
-                                      c.memory_summary,      c.nvtx_projection,
-                                      c.gpu_timeline,        c.memory_size_summary,
-                                      c.nvtx_host_ranges,    c.nvtx_summary};
+  const std::array<bool, 8> values = {c.kernel_summary,   c.runtime_summary, c.memory_summary,
+                                      c.nvtx_projection,  c.gpu_timeline,    c.memory_size_summary,
+                                      c.nvtx_host_ranges, c.nvtx_summary};
   write_object(w, order, kKeys, [&](std::size_t i, std::string_view key) {
     // The added flags (5–7) only when true: a packet without such reports equals the original's.
     if (i >= 5 && !values[i]) return;
@@ -72,31 +72,71 @@ void write_size_row(JsonStream& w, const NsightSizeRow& r, KeyOrder order) {
 }
 
 void write_timeline_row(JsonStream& w, const NsightTimelineRow& r, KeyOrder order) {
-  static constexpr std::array<std::string_view, 15> kKeys = {
-      "name",           "kind",         "device",      "context",
-      "stream",         "correlation_id", "semantic_key", "start_ns",
-      "duration_ns",    "projected_start_ns", "projected_duration_ns", "gpu_operations",
-      "matched",        "category",     "bytes"};
+  static constexpr std::array<std::string_view, 15> kKeys = {"name",
+                                                             "kind",
+                                                             "device",
+                                                             "context",
+                                                             "stream",
+                                                             "correlation_id",
+                                                             "semantic_key",
+                                                             "start_ns",
+                                                             "duration_ns",
+                                                             "projected_start_ns",
+                                                             "projected_duration_ns",
+                                                             "gpu_operations",
+                                                             "matched",
+                                                             "category",
+                                                             "bytes"};
   auto number = [&](std::string_view key, const std::optional<std::uint64_t>& v) {
     if (v) w.schema_key(key).u64(*v);
   };
   write_object(w, order, kKeys, [&](std::size_t i, std::string_view key) {
     switch (i) {
-      case 0: w.schema_key(key).string(r.name); break;
-      case 1: w.schema_key(key).string(r.kind); break;
-      case 2: number(key, r.device); break;
-      case 3: number(key, r.context); break;
-      case 4: number(key, r.stream); break;
-      case 5: number(key, r.correlation_id); break;
-      case 6: if (r.semantic_key) w.schema_key(key).string(*r.semantic_key); break;
-      case 7: w.schema_key(key).u64(r.start_ns); break;
-      case 8: w.schema_key(key).u64(r.duration_ns); break;
-      case 9: number(key, r.projected_start_ns); break;
-      case 10: number(key, r.projected_duration_ns); break;
-      case 11: number(key, r.gpu_operations); break;
-      case 12: if (r.matched) w.schema_key(key).boolean(*r.matched); break;
-      case 13: if (r.category) w.schema_key(key).string(*r.category); break;
-      default: number(key, r.bytes); break;
+      case 0:
+        w.schema_key(key).string(r.name);
+        break;
+      case 1:
+        w.schema_key(key).string(r.kind);
+        break;
+      case 2:
+        number(key, r.device);
+        break;
+      case 3:
+        number(key, r.context);
+        break;
+      case 4:
+        number(key, r.stream);
+        break;
+      case 5:
+        number(key, r.correlation_id);
+        break;
+      case 6:
+        if (r.semantic_key) w.schema_key(key).string(*r.semantic_key);
+        break;
+      case 7:
+        w.schema_key(key).u64(r.start_ns);
+        break;
+      case 8:
+        w.schema_key(key).u64(r.duration_ns);
+        break;
+      case 9:
+        number(key, r.projected_start_ns);
+        break;
+      case 10:
+        number(key, r.projected_duration_ns);
+        break;
+      case 11:
+        number(key, r.gpu_operations);
+        break;
+      case 12:
+        if (r.matched) w.schema_key(key).boolean(*r.matched);
+        break;
+      case 13:
+        if (r.category) w.schema_key(key).string(*r.category);
+        break;
+      default:
+        number(key, r.bytes);
+        break;
     }
   });
 }
@@ -109,8 +149,7 @@ void write_rows(JsonStream& w, const std::vector<Row>& rows, KeyOrder order, Wri
 }
 
 // file name → {total_rows, displayed_rows, truncated}; the map's keys are sorted already.
-void write_limits(JsonStream& w, const std::map<std::string, NsightLimit>& limits,
-                  KeyOrder order) {
+void write_limits(JsonStream& w, const std::map<std::string, NsightLimit>& limits, KeyOrder order) {
   static constexpr std::array<std::string_view, 3> kKeys = {"total_rows", "displayed_rows",
                                                             "truncated"};
   w.begin_object();
@@ -148,19 +187,45 @@ void write_nsight_json(JsonStream& w, const NsightEvidence& e, KeyOrder order) {
       "gpu_timeline", "memory_sizes",  "nvtx_host_ranges",  "nvtx_summary"};
   write_object(w, order, kKeys, [&](std::size_t i, std::string_view key) {
     switch (i) {
-      case 0: w.schema_key(key).string(to_string(e.status)); break;
-      case 1: if (e.reason) w.schema_key(key).string(*e.reason); break;
-      case 2: if (e.raw_report) w.schema_key(key).string(*e.raw_report); break;
-      case 3: write_strings(w.schema_key(key), e.source_csv); break;
-      case 4: write_coverage(w.schema_key(key), e.coverage, order); break;
-      case 5: write_correlation(w.schema_key(key), e.correlation, order); break;
-      case 6: write_strings(w.schema_key(key), e.diagnostics); break;
-      case 7: write_limits(w.schema_key(key), e.limits, order); break;
-      case 8: write_rows(w.schema_key(key), e.kernels, order, write_summary_row); break;
-      case 9: write_rows(w.schema_key(key), e.runtime_calls, order, write_summary_row); break;
-      case 10: write_rows(w.schema_key(key), e.memory_operations, order, write_summary_row); break;
-      case 11: write_rows(w.schema_key(key), e.nvtx_ranges, order, write_timeline_row); break;
-      case 12: write_rows(w.schema_key(key), e.gpu_timeline, order, write_timeline_row); break;
+      case 0:
+        w.schema_key(key).string(to_string(e.status));
+        break;
+      case 1:
+        if (e.reason) w.schema_key(key).string(*e.reason);
+        break;
+      case 2:
+        if (e.raw_report) w.schema_key(key).string(*e.raw_report);
+        break;
+      case 3:
+        write_strings(w.schema_key(key), e.source_csv);
+        break;
+      case 4:
+        write_coverage(w.schema_key(key), e.coverage, order);
+        break;
+      case 5:
+        write_correlation(w.schema_key(key), e.correlation, order);
+        break;
+      case 6:
+        write_strings(w.schema_key(key), e.diagnostics);
+        break;
+      case 7:
+        write_limits(w.schema_key(key), e.limits, order);
+        break;
+      case 8:
+        write_rows(w.schema_key(key), e.kernels, order, write_summary_row);
+        break;
+      case 9:
+        write_rows(w.schema_key(key), e.runtime_calls, order, write_summary_row);
+        break;
+      case 10:
+        write_rows(w.schema_key(key), e.memory_operations, order, write_summary_row);
+        break;
+      case 11:
+        write_rows(w.schema_key(key), e.nvtx_ranges, order, write_timeline_row);
+        break;
+      case 12:
+        write_rows(w.schema_key(key), e.gpu_timeline, order, write_timeline_row);
+        break;
       // The added lists only when they hold rows.
       case 13:
         if (!e.memory_sizes.empty())

@@ -1,4 +1,4 @@
-// NVTX domain stripping and exact semantic-label matching (spec §10.3, external-formats §6.3).
+// NVTX domain stripping and exact semantic-label matching (trace6.md §10.3, nsight.md §6.3).
 #include "import/nsight/nvtx_label.hpp"
 
 namespace candle_graph::import::nsight {

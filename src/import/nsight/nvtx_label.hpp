@@ -1,5 +1,5 @@
 // NVTX range names as nsys prints them: `<domain>:<text>`, so the default domain gives a leading
-// `:` (external-formats §6.1). Application span names are matched without that prefix (§10.3).
+// `:` (nsight.md §6.1). Application span names are matched without that prefix (§10.3).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Header normalisation, column aliases across nsys 2021 → 2026 and report signatures
-// (spec §10.4 aliases, extended per external-formats §6.3 and docs/compatibility.md).
+// (trace6.md §10.4 aliases, extended per nsight.md §6.3 and docs/compatibility.md).
 #include "import/nsight/report_header.hpp"
 
 #include <cctype>
@@ -22,8 +22,8 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// Aliases per role in priority order (first present alias wins, §10.4). Labels are compacted,
-// so `total_time_ns` and `Total Time (ns)` both arrive here as `totaltime`.
+// Aliases per role in priority order (first present alias wins, trace6.md §10.4). Labels are
+// compacted, so `total_time_ns` and `Total Time (ns)` both arrive here as `totaltime`.
 struct Alias {
   Role role;
   std::vector<std::string_view> labels;
@@ -176,7 +176,7 @@ std::optional<ReportKind> report_hint_from_name(std::string_view file_name) {
     std::string_view needle;
     ReportKind kind;
   };
-  // First match wins (§10.3 step 3), longer names before their prefixes.
+  // First match wins (trace6.md §10.3 step 3), longer names before their prefixes.
   static constexpr Hint kHints[] = {
       {"cuda_gpu_kern_sum", ReportKind::kernel_summary},
       {"gpukernsum", ReportKind::kernel_summary},

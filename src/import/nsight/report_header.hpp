@@ -1,5 +1,5 @@
-// Recognising an nsys stats report by its header signature (external-formats §6.2–§6.3), with
-// the file name only as a fallback hint, and mapping header columns to roles (spec §10.4).
+// Recognising an nsys stats report by its header signature (nsight.md §6.2–§6.3), with
+// the file name only as a fallback hint, and mapping header columns to roles (trace6.md §10.4).
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// Streaming parse of one nsys stats output file (spec §10.3 step 3 and §10.4). Header found by
+// Streaming parse of one nsys stats output file (trace6.md §10.3 step 3 and §10.4). Header found by
 // signature (preamble lines skipped), file name used only as a fallback hint; rows validated
 // and capped while reading; any row error fails the file with its line number.
 #include "import/nsight/report_parser.hpp"
@@ -34,7 +34,7 @@ bool ends_report(std::string_view line) {
 
 struct SummaryLess {
   bool operator()(const NsightSummaryRow& a, const NsightSummaryRow& b) const {
-    return a.total_ns > b.total_ns;  // §10.4: total_ns descending
+    return a.total_ns > b.total_ns;  // trace6.md §10.4: total_ns descending
   }
 };
 struct SizeLess {
@@ -44,7 +44,7 @@ struct SizeLess {
 };
 struct TimelineLess {
   bool operator()(const NsightTimelineRow& a, const NsightTimelineRow& b) const {
-    return a.start_ns < b.start_ns;  // §10.4: start_ns ascending
+    return a.start_ns < b.start_ns;  // trace6.md §10.4: start_ns ascending
   }
 };
 
@@ -74,7 +74,7 @@ class SectionBuilder {
     fields_ = &fields;
     const auto name_cell = trim(fields[*map_.at(Role::name)]);
     if (is_null_cell(name_cell))
-      return;  // §10.4: rows without a name are skipped (nsys `None` root)
+      return;  // trace6.md §10.4: rows without a name are skipped (nsys `None` root)
     const std::string name(name_cell);
     ++section_.total_rows;
     switch (kind_) {
@@ -118,7 +118,7 @@ class SectionBuilder {
 
   void check_required_columns() {
     line_ = header_line_;
-    if (!map_.has(Role::name)) fail("missing operation/name column");  // §10.4 messages
+    if (!map_.has(Role::name)) fail("missing operation/name column");  // trace6.md §10.4 messages
     if (kind_ == ReportKind::memory_size_summary) {
       if (!map_.has(Role::total)) fail("missing total-size bytes column");
       if (map_.scale(Role::total).kind != UnitKind::bytes) {
@@ -190,7 +190,7 @@ class SectionBuilder {
   void add_summary(const std::string& name) {
     NsightSummaryRow row;
     row.name = name;
-    row.total_ns = time(Role::total).value_or(0);  // §10.4: absent summary numbers are 0
+    row.total_ns = time(Role::total).value_or(0);  // trace6.md §10.4: absent summary numbers are 0
     row.count = plain(Role::count).value_or(0);
     row.average_ns = time(Role::average).value_or(0);
     row.minimum_ns = time(Role::minimum).value_or(0);
@@ -220,7 +220,7 @@ class SectionBuilder {
     NsightTimelineRow row;
     row.name = name;
     const auto start = time(Role::start);
-    if (!start) fail("invalid or missing start_ns value");  // §10.4 messages
+    if (!start) fail("invalid or missing start_ns value");  // trace6.md §10.4 messages
     row.start_ns = *start;
     auto duration = time(Role::duration);
     if (!duration && kind_ == ReportKind::nvtx_pushpop_trace) {
@@ -311,7 +311,8 @@ std::vector<ParsedSection> scan(const std::filesystem::path& path, const ParseOp
   while (reader.next(line)) {
     const std::uint64_t number = reader.line_number();
     if (!section) {
-      // Preamble: `Processing [...]`, `NOTICE:`, banners and blank lines are skipped (§6.1).
+      // Preamble: `Processing [...]`, `NOTICE:`, banners and blank lines are skipped (nsight.md
+      // §6.1).
       if (trim(line).empty()) continue;
       if (first_line == 0) {
         first_line = number;
@@ -356,7 +357,8 @@ std::vector<ParsedSection> scan(const std::filesystem::path& path, const ParseOp
 
 NsightLimit ParsedSection::limit() const {
   const std::uint64_t cap = is_timeline(kind) ? kTimelineRowCap : kSummaryRowCap;
-  return {total_rows, std::min<std::uint64_t>(total_rows, cap), total_rows > cap};  // §10.4
+  return {total_rows, std::min<std::uint64_t>(total_rows, cap),
+          total_rows > cap};  // trace6.md §10.4
 }
 
 std::vector<ParsedSection> parse_report_file(const std::filesystem::path& path,
@@ -367,7 +369,8 @@ std::vector<ParsedSection> parse_report_file(const std::filesystem::path& path,
   if (!sections.empty()) return sections;
   const auto hint = report_hint_from_name(path.filename().string());
   if (hint) {
-    // No known signature: trust the file name, so missing columns are named (§10.4 messages).
+    // No known signature: trust the file name, so missing columns are named (trace6.md §10.4
+    // messages).
     sections = scan(path, options, hint, first_line, first_text);
     if (!sections.empty()) return sections;
     throw Error(path.string(), 0,

@@ -1,4 +1,4 @@
-// One nsys stats output file → normalised, capped rows (spec §10.3 step 3, §10.4). Streams the
+// One nsys stats output file → normalised, capped rows (trace6.md §10.3 step 3, §10.4). Streams the
 // file: only the rows the caps keep are held, plus totals and NVTX join counters.
 #pragma once
 
@@ -14,8 +14,8 @@
 
 namespace candle_graph::import::nsight {
 
-inline constexpr std::size_t kSummaryRowCap = 100;   // §10.4
-inline constexpr std::size_t kTimelineRowCap = 500;  // §10.4
+inline constexpr std::size_t kSummaryRowCap = 100;   // trace6.md §10.4
+inline constexpr std::size_t kTimelineRowCap = 500;  // trace6.md §10.4
 
 // One report found in a file (a stdout capture may hold several, separated by blank lines).
 struct ParsedSection {
@@ -26,7 +26,7 @@ struct ParsedSection {
   std::vector<NsightSizeRow> sizes;         // memory-size summary
   std::vector<NsightTimelineRow> timeline;  // timeline kinds
   std::uint64_t total_rows = 0;             // rows before the cap
-  // NVTX join counters over *all* rows, not only the displayed ones (§10.3).
+  // NVTX join counters over *all* rows, not only the displayed ones (trace6.md §10.3).
   std::uint64_t matched_ranges = 0;
   bool every_range_has_gpu_operations = true;
 

@@ -20,7 +20,7 @@ struct PlacedOp {
 };
 
 struct PlacedOps {
-  std::vector<PlacedOp> ops;    // by own start
+  std::vector<PlacedOp> ops;       // by own start
   std::int32_t first_device = -1;  // lowest GPU index among the device ops kept
 };
 

@@ -77,8 +77,7 @@ struct EngineExtent {
   std::int64_t begin = 0, end = 0;
 };
 
-EngineExtent autograd_engine_extent(const Model& m, const EventLists& lists,
-                                    const Region& region) {
+EngineExtent autograd_engine_extent(const Model& m, const EventLists& lists, const Region& region) {
   EngineExtent x;
   for (std::uint32_t i : lists.cpu_ops) {
     const Slice& s = m.slices[i];
@@ -95,8 +94,8 @@ EngineExtent autograd_engine_extent(const Model& m, const EventLists& lists,
 
 // Without a backward annotation: a `backward` span over the autograd engine's ops. Returns where
 // the backward pass begins (annotated or inferred), or -1.
-std::int64_t infer_backward(const EngineExtent& engine, StepTags& tags,
-                            std::vector<Draft>& drafts, RepairCounts& repairs) {
+std::int64_t infer_backward(const EngineExtent& engine, StepTags& tags, std::vector<Draft>& drafts,
+                            RepairCounts& repairs) {
   std::int64_t backward_begin = -1;
   if (engine.any && !tags.backward) {
     if (fits(drafts, engine.begin, engine.end)) {

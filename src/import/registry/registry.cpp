@@ -77,7 +77,8 @@ ImportedTrace import_trace(const std::filesystem::path& path, const ImportOption
   const Importer* importer = find_importer(head);
   if (!importer) {
     std::string formats;
-    for (const Importer* i : kImporters) formats += (formats.empty() ? "" : ", ") + std::string(i->name());
+    for (const Importer* i : kImporters)
+      formats += (formats.empty() ? "" : ", ") + std::string(i->name());
     throw Error(path.string(), 0,
                 "not a trace this tool reads (" + formats +
                     (head.gzip ? "; the file is gzip, and its content is none of these)"

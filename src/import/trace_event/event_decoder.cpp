@@ -405,7 +405,8 @@ void EventDecoder::decode_flow(const Fields& f, char ph) {
         static_cast<std::int64_t>(m_.strings.intern(as_string(f.id))) | (std::int64_t{1} << 62);
   }
   flow.cat = m_.strings.intern(f.cat);
-  if (ph == 's' && (f.cat == "ac2g" || f.cat == "async")) m_.launch_ns.try_emplace(flow.id, flow.ts_ns);
+  if (ph == 's' && (f.cat == "ac2g" || f.cat == "async"))
+    m_.launch_ns.try_emplace(flow.id, flow.ts_ns);
   m_.flows.push_back(flow);
 }
 

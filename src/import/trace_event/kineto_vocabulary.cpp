@@ -1,4 +1,4 @@
-// Category vocabulary (docs/compatibility.md, "PyTorch convert"): external-formats.md §1.4/§1.4b
+// Category vocabulary (docs/compatibility.md, "PyTorch convert"): pytorch.md §1.4/§1.4b
 // and the fixtures in ../shared/fixtures/pytorch-chrome-trace.
 #include "import/trace_event/kineto_vocabulary.hpp"
 

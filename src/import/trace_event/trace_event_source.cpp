@@ -21,8 +21,7 @@ ScannedTrace scan_trace_events(const std::filesystem::path& path,
   EventDecoder decoder(name, t.model);
   const EventScanner::Result scan = EventScanner::scan(path, decoder, progress);
   decoder.finish();
-  if (t.model.events == 0)
-    throw Error(name, 0, "not a PyTorch profiler trace: it holds no events");
+  if (t.model.events == 0) throw Error(name, 0, "not a PyTorch profiler trace: it holds no events");
   t.source.file_name = path.filename().string();
   t.source.gzip = scan.gzip;
   t.source.bare_array = scan.layout == EventScanner::Layout::bare_array;

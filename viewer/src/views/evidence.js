@@ -1,4 +1,4 @@
-// Evidence view (§12.3): trust status, provenance, coverage, facts, findings, gaps, tensors,
+// Evidence view (trace6.md §12.3): trust status, provenance, coverage, facts, findings, gaps, tensors,
 // gradients and baseline deltas.
 import { el, fields, section, table } from '../dom.js';
 import {

@@ -1,4 +1,4 @@
-// GPU view (§12.3): Nsight status, coverage, diagnostics, limits, NVTX join, summaries, or the
+// GPU view (trace6.md §12.3): Nsight status, coverage, diagnostics, limits, NVTX join, summaries, or the
 // reason the evidence is unavailable. Candle and Nsight clocks are separate and the UI says so.
 import { el, fields, section, table } from '../dom.js';
 import { formatInt, formatNsAsMs } from '../format.js';

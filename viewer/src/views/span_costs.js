@@ -1,4 +1,4 @@
-// Span costs view (§12.3): every node sorted by total time; any column sorts. The table is
+// Span costs view (trace6.md §12.3): every node sorted by total time; any column sorts. The table is
 // virtualised: it scrolls over all rows, but only the rows in (and just around) the visible
 // window are in the DOM, so showing the view or scrolling costs the same for 10^2 or 10^6 rows
 // (docs/performance.md (Viewer)); dom.js virtualRows does the windowing.

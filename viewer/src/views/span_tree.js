@@ -1,5 +1,5 @@
-// Span hierarchy (§12.2 `span-tree`, role="tree") with search. Children are rendered only when a
-// row is expanded, so a tree of 10^5 spans costs nothing until it is opened. Keyboard per §12.3:
+// Span hierarchy (trace6.md §12.2 `span-tree`, role="tree") with search. Children are rendered only when a
+// row is expanded, so a tree of 10^5 spans costs nothing until it is opened. Keyboard per trace6.md §12.3:
 // Up/Down/Home/End move, Right expands or enters, Left collapses or goes to the parent,
 // Enter/Space select.
 import { el, clear } from '../dom.js';

@@ -1,4 +1,4 @@
-// Trace view (§12.3): semantic call/data graph laid out left to right with dagre, nodes coloured
+// Trace view (trace6.md §12.3): semantic call/data graph laid out left to right with dagre, nodes coloured
 // by heat (self time or memory), pan/zoom/fit/reset, search, span tree, inspector, SVG export.
 // Big graphs: dagre is super-linear, so at most MAX_NODES nodes are laid out at once — the top
 // levels of the tree plus the neighbourhood of the selected node — and the note says so.

@@ -1,4 +1,4 @@
-// LibTorch auto-capture (issue 5, spec §13): records one LibTorch training update or inference
+// LibTorch auto-capture (issue 5, trace6.md §13): records one LibTorch training update or inference
 // call as a candle-graph/trace/6 trace without hand-written record_op calls.
 //
 //   candle_graph::libtorch::TorchCapture capture("trace.jsonl",
@@ -16,13 +16,14 @@
 //  - every ATen op and autograd node as an `op` event in the innermost open span, with input
 //    tensor ids, output id, shape, dtype, device, timestamp, storage and input storage bytes.
 //    duration_ns is the op's *exclusive* time (time in nested recorded ops is removed), so the
-//    op durations of a span add up without counting nested ops twice (§8.2 self times).
+//    op durations of a span add up without counting nested ops twice (trace6.md §8.2 self times).
 //  - tensor ids `t{n}` name one c10 CPU-allocator block (or one tensor seen without an
 //    allocation), `@k` marks its k-th in-place write since first seen and `~{op}` a view made by
 //    an op. Named tensors (parameters, record_input) use their name instead of `t{n}`.
 //  - c10 CPU-allocator allocations and frees (through the PROFILER_STATE memory reporting slot)
 //    as `memory` events with the ids above; frees of blocks allocated before the capture are
-//    counted in CaptureSummary, never written (they would be unpaired frees, §6 check 12).
+//    counted in CaptureSummary, never written (they would be unpaired frees, trace6.md §6 check
+//    12).
 //  - a `device_memory` checkpoint at the start and at the end of the measured region (process
 //    RSS as used bytes, MemAvailable as free bytes), `tensor` checkpoints for the parameters
 //    and recorded inputs, and `gradient` facts.
@@ -54,12 +55,12 @@ class Recorder;
 
 struct CaptureOptions {
   // Name of the measured region; empty means `{entrypoint}/update-{step:012}` (training) or
-  // `{entrypoint}/inference-{step:012}` (inference), the README labels of §13.3.
+  // `{entrypoint}/inference-{step:012}` (inference), the README labels of trace6.md §13.3.
   std::string measurement_name;
   // Record CPU-allocator alloc/free events. Skipped anyway (and said so in the meta tag
   // `torch.memory_capture`) when LibTorch's own profiler holds the PROFILER_STATE slot.
   bool memory = true;
-  // The `root` of the gradient facts (§4.9), e.g. "model".
+  // The `root` of the gradient facts (trace6.md §4.9), e.g. "model".
   std::string parameter_root = "model";
   // Before a training update, also run an unrecorded backward pass of a 4-element graph, so that
   // the autograd engine's records are warm when the update's backward() starts. Never changes
