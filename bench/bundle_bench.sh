@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Evidence bundles (issue 17): `verify --semantic` of a bundle of the ~300 MB synth trace against
+# Evidence bundles: `verify --semantic` of a bundle of the ~300 MB synth trace against
 # `import` of the same trace, measured in the same run and interleaved (target: within 1.5x).
 # Usage: bench/bundle_bench.sh BUILD_DIR [--quick]   (--quick: the ~30 MB trace instead)
 set -euo pipefail

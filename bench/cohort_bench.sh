@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cohort comparison speed (issue 17 item 6): `compare --baseline` 10 runs `--candidate` 10 runs of
+# Cohort comparison speed: `compare --baseline` 10 runs `--candidate` 10 runs of
 # a ~30 MB trace against one `summary` of one such trace, in the same run (target: within 12x).
 # Also the peak RSS of a 2 x 5 and a 2 x 10 compare: each run is reduced to its aggregates as it
 # is read, so memory must not grow with the number of runs.

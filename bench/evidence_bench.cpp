@@ -1,4 +1,4 @@
-// Timing of the analysis commands (issue 3, item 8), stage by stage, next to the JSON ceiling.
+// Timing of the analysis commands, stage by stage, next to the JSON ceiling.
 //   evidence_bench stages FILE       every stage once, in order, each timed on its own:
 //                                    parse (parse_trace), health (analyze_health), memory
 //                                    (analyze_memory), graph / graph_noedges (build_from_trace

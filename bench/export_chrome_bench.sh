@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `export --format chrome` throughput and peak RSS on a ~300 MB synth trace, against the simdjson
-# ceiling (bench/json_ceiling.hpp: parse_many over the same file) measured in the same run
-# (issue 14, item 4). Prints a Markdown table (docs/performance.md, "Chrome export").
+# ceiling (bench/json_ceiling.hpp: parse_many over the same file) measured in the same run.
+# Prints a Markdown table (docs/performance.md, "Chrome export").
 # Usage: bench/export_chrome_bench.sh BUILD_DIR [--quick]   (--quick: the ~30 MB trace only)
 # Needs BUILD_DIR/candle-graph and BUILD_DIR/bench/trace_read_bench (-DCG_BUILD_BENCH=ON).
 set -euo pipefail

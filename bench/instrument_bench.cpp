@@ -1,9 +1,9 @@
-// Cost of the instrumentation API (issue 4, results in docs/performance.md (Instrumentation)):
+// Cost of the instrumentation API (results in docs/performance.md (Instrumentation)):
 //   (a) the disabled CaptureSelector check, ns per invocation           target ≤ 2 ns
 //   (b) an active record_op of a 32×32 f32 op, ns per event              target ≤ 100 ns, ≥ 8×
 //   naive (c) a span begin + end, ns                                            target ≤ 150 ns
 // plus one reading of the session clock (TSC) next to steady_clock: every LibTorch op record
-// takes two (issue 5, docs/performance.md "LibTorch capture").
+// takes two (docs/performance.md "LibTorch capture").
 // Each is measured next to a naive baseline in the same run: the same event built as an
 // nlohmann::ordered_json DOM and written with `std::ofstream << dump() << '\n'` (for (a): the
 // stateless modulo check). Files go to a scratch directory and are restarted every kRotateEvents

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Overhead of candle_graph.torch (issue 15 item 6): one process, an MNIST-sized MLP
+"""Overhead of candle_graph.torch: one process, an MNIST-sized MLP
 (784-256-128-10, ReLU, cross-entropy, Adam), batch 8 and 64, interleaved update by update:
 
   none      the plain update (zero_grad, forward + loss, backward, optimizer step);

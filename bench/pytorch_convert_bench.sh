@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `convert` throughput and peak RSS on a large generated Kineto trace, against the simdjson
-# ceiling measured in the same run (issue 14).
+# ceiling measured in the same run.
 # Usage: bench/pytorch_convert_bench.sh BUILD_DIR [--quick]   (--quick: 30 MB instead of 300 MB)
 # Needs BUILD_DIR/bench/pytorch_convert_tool (-DCG_BUILD_BENCH=ON) and BUILD_DIR/candle-graph.
 set -euo pipefail

@@ -1,4 +1,4 @@
-// Helper of bench/pytorch_convert_bench.sh (issue 14):
+// Helper of bench/pytorch_convert_bench.sh:
 //   pytorch_convert_tool generate BYTES OUT   a Kineto trace of about BYTES bytes in the shape of
 //                                             ../shared/fixtures/pytorch-chrome-trace (A100
 //                                             training steps: cpu_op with shapes, cuda_runtime,

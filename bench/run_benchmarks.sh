@@ -71,7 +71,7 @@ with open(sys.argv[1], "rb") as f:
   done
 done
 echo
-# Chrome export (issue 14) vs the same ceiling, ~300 MB synth trace (its own script).
+# Chrome export vs the same ceiling, ~300 MB synth trace (its own script).
 "$ROOT/bench/export_chrome_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 # Further benchmark programs (Google Benchmark) added by later stages.
 for b in "$BUILD"/bench/*_bench; do
@@ -81,22 +81,22 @@ for b in "$BUILD"/bench/*_bench; do
   "$b" --benchmark_min_time=0.2 2>/dev/null | grep -v '^\*\*\*' || true
   echo '```'
 done
-# The analysis commands stage by stage (issue 3): parse, health, memory, graph, packet, JSON.
+# The analysis commands stage by stage: parse, health, memory, graph, packet, JSON.
 echo "## evidence_bench stages (synth --layers 6000 --ops-per-span 4; <stage> <wall s> <cpu s>)"
 echo '```'
 "$BUILD/bench/evidence_bench" stages "$(trace_for 6000)"
 echo '```'
-"$ROOT/bench/cohort_bench.sh" "$BUILD"  # cohort compare 2 x 10 runs vs one summary (issue 17)
-"$ROOT/bench/bundle_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)  # evidence bundles (issue 17)
-# LibTorch capture overhead (issue 5; built when libtorch-dev is installed): a plain timing
+"$ROOT/bench/cohort_bench.sh" "$BUILD"  # cohort compare 2 x 10 runs vs one summary
+"$ROOT/bench/bundle_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)  # evidence bundles
+# LibTorch capture overhead (built when libtorch-dev is installed): a plain timing
 # program, one process, interleaved updates; it prints its own Markdown tables.
 TORCH_BENCH=$BUILD/integrations/torch/torch_overhead_bench
 if [ -x "$TORCH_BENCH" ]; then
   echo "## torch_overhead_bench (LibTorch capture vs no capture vs LibTorch's profiler)"
   "$TORCH_BENCH" 2>/dev/null  # stderr: LibTorch's glog notes about pre-capture blocks
 fi
-# SQL export vs import, and `sql` end to end (issue 16): its own script and table.
+# SQL export vs import, and `sql` end to end: its own script and table.
 "$ROOT/bench/sql_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
-# PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling (issue 14).
+# PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling.
 "$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
-if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch vs no capture vs torch.autograd.profiler, issue 15)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi
+if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch vs no capture vs torch.autograd.profiler)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi

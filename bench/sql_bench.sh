@@ -3,7 +3,7 @@
 # `sql "SELECT * FROM op_stats"` end to end (from the trace and from the database). Prints one
 # Markdown table (docs/performance.md, "SQL export").
 # Usage: bench/sql_bench.sh BUILD_DIR [--quick]   (--quick: the ~30 MB trace instead)
-# Targets (issue 16): export <= 3x import's time; export's peak RSS <= 1.5x the trace size.
+# Targets: export <= 3x import's time; export's peak RSS <= 1.5x the trace size.
 set -euo pipefail
 source "$(dirname "$0")/synth_trace_setup.sh" "$@"
 DB=$DATA/sql-bench.db

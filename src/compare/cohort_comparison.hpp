@@ -1,4 +1,4 @@
-// Cohort comparison `candle-graph/comparison/2` (issue 17): is a cohort of candidate runs faster
+// Cohort comparison `candle-graph/comparison/2`: is a cohort of candidate runs faster
 // or slower than a cohort of baseline runs, with a bootstrap interval, and may the two cohorts be
 // compared at all (the eligibility verdict and its typed reasons)?
 //

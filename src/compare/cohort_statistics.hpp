@@ -1,5 +1,5 @@
 // Bootstrap confidence intervals for "how much did the candidate cohort change against the
-// baseline cohort?" (issue 17, comparison/2). The statistic of every metric is the ratio of the
+// baseline cohort?" (comparison/2). The statistic of every metric is the ratio of the
 // cohorts' means minus 1, in percent (and, beside it, the difference of the means).
 //
 // Interval: the *expanded percentile* bootstrap (Hesterberg, "What Teachers Should Know About the

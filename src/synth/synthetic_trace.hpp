@@ -17,7 +17,7 @@ struct SynthOptions {
   std::uint64_t layers = 4;
   std::uint64_t ops_per_span = 4;
   std::uint64_t seed = 1;  // the structure, the durations drawn and the gradient norms
-  // Cohort runs (issue 17): the same structure with other timings. The defaults leave the output
+  // Cohort runs: the same structure with other timings. The defaults leave the output
   // byte-identical to a generator without these options.
   double time_scale = 1.0;       // multiplies every drawn duration (so every span grows by it)
   double jitter_percent = 0.0;   // log-normal noise, sigma in percent: one factor for the run,

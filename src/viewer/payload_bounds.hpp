@@ -1,5 +1,6 @@
-// Keeps the viewer payload bounded for huge traces (issue 6: a 1 M-op trace must give ≤ 50 MB of
-// HTML): which graph nodes get full detail, and which memory timeline points are kept.
+// Keeps the viewer payload bounded for huge traces (a 1 M-op trace must give at most 50 MB
+// of HTML, which a browser still opens): which graph nodes get full detail, and which memory
+// timeline points are kept.
 #pragma once
 
 #include <cstdint>

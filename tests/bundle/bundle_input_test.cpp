@@ -1,4 +1,4 @@
-// Issue 17 item 3: a bundle directory is an input of import, summary, query, view, compare and
+// a bundle directory is an input of import, summary, query, view, compare and
 // report (verified first; a bundle that does not verify is refused), and no command writes inside
 // a bundle, however the path reaches it (`..`, a symlink, a directory still to be created).
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Issue 17 items 1 and 5: `report --bundle` publishes every file with its size and SHA-256, the
+// `report --bundle` publishes every file with its size and SHA-256, the
 // rendered files equal what `report` and `view` write, an existing destination is refused, and a
 // failure injected at any publication step leaves nothing behind.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Issue 17 items 2 and 5: `verify` re-hashes every declared file and names each extra, missing,
+// `verify` re-hashes every declared file and names each extra, missing,
 // changed, symlinked or non-regular one; hostile or broken manifests get findings, never a crash,
 // a hang or a read outside the bundle; --semantic rebuilds the evidence and compares it.
 #include <fcntl.h>

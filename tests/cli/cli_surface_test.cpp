@@ -1,4 +1,4 @@
-// The command-line surface (issue 2 items 1, 6, 7): --help on every command, --version,
+// The command-line surface: --help on every command, --version,
 // usage errors exit 2, and `synth` writing valid, trusted, deterministic traces.
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>

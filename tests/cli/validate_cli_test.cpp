@@ -1,4 +1,4 @@
-// `candle-graph validate TRACE [-o FILE] [--require-trusted]` (issue 2 item 6), run as a real
+// `candle-graph validate TRACE [-o FILE] [--require-trusted]`, run as a real
 // process: exit codes 0/1/2/3, the `error: PATH:LINE: message` format, atomic -o.
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
@@ -12,8 +12,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// Typed in from issue 2 item 6 (key order) and trace6.md §9.6 (coverage of the §4.11 example),
-// in serde_json's 2-space pretty layout with one trailing newline.
+// Typed in by hand from the validation/1 key order and trace6.md §9.6 (coverage of the §4.11
+// example), in serde_json's 2-space pretty layout with one trailing newline.
 constexpr std::string_view kSpecExampleValidation = R"({
   "schema": "candle-graph/validation/1",
   "trace": "spec_example.jsonl",

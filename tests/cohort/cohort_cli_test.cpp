@@ -1,4 +1,4 @@
-// `candle-graph compare --baseline … --candidate …` (issue 17 items 4–5) through the built binary,
+// `candle-graph compare --baseline … --candidate …` through the built binary,
 // on cohorts of `synth` runs: a known 10 % slowdown is judged slower, the same distribution is
 // inconclusive, 4 runs a side are insufficient, paired and independent resampling, and the
 // eligibility reasons duplicate_run_id, identity_conditions_differ, untrusted_input and

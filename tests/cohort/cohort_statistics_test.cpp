@@ -1,4 +1,4 @@
-// Cohort statistics (issue 17 item 4): Student's t quantiles, the expanded percentile levels, the
+// Cohort statistics: Student's t quantiles, the expanded percentile levels, the
 // coverage of the bootstrap interval on known distributions, determinism per seed, paired vs
 // independent resampling, and the verdict rule.
 #include <gtest/gtest.h>

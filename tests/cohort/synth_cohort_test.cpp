@@ -1,4 +1,4 @@
-// synth's cohort options (issue 17): --time-scale, --jitter/--noise-seed, --run-id and --tag
+// synth's cohort options: --time-scale, --jitter/--noise-seed, --run-id and --tag
 // change the timings and the identity of a run and nothing else; the defaults keep the bytes
 // (tests/trace/synth_test.cpp pins those).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// trace6.md §14 Graph and Memory checklist items and the hand-made edge cases of issue 3. Expected
+// trace6.md §14 Graph and Memory checklist items and hand-made edge cases. Expected
 // values are worked out by hand in the comments from the fixture lines, not from the code.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The Chrome Trace Event export (export/chrome_trace_writer.hpp, issue 14 items 1 and 3).
+// The Chrome Trace Event export (export/chrome_trace_writer.hpp).
 // Every check re-reads the written JSON with nlohmann (not our writer) and compares it with the
 // trace document it came from, or with rules of the trace-event format that a reader applies
 // (strict nesting per track computed with ts + dur in doubles, as speedscope and the trace viewer

@@ -1,4 +1,4 @@
-// Issue 14 item 3, round trip: convert(export(trace)) keeps span names, op counts and durations to
+// round trip: convert(export(trace)) keeps span names, op counts and durations to
 // the µs. The trace comes from `synth` (module spans, three steps, ops with inputs and outputs);
 // the export is the real Chrome writer and the conversion the real converter, so the test fails
 // when either side of the candle-graph/chrome/1 contract changes without the other.

@@ -1,6 +1,5 @@
 // Bad input never fails the caller: each malformed file gives a diagnostic naming the file and
-// line, and the evidence status says why nothing was loaded (trace6.md §10.2–§10.4, issue 7 item
-// 5).
+// line, and the evidence status says why nothing was loaded (trace6.md §10.2–§10.4).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Hostile input (issue 2 item 3): every case ends in a clear `PATH:LINE: message` error or in a
+// Hostile input: every case ends in a clear `PATH:LINE: message` error or in a
 // correct document — never a crash, a hang or a partial result.
 #include "trace_test_support.hpp"
 

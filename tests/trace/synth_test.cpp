@@ -1,4 +1,4 @@
-// synth (issue 2 item 7): valid, trusted, realistic, deterministic for a seed.
+// synth: valid, trusted, realistic, deterministic for a seed.
 #include "candle_graph/health.hpp"
 #include "synth/synthetic_trace.hpp"
 #include "trace_test_support.hpp"

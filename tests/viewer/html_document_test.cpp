@@ -1,4 +1,5 @@
-// render_evidence_html (trace6.md §12.2 and the CSP of issue 6) with hand-made assets, plus the
+// render_evidence_html (trace6.md §12.2 and its Content-Security-Policy, which
+// forbids every connection) with hand-made assets, plus the
 // bundled front end when this binary has it.
 #include <gtest/gtest.h>
 #include <openssl/evp.h>

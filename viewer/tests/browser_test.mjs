@@ -1,4 +1,4 @@
-// Browser tests of the viewer (issue 6): real chromium opens HTML files written by
+// Browser tests of the viewer: real chromium opens HTML files written by
 // `candle-graph view` from disk. Expected values come from trace6.md §8.3/§9.6 for the §4.11 trace
 // (e.g. the memory peak 10,240 B, four findings, the span names), not from the code under test.
 import { readFileSync, writeFileSync } from 'node:fs';

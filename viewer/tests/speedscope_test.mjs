@@ -1,4 +1,4 @@
-// A third-party reader loads `candle-graph export --format chrome` output (issue 14, item 3):
+// A third-party reader loads `candle-graph export --format chrome` output:
 // the npm `speedscope` app (its own dist/release build, pinned in package.json) served on
 // 127.0.0.1 with the exported file, opened in Debian chromium with `#profileURL=`. speedscope
 // rebuilds a call stack per thread from the X events and logs every misnested event on the

@@ -1,4 +1,4 @@
-// candle_graph._torch_capture: the native half of `candle_graph.torch` (issue 15). The one unit
+// candle_graph._torch_capture: the native half of `candle_graph.torch`. The one unit
 // that includes the torch-Python headers (they take about a minute and a GB to compile): it
 // binds the LibTorch capture of integrations/torch (the same engine, not a copy) to Python.
 // Argument checks, the `with` protocol and the error messages users see live in

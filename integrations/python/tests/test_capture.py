@@ -1,4 +1,4 @@
-"""candle_graph.torch: traces of Python training updates and inference calls (issue 15 item 4).
+"""candle_graph.torch: traces of Python training updates and inference calls.
 
 Expected values come from PyTorch itself in the same process (p.grad.norm(),
 torch.autograd.profiler.profile()) or from the trace read back with json, never from the

@@ -1,4 +1,4 @@
-"""candle_graph.torch errors (issue 15 item 3): each raised as the documented Python exception
+"""candle_graph.torch errors: each raised as the documented Python exception
 with a message a user can act on; nothing crashes the interpreter."""
 
 import os

@@ -1,4 +1,4 @@
-// Overhead of the LibTorch capture (issue 5 item 7): one process, one model, batch 8 and 64,
+// Overhead of the LibTorch capture: one process, one model, batch 8 and 64,
 // interleaved rounds of four ways to run the same training update:
 //   none     no instrumentation;
 //   capture  TorchCapture around the update (op callbacks + allocator reporter + spans);

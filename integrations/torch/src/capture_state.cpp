@@ -1,6 +1,6 @@
 // Recycling of capture states (capture_state.hpp): the callbacks append to plain vectors, and a
 // single-update capture would otherwise spend part of its measured step growing them from empty
-// and faulting in their fresh pages (seen with perf on the overhead bench, issue 5 item 7).
+// and faulting in their fresh pages (seen with perf on the overhead bench).
 #include "capture_state.hpp"
 
 #include <algorithm>

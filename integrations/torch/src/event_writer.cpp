@@ -1,4 +1,4 @@
-// Op and memory events of a capture (issue 5 items 2 and 3, trace6.md §4.5, §4.7).
+// Op and memory events of a capture (trace6.md §4.5, §4.7).
 #include "event_writer.hpp"
 
 #include <string>
@@ -22,7 +22,7 @@ void format_tensor_id(const CaptureState& s, const TensorKey& key, std::string& 
 
 namespace {
 
-// Memory category (issue 5 item 3): the module's parameters and buffers, parameter gradients,
+// Memory category: the module's parameters and buffers, parameter gradients,
 // then by the step of the span that allocated the block (trace6.md §4.13: backward → gradient,
 // optimizer → optimizer, forward → activation); anything outside a step span is `other`.
 MemoryCategory category_of(const CaptureState& s, std::uint64_t serial, SpanRef span) {

@@ -1,4 +1,4 @@
-// CPU "device memory" for the device_memory checkpoints (issue 5 item 4): the process resident
+// CPU "device memory" for the device_memory checkpoints: the process resident
 // set as used bytes and the kernel's MemAvailable as free bytes, both read from /proc.
 #pragma once
 

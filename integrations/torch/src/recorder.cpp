@@ -1,6 +1,6 @@
-// RecordFunction callbacks and the CPU-allocator memory reporter of a capture (issue 5 items 2
-// and 3). Compiled with NDEBUG whatever the build type: RecordFunction::inputs() asserts on a
-// debug-only member the library never sets (libtorch.md §5.1).
+// RecordFunction callbacks and the CPU-allocator memory reporter of a capture: ops and
+// memory events. Compiled with NDEBUG whatever the build type: RecordFunction::inputs() asserts on
+// a debug-only member the library never sets (libtorch.md §5.1).
 //
 // Per op the callbacks only append plain records to CaptureState (interned names, flat input
 // and shape arrays); they never dispatch a tensor op (re-entrancy, libtorch.md §5.9) and never
@@ -142,7 +142,7 @@ inline std::uint32_t intern(CaptureState& s, const char* name, at::RecordScope s
   return intern_by_content(s, name, scope, cached);
 }
 
-// ---- automatic backward span (issue 5 item 4) ---------------------------------------------------
+// ---- automatic backward span ---------------------------------------------------
 
 // Autograd nodes run as BACKWARD_FUNCTION records wrapped in FUNCTION records named
 // `autograd::engine::evaluate_function: X` (libtorch.md §5.5); either at top level means backward()
@@ -171,7 +171,7 @@ void begin_auto_backward(CaptureState& s, SpanRef current) {
   const std::int32_t seed = implicit_gradient_op(s, current);
   if (seed >= 0) {
     // The span starts with the ones_like, which (with its nested ops and their memory events)
-    // moves into it: ops inside backward() land in the backward span (issue 5 item 4).
+    // moves into it: ops inside backward() land in the backward span.
     const OpSample& first = s.ops[static_cast<std::size_t>(seed)];
     try {
       s.auto_backward.emplace(s.session->begin_step_span_at(name, ExecutionStep::backward,
@@ -457,7 +457,7 @@ void label_tensor(CaptureState& s, const at::Tensor& t, std::string_view label) 
 
 // Also runs when the autograd engine finishes the backward pass that opened the automatic span
 // (the engine's final callbacks, on the thread that called backward() on CPU): the span ends
-// when backward() does, not at the next op or span of the user's code (issue 5 item 4).
+// when backward() does, not at the next op or span of the user's code.
 void end_auto_backward_of(std::uint64_t serial) noexcept {
   CaptureState* s = tl_state;
   if (s != nullptr && s->serial == serial) end_auto_backward(*s);

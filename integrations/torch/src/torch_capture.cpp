@@ -1,5 +1,5 @@
 // TorchCapture: the session, the measured region, parameter/input checkpoints, gradient facts
-// and the end of a capture (issue 5 items 3 and 4). The per-op work lives in recorder.cpp.
+// and the end of a capture. The per-op work lives in recorder.cpp.
 #include <ATen/Parallel.h>
 #include <torch/nn/module.h>
 #include <torch/version.h>

@@ -1,4 +1,4 @@
-// A CaptureSpan that outlives its TorchCapture (issue 5, public API): ending it later must not
+// A CaptureSpan that outlives its TorchCapture: ending it later must not
 // touch the capture's recycled state, which the next capture on the same thread reuses. The
 // only tensor code here is a tiny autograd graph (hence the ATen include in this unit alone).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// LibTorch auto-capture, span attribution (issue 5 items 2 and 4): ops land in the innermost span
+// LibTorch auto-capture, span attribution: ops land in the innermost span
 // open on the training thread however it was opened (capture functions or the session's own
 // begin_span / begin_step_span), and the automatic backward span ends when backward() does.
 // Expected spans come from the model code (which spans it opens around which calls); every

@@ -1,4 +1,4 @@
-// LibTorch auto-capture (issue 5 item 6): real captures of the example CNN, read back with the
+// LibTorch auto-capture: real captures of the example CNN, read back with the
 // project's own trace reader and health analysis. Expected values are derived from the trace
 // file itself (independent recounts) or from the model definition (parameter names), never
 // from the capture's own summary alone.

@@ -1,4 +1,4 @@
-// Coarse kernel category from the kernel / operation name (added field, issue 7): lets the viewer
+// Coarse kernel category from the kernel / operation name (added field): lets the viewer
 // group GPU time the way TensorFlow Profiler's kernel stats do.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Memory view (trace6.md §12.3 + issue 6): live bytes over time stacked by category on a canvas, peak
+// Memory view (trace6.md §12.3): live bytes over time stacked by category on a canvas, peak
 // marker, device capacity line, peak breakdown table, one chart per device.
 import { el, section, table, fields, onWidthChange } from '../dom.js';
 import { formatBytes, formatInt, formatNsAsMs, formatShape, shortBytes } from '../format.js';

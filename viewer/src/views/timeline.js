@@ -1,4 +1,4 @@
-// Timeline view (issue 6): a flame chart of spans and ops on the time axis, like the TensorFlow
+// Timeline view: a flame chart of spans and ops on the time axis, like the TensorFlow
 // trace viewer. Canvas drawing with level of detail: per row the items are sorted by start, the
 // visible window is found by binary search, and items narrower than a pixel are merged into one
 // bar per pixel, so 10^6 items draw in time proportional to the screen width × rows.

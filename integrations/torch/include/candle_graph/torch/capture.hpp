@@ -1,4 +1,4 @@
-// LibTorch auto-capture (issue 5, trace6.md §13): records one LibTorch training update or inference
+// LibTorch auto-capture (trace6.md §13): records one LibTorch training update or inference
 // call as a candle-graph/trace/6 trace without hand-written record_op calls.
 //
 //   candle_graph::libtorch::TorchCapture capture("trace.jsonl",
