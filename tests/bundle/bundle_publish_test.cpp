@@ -19,13 +19,7 @@ using ::testing::HasSubstr;
 
 // SHA-256 from coreutils' sha256sum: an implementation independent of the OpenSSL code under test.
 std::string sha256sum(const fs::path& file) {
-  const std::string cmd = "sha256sum '" + file.string() + "'";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return "popen failed";
-  char buf[65] = {};
-  const std::size_t n = std::fread(buf, 1, 64, p);
-  ::pclose(p);
-  return std::string(buf, n);
+  return cgcli::run_program({"/usr/bin/sha256sum", file.string()}).out.substr(0, 64);
 }
 
 std::set<std::string> listing(const fs::path& dir) {

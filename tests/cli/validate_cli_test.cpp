@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
+#include <random>
+
 #include "cli_test_support.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "evidence_test_helpers.hpp"
+#include "support/evidence_helpers.hpp"
 
 namespace fs = std::filesystem;
 using cg_test::fixture_path;

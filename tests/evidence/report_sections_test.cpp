@@ -14,7 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "evidence_test_helpers.hpp"
+#include "support/evidence_helpers.hpp"
+#include "support/run_program.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -456,9 +457,9 @@ TEST(ReportSections, LibTorchCapture) {
     GTEST_SKIP() << torch_train << " was not built (LibTorch not found or CG_WITH_TORCH=OFF)";
   candle_graph::testing::TempDir dir("cg_report");
   const fs::path trace = dir / "x.jsonl";
-  const std::string cmd = "'" + torch_train.string() + "' --capture-step 3 --steps 5 -o '" +
-                          trace.string() + "' >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const auto train = candle_graph::testing::run_program(
+      {torch_train.string(), "--capture-step", "3", "--steps", "5", "-o", trace.string()});
+  ASSERT_EQ(train.exit_code, 0) << train.err;
   const fs::path html = dir / "viewer.html";
   const ReportRun run = run_report(dir, trace.string(), "--html " + html.string() + " --headline");
   check_time_section(run.markdown, run.evidence, trace.string());

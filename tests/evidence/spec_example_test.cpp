@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "evidence/evidence_packet.hpp"
-#include "evidence_test_helpers.hpp"
+#include "support/evidence_helpers.hpp"
 
 using namespace candle_graph;
 

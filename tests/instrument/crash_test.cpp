@@ -15,6 +15,7 @@
 #include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
+#include "support/run_program.hpp"
 
 namespace candle_graph {
 namespace {
@@ -83,15 +84,9 @@ TEST(InstrumentCrash, KilledMidCaptureLeavesAParsableTraceWithOpenSpans) {
   EXPECT_TRUE(open.contains("span `s2` was not closed"));
 
   // The CLI agrees: `validate` parses it (exit 0) and lists open_span.
-  const std::string cmd = std::string(CG_BINARY) + " validate " + path.string() + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;)
-    out.append(buf.data(), n);
-  const int rc = ::pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(rc), 0) << out;
+  const auto run = candle_graph::testing::run_cli({"validate", path.string()});
+  const std::string out = run.out + run.err;
+  EXPECT_EQ(run.exit_code, 0) << out;
   EXPECT_NE(out.find("\"open_span\""), std::string::npos) << out;
 }
 

@@ -9,6 +9,7 @@
 #include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
+#include "support/run_program.hpp"
 
 namespace candle_graph {
 namespace {
@@ -19,10 +20,8 @@ TEST(ManualProbe, WritesATrustedTraceWithEveryEventKind) {
       << probe << " is missing: build the manual_probe target (cmake --build <dir>)";
   testing_support::ScratchDir dir;
   const auto trace = dir / "probe.jsonl";
-  const std::string cmd =
-      probe.string() + " " + trace.string() + " > " + (dir / "out.txt").string();
-  const int rc = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << testing_support::read_file(dir / "out.txt");
+  const auto run = candle_graph::testing::run_program({probe.string(), trace.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
 
   const TraceDocument doc = parse_trace(trace);
   EXPECT_EQ(doc.run().capture_step, 3u);  // CaptureSelector::at_step(3) in the example

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/files.hpp"
+
 namespace candle_graph::testing_support {
 
 // A fresh directory under the system temp dir, removed when the test ends.
@@ -31,12 +33,7 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-inline std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using candle_graph::testing::read_file;
 
 inline std::vector<std::string> read_lines(const std::filesystem::path& p) {
   std::vector<std::string> lines;

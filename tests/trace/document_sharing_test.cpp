@@ -3,7 +3,7 @@
 // of a large trace under the size of its input. These tests check both halves of that: the copies
 // are shared, and sharing never hands back another value (every id and shape reads back exactly as
 // written, also when thousands of distinct values evict each other from the cache).
-#include "trace_test_support.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <memory>
 
+#include "support/trace_lines.hpp"
 #include "synth/synthetic_trace.hpp"
 #include "trace/fast_line_scanner.hpp"
-#include "trace_test_support.hpp"
 
 namespace {
 

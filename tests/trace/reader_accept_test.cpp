@@ -1,7 +1,7 @@
 // Inputs the reader must accept (trace6.md §4.1 framing): CRLF line ends, blank
 // lines, a UTF-8 BOM, unknown extra fields, null for optional fields — each gives the same document
 // as the plain trace6.md §4.11 example.
-#include "trace_test_support.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 

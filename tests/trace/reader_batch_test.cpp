@@ -4,7 +4,7 @@
 // the same thing as in a small trace, and that irregular but valid layouts are still accepted.
 // Expected line numbers come from the position of the line in the vector the test builds
 // (index + 1), never from the reader.
-#include "trace_test_support.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Hostile input: every case ends in a clear `PATH:LINE: message` error or in a
 // correct document — never a crash, a hang or a partial result.
-#include "trace_test_support.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // (trace6.md §5.2, trace6.md §17.2, §17.3), with the 0-based event index the original reports.
 #include <nlohmann/json.hpp>
 
-#include "trace_test_support.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 

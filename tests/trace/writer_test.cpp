@@ -1,8 +1,8 @@
 // trace6.md §5.3 writer: the original's field order and omission rules (lines of canonical fixtures
 // re-serialize byte-identically), to_events order, and parse(write(doc)) == doc.
+#include "support/trace_lines.hpp"
 #include "synth/synthetic_trace.hpp"
 #include "trace/document_editor.hpp"
-#include "trace_test_support.hpp"
 
 namespace {
 

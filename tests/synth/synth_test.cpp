@@ -1,7 +1,7 @@
 // synth: valid, trusted, realistic, deterministic for a seed.
 #include "candle_graph/health.hpp"
+#include "support/trace_lines.hpp"
 #include "synth/synthetic_trace.hpp"
-#include "trace_test_support.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "evidence_test_helpers.hpp"
+#include "support/evidence_helpers.hpp"
 
 #include <sys/wait.h>
 
@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "evidence/evidence_json.hpp"
+#include "support/files.hpp"
+#include "support/run_program.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cg_test {
@@ -21,10 +23,7 @@ candle_graph::TraceDocument load_fixture(const std::string& name) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return candle_graph::testing::read_file(path);
 }
 
 nlohmann::ordered_json packet_json(const candle_graph::evidence::EvidencePacket& p) {
@@ -45,21 +44,11 @@ std::string meta_line(const std::string& overrides) {
   return m.dump() + "\n";
 }
 
+// `args` as a shell would split them (the tests quote paths with spaces).
 RunResult run_cli(const std::string& args) {
-  static int counter = 0;
-  // One directory per test process, removed when the process exits.
-  static const candle_graph::testing::TempDir temp("cg_evidence_cli");
-  const std::filesystem::path& dir = temp.path();
-  const auto out = dir / ("out" + std::to_string(counter) + ".txt");
-  const auto err = dir / ("err" + std::to_string(counter++) + ".txt");
-  const std::string cmd = std::string("'") + CG_BINARY + "' " + args + " >'" + out.string() +
-                          "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_file(out.string());
-  r.err = read_file(err.string());
-  return r;
+  const candle_graph::testing::RunResult r = candle_graph::testing::run_program(
+      {"/bin/sh", "-c", std::string("exec '") + CG_BINARY + "' " + args});
+  return {r.exit_code, r.out, r.err};
 }
 
 }  // namespace cg_test

@@ -1,4 +1,5 @@
-// Shared helpers of the evidence tests: fixtures, JSON of a packet, running the CLI.
+// Shared helpers of the evidence, graph and comparison tests: fixtures, JSON of a packet, running
+// the CLI.
 #pragma once
 
 #include <nlohmann/json.hpp>

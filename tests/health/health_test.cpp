@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "health/health_json.hpp"
-#include "trace_test_support.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 

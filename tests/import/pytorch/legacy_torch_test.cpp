@@ -7,7 +7,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "import_test_support.hpp"
+#include "support/convert_helpers.hpp"
+#include "support/run_program.hpp"
 
 namespace cgimport {
 namespace {
@@ -72,11 +73,10 @@ TEST(LegacyTorch, MlpAndCnnTracesConvertWithPyTorchsOwnOpCounts) {
   GTEST_SKIP() << "torch runs in the Release pass only";
 #else
   LegacyTraces t;
-  const std::string cmd = "/usr/bin/python3 '" CG_FIXTURE_DIR "/pytorch/make_legacy_traces.py' '" +
-                          t.dir.path().string() + "' > '" + (t.dir / "python.log").string() +
-                          "' 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << "/usr/bin/python3 with python3-torch failed:\n"
-                                         << slurp(t.dir / "python.log");
+  const auto run = candle_graph::testing::run_program(
+      {"/usr/bin/python3", CG_FIXTURE_DIR "/pytorch/make_legacy_traces.py", t.dir.path().string()});
+  ASSERT_EQ(run.exit_code, 0) << "/usr/bin/python3 with python3-torch failed:\n"
+                              << run.out << run.err;
   t.expected = nlohmann::json::parse(slurp(t.dir / "expected.json"));
   check_mlp(t);
   check_cnn(t);

@@ -1,6 +1,6 @@
 // Inputs that are not PyTorch traces get one clear error naming the file (and the byte offset
 // when the JSON is malformed), and no output file is written.
-#include "import_test_support.hpp"
+#include "support/convert_helpers.hpp"
 
 namespace cgimport {
 namespace {

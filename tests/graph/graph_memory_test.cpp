@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "candle_graph/analysis.hpp"
-#include "evidence_test_helpers.hpp"
 #include "graph/graph_json.hpp"
+#include "support/evidence_helpers.hpp"
 
 using namespace candle_graph;
 

@@ -1,7 +1,7 @@
 // The `convert` command end to end, and item 5 of the issue: the viewer, `report` and `compare`
 // work on converted traces unchanged (the real executable, the real Kineto fixtures).
 #include "cli/cli_test_support.hpp"
-#include "import_test_support.hpp"
+#include "support/convert_helpers.hpp"
 
 namespace cgimport {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "export/chrome_trace_writer.hpp"
-#include "import_test_support.hpp"
 #include "output/atomic_file.hpp"
+#include "support/convert_helpers.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace cgimport {

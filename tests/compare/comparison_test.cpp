@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "candle_graph/analysis.hpp"
-#include "evidence_test_helpers.hpp"
+#include "support/evidence_helpers.hpp"
 
 using namespace candle_graph;
 

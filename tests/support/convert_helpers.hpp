@@ -13,6 +13,7 @@
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
 #include "import/registry/convert.hpp"
+#include "support/files.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cgimport {
@@ -25,8 +26,7 @@ inline fs::path shared_fixture(std::string_view name) {
 }
 
 inline std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return candle_graph::testing::read_file(p);
 }
 
 struct Converted {

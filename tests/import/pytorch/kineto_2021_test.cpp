@@ -4,7 +4,7 @@
 // expected values follow from the events below.
 #include <algorithm>
 
-#include "import_test_support.hpp"
+#include "support/convert_helpers.hpp"
 
 namespace cgimport {
 namespace {

@@ -2,7 +2,7 @@
 // CUDA and CPU), string/negative pid/tid, fractional µs, repairs of broken nesting, and the
 // candle-graph Chrome flavour (the export engineer's contract).
 #include "candle_graph/analysis.hpp"
-#include "import_test_support.hpp"
+#include "support/convert_helpers.hpp"
 
 namespace cgimport {
 namespace {

@@ -20,7 +20,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "import_test_support.hpp"
+#include "support/convert_helpers.hpp"
+#include "support/run_program.hpp"
 
 namespace cgimport {
 namespace {
@@ -141,10 +142,9 @@ TEST(KinetoFixtures, ShuffledAndGzippedInputGiveTheSameTrace) {
   std::mt19937 rng(7);
   std::shuffle(j["traceEvents"].begin(), j["traceEvents"].end(), rng);
   const fs::path shuffled = dir.write("shuffled.json", j.dump(1));
-  ASSERT_EQ(
-      std::system(
-          ("gzip -c '" + src.string() + "' > '" + (dir / "t.json.gz").string() + "'").c_str()),
-      0);
+  const auto gzip = candle_graph::testing::run_program({"/bin/gzip", "-c", src.string()});
+  ASSERT_EQ(gzip.exit_code, 0) << gzip.err;
+  ASSERT_TRUE(candle_graph::testing::write_file(dir / "t.json.gz", gzip.out));
   const Converted a = convert_and_read(src, dir / "a.jsonl");
   const Converted b = convert_and_read(shuffled, dir / "b.jsonl");
   const Converted z = convert_and_read(dir / "t.json.gz", dir / "z.jsonl");

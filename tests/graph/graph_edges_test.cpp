@@ -15,7 +15,7 @@
 
 #include "candle_graph/analysis.hpp"
 #include "candle_graph/health.hpp"
-#include "evidence_test_helpers.hpp"
+#include "support/evidence_helpers.hpp"
 
 using namespace candle_graph;
 

@@ -1,10 +1,11 @@
-// Shared helpers of the trace tests: fixture access, temp directories, small trace builders and
-// the "this input must be rejected at FILE:LINE with this message" assertion.
+// trace/6 text for tests: small trace builders (meta, span_start, span_end lines), and the "this
+// input must be rejected at FILE:LINE with this message" assertion; with the shared file helpers.
 #pragma once
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include "support/files.hpp"
 #include "support/temp_dir.hpp"
 
 #include <filesystem>
@@ -23,20 +24,11 @@ namespace cgtest {
 
 namespace fs = std::filesystem;
 
-inline fs::path fixture(std::string_view name) {
-  return fs::path(CG_FIXTURE_DIR) / name;
-}
-
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << p;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using candle_graph::testing::fixture;
+using candle_graph::testing::read_file;
 
 inline void write_file(const fs::path& p, std::string_view bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << "cannot write " << p;
+  ASSERT_TRUE(candle_graph::testing::write_file(p, bytes)) << "cannot write " << p;
 }
 
 // Non-empty lines of a text (the line terminator is not included).
