@@ -42,7 +42,7 @@ TEST(ManualProbe, WritesATrustedTraceWithEveryEventKind) {
   EXPECT_EQ(c.gradients, 4u);  // w1, b1, w2, b2
   EXPECT_EQ(c.edges, 1u);
   // The only trace is of update 3: exactly one session was opened.
-  EXPECT_NE(testing_support::read_file(dir / "out.txt").find("update 3: loss"), std::string::npos);
+  EXPECT_NE(run.out.find("update 3: loss"), std::string::npos);
 }
 
 }  // namespace
