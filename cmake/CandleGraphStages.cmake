@@ -78,7 +78,7 @@ function(cg_stage name)
     target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${root}>
                                                 $<INSTALL_INTERFACE:include>)
     target_link_libraries(${target} PUBLIC ${stage_targets} ${S_PUBLIC_PACKAGES}
-                                    PRIVATE cg_warnings ${S_PACKAGES})
+                                    PRIVATE $<BUILD_INTERFACE:cg_warnings> ${S_PACKAGES})
     target_compile_definitions(${target} PRIVATE CG_VERSION="${PROJECT_VERSION}")
     set_target_properties(${target} PROPERTIES OUTPUT_NAME candle_graph_${id})
   endif()
