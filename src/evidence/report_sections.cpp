@@ -1,6 +1,7 @@
 // The report's added Markdown sections and the terminal headline, both rendered from one
 // ReportDigest (report_digest.hpp). The original's sections (markdown.cpp) come first, unchanged.
 #include <algorithm>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 
@@ -77,7 +78,7 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
         "self times are under Findings.\n";
     return;
   }
-  const auto total_ns = static_cast<std::uint64_t>(t.total_ms * 1e6 + 0.5);
+  const auto total_ns = static_cast<std::uint64_t>(std::llround(t.total_ms * 1e6));
   md += "The " + u64(t.top.size()) + " op names with the most self time in the measured region";
   if (d.peak.measured_span != kNoIndex)
     md += " " + code(doc.spans()[d.peak.measured_span].name) +
@@ -241,7 +242,7 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
            ", see the report's Evidence gaps)";
   out += "\n";
   out += "Measured total: " +
-         format_duration_ns(static_cast<std::uint64_t>(d.time.total_ms * 1e6 + 0.5)) + "\n";
+         format_duration_ns(static_cast<std::uint64_t>(std::llround(d.time.total_ms * 1e6))) + "\n";
   const std::size_t n = std::min<std::size_t>(3, d.time.top.size());
   if (n == 0) {
     out += "Heaviest ops:   none (no op ran in the measured region)\n";

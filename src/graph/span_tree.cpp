@@ -21,7 +21,8 @@ SpanTree build_span_tree(const TraceDocument& doc) {
   return t;
 }
 
-std::vector<std::uint32_t> descendants_of(const SpanTree& tree, std::vector<std::uint32_t> starts,
+std::vector<std::uint32_t> descendants_of(const SpanTree& tree,
+                                          const std::vector<std::uint32_t>& starts,
                                           std::size_t span_count) {
   // Breadth-first with a visited mark: parents are emitted before their children, and a parent
   // cycle (possible in untrusted documents) cannot loop.

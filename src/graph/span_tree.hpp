@@ -20,7 +20,7 @@ struct SpanTree {
 SpanTree build_span_tree(const TraceDocument& doc);
 
 // Spans reachable from `starts` through child links (each once), in the order reached.
-std::vector<std::uint32_t> descendants_of(const SpanTree& tree, std::vector<std::uint32_t> starts,
+std::vector<std::uint32_t> descendants_of(const SpanTree& tree, const std::vector<std::uint32_t>& starts,
                                           std::size_t span_count);
 
 }  // namespace candle_graph::graph

@@ -157,7 +157,7 @@ void SessionState::write_span_end(std::uint64_t number, std::uint64_t duration_n
   sink_.append(format_span_end_line(number, duration_ns));
 }
 
-void SessionState::defer_error(std::string message) {
+void SessionState::defer_error(const std::string& message) {
   deferred_error_ += (deferred_error_.empty() ? "" : "; ") + message;
 }
 

@@ -70,7 +70,7 @@ class SessionState {
   ThreadSpans& this_thread_spans();                                      // needs mu
   void check_open() const;                                               // needs mu
   void write_span_end(std::uint64_t number, std::uint64_t duration_ns);  // needs mu
-  void defer_error(std::string message);                                 // needs mu
+  void defer_error(const std::string& message);                                 // needs mu
   // begin() with the start tick given (now, or a backdated one already checked).
   SpanGuard begin_at(std::string_view name, SpanKind kind, bool measured,
                      std::optional<ExecutionStep> step, std::int64_t tick);

@@ -167,10 +167,11 @@ SynthStats Generator::run() {
   tags[1].value = layers_s;
   tags[2].value = k_s;
   tags[3].value = seed_s;
-  for (const auto& [k, v] : opt_.tags) {
+  for (const auto& tag : opt_.tags) {
+    const std::string& k = tag.first;
     if (std::any_of(tags.begin(), tags.end(), [&](const Tag& t) { return t.key == k; }))
       throw Error("synth: tag `" + k + "` given twice (or it is one the generator writes)");
-    tags.push_back({k, v});
+    tags.push_back({k, tag.second});
   }
   std::sort(tags.begin(), tags.end(), [](const Tag& a, const Tag& b) { return a.key < b.key; });
   MetaEvent meta;

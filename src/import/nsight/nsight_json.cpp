@@ -153,8 +153,9 @@ void write_limits(JsonStream& w, const std::map<std::string, NsightLimit>& limit
   static constexpr std::array<std::string_view, 3> kKeys = {"total_rows", "displayed_rows",
                                                             "truncated"};
   w.begin_object();
-  for (const auto& [file, limit] : limits) {
-    w.key(file);
+  for (const auto& entry : limits) {
+    const NsightLimit& limit = entry.second;
+    w.key(entry.first);
     write_object(w, order, kKeys, [&](std::size_t i, std::string_view key) {
       w.schema_key(key);
       if (i == 0) w.u64(limit.total_rows);
