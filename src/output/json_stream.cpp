@@ -18,7 +18,9 @@ bool JsonStream::is_schema_key(std::string_view k) noexcept {
 }
 
 JsonStream::JsonStream(Sink sink, JsonStyle style, std::size_t flush_at)
-    : sink_(std::move(sink)), compact_(style == JsonStyle::compact) {
+    : sink_(std::move(sink)),
+      compact_(style == JsonStyle::compact),
+      pretty_mask_(compact_ ? 0 : ~std::size_t{0}) {
   // With a sink the buffer is flushed whenever it is full; without, it grows (take()).
   buf_.resize(sink_ ? std::max<std::size_t>(flush_at, 16) : 4096);
 }

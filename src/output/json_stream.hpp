@@ -60,9 +60,9 @@ class JsonStream {
       return *this;
     }
     char* out = cursor();
-    if (!stack_.back().empty && !compact_) {
+    if (!stack_.back().empty) {
       std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
-      out += width + 1;
+      out += (width + 1) & pretty_mask_;
     }
     stack_.pop_back();
     *out = '}';
@@ -87,7 +87,7 @@ class JsonStream {
     *out = '"';
     copy_short(out + 1, k.data(), k.size());
     std::memcpy(out + 1 + k.size(), "\": ", 3);  // the space is not kept in compact style
-    len_ = static_cast<std::size_t>(out + 4 - (compact_ ? 1 : 0) + k.size() - buf_.data());
+    len_ = static_cast<std::size_t>(out + 3 + (1 & pretty_mask_) + k.size() - buf_.data());
     after_key_ = true;
     return *this;
   }
@@ -136,9 +136,10 @@ class JsonStream {
     *out = ',';
     out += l.empty ? 0 : 1;
     l.empty = false;
-    if (compact_) return out;
+    // The line break and indentation are copied either way (a fixed-size copy); compact text
+    // keeps none of it. No branch on the style in the writer's hottest path.
     std::memcpy(out, kNewlineIndent.data(), kNewlineIndent.size());
-    return out + width + 1;
+    return out + ((width + 1) & pretty_mask_);
   }
   JsonStream& schema_key_slow(std::string_view k);
   JsonStream& open_slow(char bracket, bool array);
@@ -161,6 +162,7 @@ class JsonStream {
   void put(char c) noexcept { buf_[len_++] = c; }  // after reserve()
   Sink sink_;
   bool compact_ = false;
+  std::size_t pretty_mask_ = ~std::size_t{0};  // 0 in compact style: whitespace lengths vanish
   // The text is written through a raw cursor into a pre-sized buffer (buf_[0, len_) is used):
   // std::string::push_back/append per byte was half of the writer's instructions (callgrind).
   std::string buf_;
