@@ -50,6 +50,9 @@ struct GraphNode {
   std::uint32_t span = kNoIndex;        // the span, or the op's owning span
   std::uint32_t op = kNoIndex;          // index into doc.ops for op nodes
   std::uint32_t op_ordinal = kNoIndex;  // n of `{span_id}/op/{n}`
+  // Op nodes: the node of the op that encloses this one on its host thread (trace6.md §4.5.1),
+  // or kNoIndex. graph/3's parent_id stays the owning span.
+  std::uint32_t parent_op = kNoIndex;
   GraphNodeKind kind = GraphNodeKind::function;
   std::uint64_t start_ns = 0;
   std::uint64_t self_time_ns = 0;

@@ -17,11 +17,14 @@ std::span<const Importer* const> importers();
 // owns them. Throws Error (kind io) when the file cannot be opened or read.
 InputHead read_input_head(const std::filesystem::path& path, std::string& storage);
 
+// The native format's importer (trace/6 JSONL).
+const Importer& trace6_importer();
+
 // The first importer that recognises `head`, or nullptr.
 const Importer* find_importer(const InputHead& head);
 
-// Reads `path` with the importer that recognises it. Throws Error naming the file when none does
-// (the message lists the formats this tool reads) or when the importer fails.
+// Reads `path` with the importer that recognises it; a file none recognises is read as trace/6,
+// so its error names the first line that is wrong. Throws Error naming the file when it fails.
 ImportedTrace import_trace(const std::filesystem::path& path, const ImportOptions& options = {});
 
 }  // namespace candle_graph

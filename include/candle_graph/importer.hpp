@@ -22,6 +22,8 @@ struct ImportOptions {
   // The profiler step (ProfilerStep#N) to measure; by default the importer's own choice (for
   // PyTorch traces the last complete step). Formats without steps refuse a step.
   std::optional<std::uint64_t> step;
+  // Every step together as one measured region (`--step all`).
+  bool all_steps = false;
   ProgressCallback progress;
 };
 

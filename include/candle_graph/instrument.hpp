@@ -178,6 +178,10 @@ struct OpRecord {
   std::uint64_t timestamp_ns = 0;  // 0 means "now" (trace6.md §17.7: the current elapsed time)
   std::optional<std::uint64_t> storage_bytes{};
   std::uint64_t input_storage_bytes = 0;
+  // trace6.md §4.5.1: the op's inclusive time when other recorded ops ran inside it (duration_ns
+  // is then its exclusive time), and the host thread it ran on when a trace has several.
+  std::optional<std::uint64_t> total_ns{};
+  std::optional<std::uint64_t> thread{};
 };
 
 // trace6.md §4.6 `tensor`. storage_bytes is resolved from shape × dtype when absent.

@@ -77,7 +77,11 @@ class TraceDocument {
   std::string_view schema() const noexcept { return schema_; }
   const TraceRunMeta& run() const noexcept { return run_; }
   const std::vector<SpanRecord>& spans() const noexcept { return spans_; }  // stream order (T1)
+  // Host ops and runtime calls (op_kind host or runtime), in stream order.
   const std::vector<OpEvent>& ops() const noexcept { return ops_; }
+  // Work on a device (op_kind kernel, memcpy, memset, sync), in stream order: op events on the
+  // wire, kept apart because they take no host time (trace6.md §4.5.1).
+  const std::vector<OpEvent>& device_ops() const noexcept { return device_ops_; }
   const std::vector<TensorEvent>& tensors() const noexcept { return tensors_; }
   const std::vector<MemoryEvent>& memory() const noexcept { return memory_; }
   const std::vector<DeviceMemoryEvent>& device_memory() const noexcept { return device_memory_; }
@@ -96,6 +100,7 @@ class TraceDocument {
   // Derived links (kNoIndex when the referenced span does not exist), parallel to the vectors.
   const std::vector<std::uint32_t>& span_parent() const noexcept { return span_parent_; }
   const std::vector<std::uint32_t>& op_span() const noexcept { return op_span_; }
+  const std::vector<std::uint32_t>& device_op_span() const noexcept { return device_op_span_; }
   const std::vector<std::uint32_t>& tensor_span() const noexcept { return tensor_span_; }
   const std::vector<std::uint32_t>& memory_span() const noexcept { return memory_span_; }
 
@@ -119,6 +124,7 @@ class TraceDocument {
   TraceRunMeta run_;
   std::vector<SpanRecord> spans_;
   std::vector<OpEvent> ops_;
+  std::vector<OpEvent> device_ops_;
   std::vector<TensorEvent> tensors_;
   std::vector<MemoryEvent> memory_;
   std::vector<DeviceMemoryEvent> device_memory_;
@@ -129,6 +135,7 @@ class TraceDocument {
   std::unique_ptr<SpanIndex> span_index_;
   std::vector<std::uint32_t> span_parent_;
   std::vector<std::uint32_t> op_span_;
+  std::vector<std::uint32_t> device_op_span_;
   std::vector<std::uint32_t> tensor_span_;
   std::vector<std::uint32_t> memory_span_;
   std::uint64_t event_count_ = 0;

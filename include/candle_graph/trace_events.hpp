@@ -21,6 +21,15 @@ struct Tag {
   bool operator==(const Tag&) const = default;
 };
 
+// Extension (trace6.md §4.2.1): one ProfilerStep#N of the source a trace was imported from, with
+// its wall time on the host and the time its device work kept the devices busy.
+struct ProfilerStepRecord {
+  std::uint64_t step = 0;
+  std::uint64_t wall_ns = 0;
+  std::uint64_t device_busy_ns = 0;
+  bool operator==(const ProfilerStepRecord&) const = default;
+};
+
 // trace6.md §4.2 run metadata, flattened into the meta event.
 struct TraceRunMeta {
   std::string_view run_id;
@@ -35,6 +44,9 @@ struct TraceRunMeta {
   TimingMode timing_mode = TimingMode::host;
   std::span<const Tag> tags;  // sorted by key, unique keys
   std::optional<std::string_view> candle_version;
+  // Extension (trace6.md §4.2.1): every profiler step of the source, in order; the measured one
+  // is capture_step. Empty for traces that were not imported from a profiler with steps.
+  std::span<const ProfilerStepRecord> profiler_steps;
   bool operator==(const TraceRunMeta& o) const;
 };
 
@@ -73,6 +85,16 @@ struct OpEvent {  // trace6.md §4.5
   std::uint64_t timestamp_ns = 0;
   std::optional<std::uint64_t> storage_bytes;        // always set after parsing (trace6.md §5.2)
   std::optional<std::uint64_t> input_storage_bytes;  // absent on the wire means 0
+  // Extensions of this port (trace6.md §4.5.1), written after the original's fields and ignored
+  // by the original's reader. Host ops and runtime calls nest by their extents on their thread;
+  // device work is attached to the host op that launched it through its runtime call.
+  OpKind op_kind = OpKind::host;
+  // The inclusive extent from timestamp_ns: a host op's whole duration (duration_ns is then its
+  // exclusive time, what the original reads as self time), or device work's time on the device
+  // (its duration_ns is 0: it takes no host time).
+  std::optional<std::uint64_t> total_ns;
+  std::optional<std::uint64_t> lane;         // the host thread ("thread") or stream ("stream")
+  std::optional<std::uint64_t> correlation;  // a runtime call and the device work it launched
   bool operator==(const OpEvent& o) const;
 };
 

@@ -23,6 +23,13 @@ enum class TimingMode : std::uint8_t { host, device_synchronized };
 enum class GradientState : std::uint8_t { present, missing, zero, non_finite };
 enum class MemoryAction : std::uint8_t { alloc, free };
 enum class MemoryCategory : std::uint8_t { parameter, activation, gradient, optimizer, other };
+// An op's kind (extension field `op_kind`, trace6.md §4.5.1): a host op, a runtime call on the
+// host (cudaLaunchKernel, hipMemcpyAsync, …), or work on a device.
+enum class OpKind : std::uint8_t { host, runtime, kernel, memcpy, memset, sync };
+// kernel, memcpy, memset and sync run on a device; host and runtime on a host thread.
+constexpr bool is_device_kind(OpKind k) noexcept {
+  return k >= OpKind::kernel;
+}
 
 std::string_view to_string(ExecutionPhase v) noexcept;
 std::string_view to_string(ExecutionStep v) noexcept;
@@ -31,6 +38,7 @@ std::string_view to_string(TimingMode v) noexcept;
 std::string_view to_string(GradientState v) noexcept;
 std::string_view to_string(MemoryAction v) noexcept;
 std::string_view to_string(MemoryCategory v) noexcept;
+std::string_view to_string(OpKind v) noexcept;
 
 // Exact wire strings only (what the trace reader accepts).
 std::optional<ExecutionPhase> parse_execution_phase(std::string_view s) noexcept;
@@ -40,6 +48,7 @@ std::optional<TimingMode> parse_timing_mode(std::string_view s) noexcept;
 std::optional<GradientState> parse_gradient_state(std::string_view s) noexcept;
 std::optional<MemoryAction> parse_memory_action(std::string_view s) noexcept;
 std::optional<MemoryCategory> parse_memory_category(std::string_view s) noexcept;
+std::optional<OpKind> parse_op_kind(std::string_view s) noexcept;
 
 // trace6.md §3 human-friendly aliases (case-insensitive, '-' == '_'): "training", "eval", "bwd",
 // "optim"…

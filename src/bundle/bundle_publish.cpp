@@ -1,5 +1,7 @@
 #include "bundle/bundle_publish.hpp"
 
+#include "candle_graph/import.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -137,6 +139,18 @@ ManifestFile write_text(const fs::path& stage, const std::string& rel, std::stri
   return out.close();
 }
 
+// The trace of a bundle: a trace/6 input byte for byte; any other format the registry reads (a
+// PyTorch trace) as the trace/6 it imports to, so the bundle is readable by every trace/6 reader.
+ManifestFile stage_trace(const fs::path& input, const fs::path& stage, const std::string& rel,
+                         const ImportOptions& options) {
+  std::string head_bytes;
+  const InputHead head = read_input_head(input, head_bytes);
+  const Importer* importer = find_importer(head);
+  if (importer == nullptr || importer == &trace6_importer()) return copy_in(input, stage, rel);
+  const ImportedTrace t = importer->read(input, options);
+  return write_text(stage, rel, write_jsonl_string(t.document));
+}
+
 // The trace parsed from its staged copy, errors naming the user's file.
 TraceDocument parse_staged(const fs::path& staged, const fs::path& original,
                            const ReadOptions& read) {
@@ -196,11 +210,11 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   m.tool_version = CG_VERSION;
   m.schemas = expected_schemas();
 
-  m.files.push_back(copy_in(req.trace, stage, std::string(kTraceName)));
+  m.files.push_back(stage_trace(req.trace, stage, std::string(kTraceName), req.import));
   step("trace", dest);
   if (req.baseline) {
     m.baseline = std::string(kBaselineName);
-    m.files.push_back(copy_in(*req.baseline, stage, std::string(kBaselineName)));
+    m.files.push_back(stage_trace(*req.baseline, stage, std::string(kBaselineName), {}));
   }
   step("baseline", dest);
   std::optional<fs::path> staged_nsight;
@@ -229,7 +243,9 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   }
   step("nsight", dest);
 
-  const TraceDocument doc = parse_staged(stage / kTraceName, req.trace, req.read);
+  ReadOptions read;
+  read.progress = req.import.progress;
+  const TraceDocument doc = parse_staged(stage / kTraceName, req.trace, read);
   std::optional<TraceDocument> baseline;
   if (req.baseline) baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
   m.run_id = std::string(doc.run().run_id);

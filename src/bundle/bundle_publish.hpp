@@ -11,6 +11,7 @@
 #include <string>
 
 #include "bundle/bundle_manifest.hpp"
+#include "candle_graph/importer.hpp"
 #include "candle_graph/trace.hpp"
 
 namespace candle_graph::bundle {
@@ -20,7 +21,9 @@ struct PublishRequest {
   std::filesystem::path trace;                      // copied byte for byte to trace.jsonl
   std::optional<std::filesystem::path> baseline;    // copied to baseline.jsonl
   std::optional<std::filesystem::path> nsight_dir;  // its regular files copied flat to nsight/
-  ReadOptions read;                                 // progress while parsing the staged trace
+  // Progress while reading the trace, and --step of a PyTorch trace (whose bundle holds the
+  // trace/6 it is imported to).
+  ImportOptions import;
   // Called with each staging directory of a killed earlier publication that was removed.
   std::function<void(const std::filesystem::path&)> removed_stale_staging;
 };

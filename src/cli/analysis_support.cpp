@@ -1,10 +1,12 @@
 #include "cli/analysis_support.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <memory>
 
 #include "bundle/bundle_input.hpp"
+#include "candle_graph/import.hpp"
 #include "cli/command.hpp"
 #include "evidence/packet_builder.hpp"
 #include "output/atomic_file.hpp"
@@ -24,13 +26,32 @@ std::optional<bundle::BundleInput> bundle_input_of(const std::filesystem::path& 
 
 }  // namespace
 
-TraceDocument load_trace(const std::filesystem::path& path) {
+ImportOptions import_options(std::string_view step, const std::string& label) {
+  ImportOptions options;
+  options.progress = progress_on_stderr(label);
+  if (step == "all") {
+    options.all_steps = true;
+  } else if (!step.empty()) {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(step.data(), step.data() + step.size(), n);
+    if (ec != std::errc() || end != step.data() + step.size())
+      throw UsageError("--step takes a profiler step number (ProfilerStep#N) or `all`, not `" +
+                       std::string(step) + "`");
+    options.step = n;
+  }
+  return options;
+}
+
+TraceDocument load_trace(const std::filesystem::path& path, std::string_view step) {
   const auto in = bundle_input_of(path);
   const std::filesystem::path& file = in ? in->trace : path;
-  const std::string label = file.string();
-  ReadOptions options;
-  options.progress = progress_on_stderr(label);
-  return parse_trace(file, options);
+  return import_trace(file, import_options(step, file.string())).document;
+}
+
+void add_step_option(CLI::App* cmd, std::string& step) {
+  cmd->add_option("--step", step,
+                  "PyTorch traces: measure ProfilerStep#N, or `all` steps as one region "
+                  "(default: the last complete step)");
 }
 
 std::optional<std::filesystem::path> nsight_dir_for(
@@ -84,15 +105,16 @@ std::function<int()> register_packet_command(CLI::App& app, const char* name, co
     std::filesystem::path trace;
     std::optional<std::filesystem::path> output;
     std::optional<std::filesystem::path> nsight_dir;
+    std::string step;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(name, help);
-  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file or verified bundle directory")
-      ->required();
+  cmd->add_option("TRACE", args->trace, kTraceInputHelp)->required();
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   add_nsight_option(cmd, args->nsight_dir);
+  add_step_option(cmd, args->step);
   return [args, options, write] {
-    const TraceDocument doc = load_trace(args->trace);
+    const TraceDocument doc = load_trace(args->trace, args->step);
     const evidence::EvidencePacket packet =
         build_evidence(doc, nullptr, nsight_dir_for(args->trace, args->nsight_dir), options);
     emit_json(args->output, {args->trace}, [&](output::JsonStream& w) { write(w, packet); });

@@ -8,15 +8,28 @@
 #include <initializer_list>
 #include <optional>
 
+#include "candle_graph/importer.hpp"
 #include "candle_graph/trace.hpp"
 #include "evidence/evidence_packet.hpp"
 #include "output/json_stream.hpp"
 
 namespace candle_graph::cli {
 
-// Reads a trace with progress. `path` may be a bundle directory (report --bundle): it is verified
-// first (Error when it does not verify) and its trace.jsonl is read.
-TraceDocument load_trace(const std::filesystem::path& path);
+// What a command's TRACE argument may be, for its --help.
+inline constexpr const char* kTraceInputHelp =
+    "trace/6 JSONL, a PyTorch profiler trace (Kineto or legacy JSON, plain or .gz), "
+    "candle-graph's Chrome export, or a verified bundle directory";
+
+// Reads a trace of any format the registry knows (candle_graph/import.hpp), with progress.
+// `path` may be a bundle directory: it is verified first (Error when it does not verify) and its
+// trace.jsonl is read. `step` is the --step argument: "", a number or "all".
+TraceDocument load_trace(const std::filesystem::path& path, std::string_view step = {});
+
+// The import options of a --step argument (UsageError when it is neither a number nor `all`).
+ImportOptions import_options(std::string_view step, const std::string& label);
+
+// Registration of `--step N|all`.
+void add_step_option(CLI::App* cmd, std::string& step);
 
 // The Nsight directory to use for `input`: `given` when set, else a bundle input's nsight/.
 std::optional<std::filesystem::path> nsight_dir_for(

@@ -42,6 +42,7 @@ struct ExportArgs {
   std::filesystem::path output;
   std::optional<std::filesystem::path> nsight_dir;
   bool append = false;  // sqlite: add runs to an existing database
+  std::string step;     // --step of PyTorch traces
 };
 int run_export_chrome(const ExportArgs& args);  // export_chrome_command.cpp
 int run_export_sqlite(const ExportArgs& args);  // export_sqlite_command.cpp

@@ -27,40 +27,70 @@ struct CompareArgs {
   bool require_eligible = false;
   std::uint64_t resamples = 10'000;
   std::uint64_t seed = 1;
+  std::string step;
+  bool steps_as_runs = false;
 };
 
 // Reads one cohort input into the builder. A directory is taken as an evidence bundle: when it
 // cannot be loaded (and so verified) it becomes an `unverified_inputs` reason instead of ending
 // the comparison; a trace file that cannot be read is an error (exit 1), as everywhere.
 void read_cohort_input(compare::CohortBuilder& builder, compare::Side side,
-                       const std::filesystem::path& path) {
+                       const std::filesystem::path& path, std::string_view step) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     try {
-      const TraceDocument doc = load_trace(path);
+      const TraceDocument doc = load_trace(path, step);
       builder.add_run(side, doc, path.string());
     } catch (const Error& e) {
       builder.add_unverified(side, path.string(), e.what());
     }
     return;
   }
-  const TraceDocument doc = load_trace(path);
+  const TraceDocument doc = load_trace(path, step);
   builder.add_run(side, doc, path.string());
 }
 
+// Every profiler step of one PyTorch trace as a run of its side (`compare A B --steps-as-runs`):
+// the trace is imported once per step, each step reduced before the next is read.
+void read_steps_as_runs(compare::CohortBuilder& builder, compare::Side side,
+                        const std::filesystem::path& path) {
+  const TraceDocument first = load_trace(path);
+  if (first.run().profiler_steps.empty())
+    throw UsageError(path.string() +
+                     ": --steps-as-runs needs a PyTorch trace with ProfilerStep#N events");
+  for (const ProfilerStepRecord& s : first.run().profiler_steps) {
+    const TraceDocument doc = load_trace(path, std::to_string(s.step));
+    builder.add_run(side, doc, path.string() + " ProfilerStep#" + std::to_string(s.step));
+  }
+}
+
 int run_cohort_compare(const CompareArgs& a) {
-  if (a.baseline_runs.empty() || a.candidate_runs.empty())
-    throw UsageError("the cohort form needs both --baseline and --candidate runs");
-  if (!a.baseline.empty() || !a.candidate.empty())
-    throw UsageError("give either BASELINE CANDIDATE or --baseline … --candidate …, not both");
+  if (a.steps_as_runs) {
+    if (a.baseline.empty() || a.candidate.empty() || !a.baseline_runs.empty() ||
+        !a.candidate_runs.empty())
+      throw UsageError("--steps-as-runs compares the steps of BASELINE with those of CANDIDATE");
+    if (!a.step.empty()) throw UsageError("--steps-as-runs uses every step; --step picks one");
+  } else {
+    if (a.baseline_runs.empty() || a.candidate_runs.empty())
+      throw UsageError("the cohort form needs both --baseline and --candidate runs");
+    if (!a.baseline.empty() || !a.candidate.empty())
+      throw UsageError("give either BASELINE CANDIDATE or --baseline … --candidate …, not both");
+  }
+  const std::vector<std::filesystem::path> pair = {a.baseline, a.candidate};
   if (a.output && !a.output->empty() && *a.output != "-")
-    for (const auto* list : {&a.baseline_runs, &a.candidate_runs})
+    for (const auto* list : {&a.baseline_runs, &a.candidate_runs, &pair})
       for (const auto& in : *list)
-        if (output::same_file(in, *a.output))
+        if (!in.empty() && output::same_file(in, *a.output))
           throw UsageError("refusing to write output over the input file " + in.string());
   compare::CohortBuilder builder;
-  for (const auto& p : a.baseline_runs) read_cohort_input(builder, compare::Side::baseline, p);
-  for (const auto& p : a.candidate_runs) read_cohort_input(builder, compare::Side::candidate, p);
+  if (a.steps_as_runs) {
+    read_steps_as_runs(builder, compare::Side::baseline, a.baseline);
+    read_steps_as_runs(builder, compare::Side::candidate, a.candidate);
+  }
+  for (const auto& p : a.baseline_runs)
+    read_cohort_input(builder, compare::Side::baseline, p, a.step);
+  for (const auto& p : a.candidate_runs)
+    read_cohort_input(builder, compare::Side::candidate, p, a.step);
   compare::CohortOptions options;
   options.threshold_percent = a.threshold;
   options.bootstrap.resamples = a.resamples;
@@ -91,8 +121,12 @@ Runner register_compare(CLI::App& app) {
       "Example: candle-graph compare main/trace.jsonl branch/trace.jsonl -o diff.json\n"
       "Example: candle-graph compare --baseline main/run*.jsonl --candidate branch/run*.jsonl \\\n"
       "           --threshold 2 --require-eligible -o cohorts.json");
-  cmd->add_option("BASELINE", args->baseline, "trace/6 JSONL of the reference run");
-  cmd->add_option("CANDIDATE", args->candidate, "trace/6 JSONL of the changed run");
+  cmd->add_option("BASELINE", args->baseline, "the reference run (any trace format, or a bundle)");
+  cmd->add_option("CANDIDATE", args->candidate, "the changed run");
+  add_step_option(cmd, args->step);
+  cmd->add_flag("--steps-as-runs", args->steps_as_runs,
+                "BASELINE CANDIDATE form with PyTorch traces: every ProfilerStep#N of each trace "
+                "is one run of its cohort (comparison/2 with its interval)");
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   CLI::Option* b =
       cmd->add_option("--baseline", args->baseline_runs, "cohort form: the baseline runs")
@@ -117,12 +151,12 @@ Runner register_compare(CLI::App& app) {
           ->default_val(1);
   for (CLI::Option* o : {t, r, n, s}) o->needs(b);
   return [args] {
-    if (!args->baseline_runs.empty() || !args->candidate_runs.empty())
+    if (!args->baseline_runs.empty() || !args->candidate_runs.empty() || args->steps_as_runs)
       return run_cohort_compare(*args);
     if (args->baseline.empty() || args->candidate.empty())
       throw UsageError("compare needs BASELINE CANDIDATE, or --baseline … --candidate …");
-    const TraceDocument baseline = load_trace(args->baseline);
-    const TraceDocument candidate = load_trace(args->candidate);
+    const TraceDocument baseline = load_trace(args->baseline, args->step);
+    const TraceDocument candidate = load_trace(args->candidate, args->step);
     const Comparison cmp = compare_documents(baseline, candidate);
     emit_json(args->output, {args->baseline, args->candidate}, [&](output::JsonStream& w) {
       evidence::write_comparison(w, cmp, output::KeyOrder::declaration);

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "import/registry/convert.hpp"
 #include "output/atomic_file.hpp"
@@ -12,7 +13,7 @@ Runner register_convert(CLI::App& app) {
   struct ConvertCliArgs {
     std::filesystem::path input;
     std::filesystem::path output;
-    std::optional<std::uint64_t> step;
+    std::string step;
     bool quiet = false;
   };
   auto args = std::make_shared<ConvertCliArgs>();
@@ -22,12 +23,15 @@ Runner register_convert(CLI::App& app) {
       "Reads what torch.profiler's export_chrome_trace() wrote (Kineto JSON, any layout since\n"
       "2021, plain or .gz), the legacy autograd profiler's JSON array (PyTorch built without\n"
       "Kineto), or candle-graph's own `export --format chrome` output.\n"
-      "  measured region: ProfilerStep#N (--step N; default the last complete step), or the\n"
-      "                   whole profiled window when the loop never called prof.step()\n"
+      "  measured region: ProfilerStep#N (--step N; default the last complete step; --step all:\n"
+      "                   every step), or the whole profiled window when the loop never called\n"
+      "                   prof.step(); every step's wall and device busy time is kept in the meta\n"
       "  spans: user_annotation / record_function ranges; forward/backward/optimizer from their\n"
       "         names, Optimizer.step#..., and the autograd engine's evaluate_function ops\n"
-      "  ops:   cpu_op events (shapes/dtypes from Input Dims/Input type), kernels and memcpys on\n"
-      "         cuda:N attached to the span that launched them (correlation id)\n"
+      "  ops:   cpu_op events (shapes/dtypes from Input Dims/Input type) and runtime calls with\n"
+      "         their thread, inclusive and exclusive time; kernels, memcpys, memsets and syncs "
+      "on\n"
+      "         cuda:N with their stream and correlation id, in the span that launched them\n"
       "  memory: [memory] instants (profile_memory=True) as alloc/free pairs by address\n"
       "Whatever breaks a trace/6 rule is repaired or dropped and counted: on stderr and in the\n"
       "meta tags (convert.*). Exit: 0 written, 1 unreadable or not a PyTorch trace, 2 usage.\n"
@@ -38,20 +42,15 @@ Runner register_convert(CLI::App& app) {
       ->required();
   cmd->add_option("-o,--output", args->output, "trace/6 JSONL file to write (atomically)")
       ->required();
-  cmd->add_option("--step", args->step,
-                  "measure ProfilerStep#N (default: the last complete step in the trace)");
+  add_step_option(cmd, args->step);
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   return [args] {
     if (output::same_file(args->input, args->output)) {
       throw UsageError("the output " + args->output.string() +
                        " is the input; choose another path");
     }
-    ImportOptions options;
-    options.step = args->step;
-    const std::string label = args->input.string();
-    if (!args->quiet) {
-      options.progress = progress_on_stderr(label);
-    }
+    ImportOptions options = import_options(args->step, args->input.string());
+    if (args->quiet) options.progress = {};
     const import::ConvertResult r =
         import::convert_pytorch_trace(args->input, args->output, options);
     if (!args->quiet) {

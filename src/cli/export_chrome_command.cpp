@@ -26,7 +26,7 @@ int run_export_chrome(const ExportArgs& args) {
   if (output::same_file(trace, args.output))
     throw UsageError("refusing to write output over the input file " + trace.string());
 
-  const TraceDocument doc = load_trace(trace);
+  const TraceDocument doc = load_trace(trace, args.step);
   const TraceHealth health = analyze_health(doc);
   if (!health.trusted)
     throw Error(ErrorKind::untrusted, trace.string(), 0,

@@ -21,12 +21,13 @@ Runner register_export(CLI::App& app) {
       "Examples: candle-graph export run/trace.jsonl --format chrome -o "
       "run/trace.perfetto.json.gz\n"
       "          candle-graph export a.jsonl b.jsonl --format sqlite -o runs.db");
-  cmd->add_option("TRACE", args->traces, "trace/6 JSONL file(s)")->required();
+  cmd->add_option("TRACE", args->traces, kTraceInputHelp)->required();
   cmd->add_option("--format", args->format, "output format")
       ->required()
       ->check(CLI::IsMember({"chrome", "sqlite"}));
   cmd->add_option("-o,--output", args->output, "file to write")->required();
   add_nsight_option(cmd, args->nsight_dir);
+  add_step_option(cmd, args->step);
   cmd->add_flag("--append", args->append,
                 "sqlite: add the runs to an existing database instead of refusing to replace it");
   return [args] {

@@ -23,7 +23,7 @@ int run_export_sqlite(const ExportArgs& args) {
   sqlite::DatabaseFile db(args.output, args.append);
   std::uint64_t ops = 0;
   for (const auto& trace : args.traces) {
-    const TraceDocument doc = load_trace(trace);
+    const TraceDocument doc = load_trace(trace, args.step);
     try {
       db.add_run(doc, trace.string(),
                  [&] { return build_evidence(doc, nullptr, args.nsight_dir); });

@@ -14,6 +14,7 @@ Runner register_query(CLI::App& app) {
     std::string kind;
     std::size_t limit = 50;
     std::optional<std::filesystem::path> output;
+    std::string step;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -26,21 +27,28 @@ Runner register_query(CLI::App& app) {
       "  efficiency  ops by output bytes per nanosecond of self time\n"
       "  spans       every graph node and edge (unbounded)\n"
       "  tensors     tensor checkpoints      gradients  gradient facts\n"
+      "  ops         per op name: calls, host self/total, device self/total (key_averages),\n"
+      "              and the device time no op launched\n"
+      "  kernels     device work per name and device: calls, total, mean, min, max\n"
+      "  steps       the profiler steps of a PyTorch trace: wall and device busy time each,\n"
+      "              their median, min, max and spread, and whether the measured one is typical\n"
       "Exit: 0 ok, 1 unreadable or untrusted trace, 2 usage error.\n"
       "Example: candle-graph query run/trace.jsonl --kind slowest --limit 10");
-  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file")->required();
+  cmd->add_option("TRACE", args->trace, kTraceInputHelp)->required();
   cmd->add_option("--kind", args->kind, "what to ask")
       ->required()
-      ->check(CLI::IsMember(
-          {"slowest", "heaviest", "memory", "efficiency", "spans", "tensors", "gradients"}));
-  cmd->add_option("--limit", args->limit, "at most N ops in slowest/heaviest/efficiency")
+      ->check(CLI::IsMember({"slowest", "heaviest", "memory", "efficiency", "spans", "tensors",
+                             "gradients", "ops", "kernels", "steps"}));
+  cmd->add_option("--limit", args->limit,
+                  "at most N items in slowest/heaviest/efficiency/ops/kernels")
       ->default_val(50)
       // A bounded range, not CLI::PositiveNumber: that one's error quotes DBL_MAX in 300 digits.
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
+  add_step_option(cmd, args->step);
   return [args] {
     const evidence::QueryKind kind = *evidence::parse_query_kind(args->kind);
-    const TraceDocument doc = load_trace(args->trace);
+    const TraceDocument doc = load_trace(args->trace, args->step);
     const bool edges = kind == evidence::QueryKind::spans;  // only `spans` shows edges
     const evidence::EvidencePacket packet = build_evidence(
         doc, nullptr, nsight_dir_for(args->trace, std::nullopt), GraphOptions{.edges = edges});

@@ -76,6 +76,7 @@ Runner register_report(CLI::App& app) {
     std::optional<std::filesystem::path> markdown;
     std::optional<std::filesystem::path> html;
     std::optional<std::filesystem::path> bundle;
+    std::string step;
     bool headline = false;
   };
   auto args = std::make_shared<Args>();
@@ -100,14 +101,14 @@ Runner register_report(CLI::App& app) {
       "           --headline\n"
       "Example: candle-graph report run/trace.jsonl --nsight-dir run/nsys --bundle "
       "evidence/run-42");
-  cmd->add_option("TRACE", args->trace, "trace/6 JSONL file (or verified bundle directory)")
-      ->required();
+  cmd->add_option("TRACE", args->trace, kTraceInputHelp)->required();
   cmd->add_option("--baseline", args->baseline,
                   "trace/6 JSONL (or bundle) of a run to compare against");
   add_nsight_option(cmd, args->nsight_dir);
   cmd->add_option("--json", args->json, "where to write the evidence JSON");
   cmd->add_option("--markdown", args->markdown, "where to write the Markdown report");
   cmd->add_option("--html", args->html, "also write the HTML viewer of the same packet here");
+  add_step_option(cmd, args->step);
   cmd->add_flag("--headline", args->headline,
                 "print the trust verdict, measured total, three heaviest ops, peak memory and the "
                 "output paths to stdout");
@@ -145,8 +146,7 @@ Runner register_report(CLI::App& app) {
       req.trace = report_trace_file(args->trace);
       if (args->baseline) req.baseline = report_trace_file(*args->baseline);
       req.nsight_dir = nsight_dir_for(args->trace, args->nsight_dir);
-      const std::string label = req.trace.string();
-      req.read.progress = progress_on_stderr(label);
+      req.import = import_options(args->step, req.trace.string());
       req.removed_stale_staging = [](const std::filesystem::path& p) {
         std::fprintf(stderr, "removed %s, left by an earlier publication that was killed\n",
                      p.string().c_str());
@@ -160,9 +160,9 @@ Runner register_report(CLI::App& app) {
                    bundle::sha256_hex(bundle::manifest_to_json(m)).c_str());
       return kExitOk;
     }
-    const TraceDocument doc = load_trace(args->trace);
+    const TraceDocument doc = load_trace(args->trace, args->step);
     std::optional<TraceDocument> baseline;
-    if (args->baseline) baseline = load_trace(*args->baseline);
+    if (args->baseline) baseline = load_trace(*args->baseline, args->step);
     const evidence::EvidencePacket packet = build_evidence(
         doc, baseline ? &*baseline : nullptr, nsight_dir_for(args->trace, args->nsight_dir));
     const std::filesystem::path base = args->baseline.value_or(args->trace);

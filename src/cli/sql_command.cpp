@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::uint64_t kSqlDefaultJsonLimit = 100;
 
-sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& sources) {
+sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& sources,
+                                    std::string_view step) {
   if (sources.size() == 1 && sql::is_sqlite_file(sources[0]))
     return sql::QueryDatabase::open_file(sources[0]);
   sql::QueryDatabase db = sql::QueryDatabase::in_memory();
@@ -26,7 +27,7 @@ sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& so
       db.add_database(source);
       continue;
     }
-    const TraceDocument doc = load_trace(source);
+    const TraceDocument doc = load_trace(source, step);
     try {
       db.add_run(doc, source.string(), [&] { return build_evidence(doc, nullptr, std::nullopt); });
     } catch (const Error& e) {
@@ -51,12 +52,14 @@ Runner register_sql(CLI::App& app) {
     std::string format = "json";
     std::optional<std::int64_t> limit;
     double timeout = 30;
+    std::string step;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
       "sql",
       "Run one read-only SQL statement (SQLite) over traces and databases.\n"
-      "A SOURCE is a trace/6 file (analysed and loaded into an in-memory database) or a\n"
+      "A SOURCE is a trace of any format `import` reads (trace/6, a PyTorch profiler trace,\n"
+      "our Chrome export; analysed and loaded into an in-memory database) or a\n"
       "database written by `export --format sqlite` (opened read-only). Many sources are\n"
       "merged into one database, one run_id each. Tables and views (runs, spans, ops,\n"
       "op_stats, span_costs, live_at_peak, ...) are described in docs/sql.md.\n"
@@ -71,6 +74,7 @@ Runner register_sql(CLI::App& app) {
                   "one or more traces or databases, then the SQL statement")
       ->required()
       ->expected(2, CLI::detail::expected_max_vector_size);
+  add_step_option(cmd, args->step);
   cmd->add_option("--format", args->format, "json, csv or table")
       ->check(CLI::IsMember({"json", "csv", "table"}));
   cmd->add_option("--limit", args->limit,
@@ -92,7 +96,7 @@ Runner register_sql(CLI::App& app) {
       limit = kSqlDefaultJsonLimit;
     if (limit && *limit == 0) limit.reset();
 
-    sql::QueryDatabase db = open_sql_sources(sources);
+    sql::QueryDatabase db = open_sql_sources(sources, args->step);
     // JSON is bounded, so it is built in memory and written only when the statement succeeded:
     // an error never leaves half a document on stdout. CSV and tables of any size stream.
     std::string json;

@@ -21,6 +21,7 @@ struct ViewOptions {
   std::optional<std::filesystem::path> baseline;
   std::optional<std::filesystem::path> nsight_dir;
   std::optional<std::filesystem::path> payload;
+  std::string step;
 };
 
 std::string read_payload(const std::filesystem::path& path) {
@@ -50,13 +51,12 @@ Runner register_view(CLI::App& app) {
       "Write one self-contained HTML viewer (candle-graph/viewer/4) of a trusted trace: Evidence,\n"
       "Trace graph, Timeline, Span costs, Memory and GPU views. Opens from disk, makes no network\n"
       "request. Example: candle-graph view trace.jsonl -o viewer.html");
-  auto* trace =
-      cmd->add_option("TRACE", opts->trace, "trace/6 JSONL file or verified bundle directory")
-          ->check(CLI::ExistingPath);
+  auto* trace = cmd->add_option("TRACE", opts->trace, kTraceInputHelp)->check(CLI::ExistingPath);
   cmd->add_option("-o,--output", opts->output, "HTML file to write")->required();
   cmd->add_option("--baseline", opts->baseline, "baseline trace (or bundle) for the comparison")
       ->check(CLI::ExistingPath);
   cmd->add_option("--nsight-dir", opts->nsight_dir, "directory of `nsys stats` CSV reports");
+  add_step_option(cmd, opts->step);
   auto* payload = cmd->add_option("--payload", opts->payload,
                                   "render this viewer/4 JSON payload instead of a trace")
                       ->check(CLI::ExistingFile);
@@ -66,9 +66,9 @@ Runner register_view(CLI::App& app) {
     if (opts->payload) {
       json = read_payload(*opts->payload);
     } else if (!opts->trace.empty()) {
-      const TraceDocument doc = load_trace(opts->trace);
+      const TraceDocument doc = load_trace(opts->trace, opts->step);
       std::optional<TraceDocument> baseline;
-      if (opts->baseline) baseline = load_trace(*opts->baseline);
+      if (opts->baseline) baseline = load_trace(*opts->baseline, opts->step);
       const evidence::EvidencePacket packet = build_evidence(
           doc, baseline ? &*baseline : nullptr, nsight_dir_for(opts->trace, opts->nsight_dir));
       json = viewer::project(packet);

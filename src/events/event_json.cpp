@@ -70,6 +70,23 @@ class Line {
     out_.push_back(']');
     return *this;
   }
+  // Omitted when empty (trace6.md §4.2.1).
+  Line& steps(std::string_view key, std::span<const ProfilerStepRecord> v) {
+    if (v.empty()) return *this;
+    name(key);
+    out_.push_back('[');
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out_.append(i ? ",{\"step\":" : "{\"step\":");
+      append_u64(out_, v[i].step);
+      out_.append(",\"wall_ns\":");
+      append_u64(out_, v[i].wall_ns);
+      out_.append(",\"device_busy_ns\":");
+      append_u64(out_, v[i].device_busy_ns);
+      out_.push_back('}');
+    }
+    out_.push_back(']');
+    return *this;
+  }
   Line& tags(std::string_view key, std::span<const Tag> v) {
     // BTreeMap order on the wire: sorted by key.
     std::vector<const Tag*> sorted;
@@ -113,7 +130,8 @@ void write(std::string& out, const MetaEvent& e) {
       .boolean("measured_region_device_synchronized", r.measured_region_device_synchronized)
       .str("timing_mode", to_string(r.timing_mode))
       .tags("tags", r.tags)
-      .opt_str("candle_version", r.candle_version);
+      .opt_str("candle_version", r.candle_version)
+      .steps("profiler_steps", r.profiler_steps);
 }
 
 void write(std::string& out, const SpanStartEvent& e) {
@@ -129,8 +147,8 @@ void write(std::string& out, const SpanEndEvent& e) {
 }
 
 void write(std::string& out, const OpEvent& e) {
-  Line(out, "op")
-      .str("span_id", e.span_id)
+  Line line(out, "op");
+  line.str("span_id", e.span_id)
       .str("op_name", e.op_name)
       .strings("inputs", e.inputs)
       .opt_str("output", e.output)
@@ -141,6 +159,11 @@ void write(std::string& out, const OpEvent& e) {
       .u64("timestamp_ns", e.timestamp_ns)
       .opt_u64("storage_bytes", e.storage_bytes)
       .opt_u64("input_storage_bytes", e.input_storage_bytes);
+  // trace6.md §4.5.1, each omitted when absent (a plain host op writes none of them).
+  if (e.op_kind != OpKind::host) line.str("op_kind", to_string(e.op_kind));
+  line.opt_u64("total_ns", e.total_ns);
+  line.opt_u64(is_device_kind(e.op_kind) ? "stream" : "thread", e.lane);
+  line.opt_u64("correlation", e.correlation);
 }
 
 void write(std::string& out, const TensorEvent& e) {

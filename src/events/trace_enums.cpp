@@ -22,6 +22,8 @@ constexpr std::array<std::string_view, 3> kSpanKind = {"function", "op", "module
 constexpr std::array<std::string_view, 2> kTiming = {"host", "device_synchronized"};
 constexpr std::array<std::string_view, 4> kGradient = {"present", "missing", "zero", "non_finite"};
 constexpr std::array<std::string_view, 2> kAction = {"alloc", "free"};
+constexpr std::array<std::string_view, 6> kOpKind = {"host",   "runtime", "kernel",
+                                                     "memcpy", "memset",  "sync"};
 constexpr std::array<std::string_view, 5> kCategory = {"parameter", "activation", "gradient",
                                                        "optimizer", "other"};
 
@@ -46,6 +48,7 @@ std::string_view to_string(TimingMode v) noexcept { return kTiming[static_cast<i
 std::string_view to_string(GradientState v) noexcept { return kGradient[static_cast<int>(v)]; }
 std::string_view to_string(MemoryAction v) noexcept { return kAction[static_cast<int>(v)]; }
 std::string_view to_string(MemoryCategory v) noexcept { return kCategory[static_cast<int>(v)]; }
+std::string_view to_string(OpKind v) noexcept { return kOpKind[static_cast<int>(v)]; }
 // clang-format on
 
 std::optional<ExecutionPhase> parse_execution_phase(std::string_view s) noexcept {
@@ -65,6 +68,9 @@ std::optional<GradientState> parse_gradient_state(std::string_view s) noexcept {
 }
 std::optional<MemoryAction> parse_memory_action(std::string_view s) noexcept {
   return lookup<MemoryAction>(kAction, s);
+}
+std::optional<OpKind> parse_op_kind(std::string_view s) noexcept {
+  return lookup<OpKind>(kOpKind, s);
 }
 std::optional<MemoryCategory> parse_memory_category(std::string_view s) noexcept {
   return lookup<MemoryCategory>(kCategory, s);

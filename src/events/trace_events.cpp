@@ -19,14 +19,17 @@ bool TraceRunMeta::operator==(const TraceRunMeta& o) const {
          phase == o.phase && timestamp == o.timestamp && capture_step == o.capture_step &&
          warmup_steps == o.warmup_steps && device == o.device &&
          measured_region_device_synchronized == o.measured_region_device_synchronized &&
-         timing_mode == o.timing_mode && same(tags, o.tags) && candle_version == o.candle_version;
+         timing_mode == o.timing_mode && same(tags, o.tags) && candle_version == o.candle_version &&
+         same(profiler_steps, o.profiler_steps);
 }
 
 bool OpEvent::operator==(const OpEvent& o) const {
   return span_id == o.span_id && op_name == o.op_name && same(inputs, o.inputs) &&
          output == o.output && same(shape, o.shape) && dtype == o.dtype && device == o.device &&
          duration_ns == o.duration_ns && timestamp_ns == o.timestamp_ns &&
-         storage_bytes == o.storage_bytes && input_storage_bytes == o.input_storage_bytes;
+         storage_bytes == o.storage_bytes && input_storage_bytes == o.input_storage_bytes &&
+         op_kind == o.op_kind && total_ns == o.total_ns && lane == o.lane &&
+         correlation == o.correlation;
 }
 
 bool TensorEvent::operator==(const TensorEvent& o) const {

@@ -21,7 +21,18 @@ inline constexpr std::string_view kQuerySchema = "candle-graph/trace-query/1";
 // `summary`: {findings, gaps, health, provenance, schema, summary}.
 void write_summary_document(output::JsonStream& w, const EvidencePacket& p);
 
-enum class QueryKind { slowest, heaviest, memory, efficiency, spans, tensors, gradients };
+enum class QueryKind {
+  slowest,
+  heaviest,
+  memory,
+  efficiency,
+  spans,
+  tensors,
+  gradients,
+  ops,      // the key_averages() table: host and device time per op name
+  kernels,  // device work per name and device
+  steps,    // the profiler steps of the source
+};
 std::optional<QueryKind> parse_query_kind(std::string_view s);
 std::string_view to_string(QueryKind k);
 

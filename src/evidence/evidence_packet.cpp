@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "trace/host_nesting.hpp"
+
 namespace candle_graph::evidence {
 namespace {
 
@@ -27,6 +29,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
   p.doc = &doc;
   p.health = analyze_health(doc);
   p.graph = build_from_trace(doc, p.health, options);
+  p.device = device::attribute_device_time(doc, nest_host_ops(doc));
   p.gpu = std::move(gpu);
   p.comparison = std::move(comparison);
   const ExecutionGraph& g = p.graph;

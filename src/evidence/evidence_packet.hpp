@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "candle_graph/analysis.hpp"
+#include "device/device_time.hpp"
 #include "import/nsight/nsight_evidence.hpp"
 
 namespace candle_graph::evidence {
@@ -29,6 +30,8 @@ struct EvidencePacket {
   std::vector<EvidenceFact> facts;
   std::vector<std::string> gaps;
   ExecutionGraph graph;
+  // Added: device work attached to the host ops and spans that launched it (empty without any).
+  device::DeviceTime device;
   import::nsight::NsightEvidence gpu;
   std::optional<Comparison> comparison;
 };

@@ -1,7 +1,10 @@
 // trace6.md §11 `query --kind …`: bounded slices of the packet, keys sorted at every level (§17.1).
 #include <algorithm>
 
+#include "device/kernel_table.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/op_table.hpp"
+#include "evidence/step_stats.hpp"
 #include "graph/graph_json.hpp"
 #include "memory/memory_json.hpp"
 
@@ -13,10 +16,11 @@ using output::KeyOrder;
 namespace {
 
 constexpr std::pair<std::string_view, QueryKind> kKinds[] = {
-    {"slowest", QueryKind::slowest},    {"heaviest", QueryKind::heaviest},
-    {"memory", QueryKind::memory},      {"efficiency", QueryKind::efficiency},
-    {"spans", QueryKind::spans},        {"tensors", QueryKind::tensors},
-    {"gradients", QueryKind::gradients}};
+    {"slowest", QueryKind::slowest},     {"heaviest", QueryKind::heaviest},
+    {"memory", QueryKind::memory},       {"efficiency", QueryKind::efficiency},
+    {"spans", QueryKind::spans},         {"tensors", QueryKind::tensors},
+    {"gradients", QueryKind::gradients}, {"ops", QueryKind::ops},
+    {"kernels", QueryKind::kernels},     {"steps", QueryKind::steps}};
 
 // Op-kind nodes (op nodes and spans of kind op) ordered by `key` descending, ties by id
 // ascending, the first `limit`. n·log(limit).
@@ -48,6 +52,90 @@ bool any_node(const GraphNode&) {
 }
 bool has_rate(const GraphNode& n) {
   return n.self_time_ns > 0 && n.bytes > 0;
+}
+
+void write_ops(JsonStream& w, const EvidencePacket& p, std::size_t limit) {
+  const OpTable t = op_table(p.graph, p.device);
+  w.key("device_ns").u64(t.device_ns);
+  w.key("entrypoint").string(p.graph.summary.entrypoint);
+  w.key("items").begin_array();
+  for (std::size_t i = 0; i < t.rows.size() && i < limit; ++i) {
+    const OpRow& r = t.rows[i];
+    w.begin_object();
+    w.key("calls").u64(r.calls);
+    w.key("device_self_ns").u64(r.device_self_ns);
+    w.key("device_total_ns").u64(r.device_total_ns);
+    w.key("host_self_ns").u64(r.host_self_ns);
+    w.key("host_total_ns").u64(r.host_total_ns);
+    w.key("name").string(r.name);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("kind").string("ops");
+  w.key("schema").string(kQuerySchema);
+  w.key("total_items").u64(t.rows.size());
+  w.key("unattributed_device_ns").u64(t.unattributed_device_ns);
+}
+
+void write_kernels(JsonStream& w, const EvidencePacket& p, std::size_t limit) {
+  const std::vector<device::KernelRow> rows = device::kernel_table(*p.doc);
+  w.key("entrypoint").string(p.graph.summary.entrypoint);
+  w.key("items").begin_array();
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const device::KernelRow& r = rows[i];
+    w.begin_object();
+    w.key("calls").u64(r.calls);
+    w.key("device").string(r.device);
+    w.key("kind").string(to_string(r.kind));
+    w.key("max_ns").u64(r.max_ns);
+    w.key("mean_ns").u64(r.calls ? r.total_ns / r.calls : 0);
+    w.key("min_ns").u64(r.min_ns);
+    w.key("name").string(r.name);
+    w.key("raw_name").string(r.raw_name);
+    w.key("total_ns").u64(r.total_ns);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("kind").string("kernels");
+  w.key("schema").string(kQuerySchema);
+  w.key("total_items").u64(rows.size());
+}
+
+void write_steps(JsonStream& w, const EvidencePacket& p) {
+  const TraceRunMeta& run = p.doc->run();
+  const StepStats s = step_stats(run.profiler_steps, run.capture_step);
+  w.key("chosen");
+  if (run.profiler_steps.empty())
+    w.null();
+  else
+    w.u64(run.capture_step);
+  w.key("entrypoint").string(p.graph.summary.entrypoint);
+  w.key("kind").string("steps");
+  w.key("schema").string(kQuerySchema);
+  w.key("statistics").begin_object();
+  w.key("chosen_typical").boolean(s.chosen_typical);
+  w.key("chosen_vs_median_percent");
+  if (s.chosen_vs_median_percent)
+    w.f64(*s.chosen_vs_median_percent);
+  else
+    w.null();
+  w.key("count").u64(s.count);
+  w.key("max_wall_ns").u64(s.max_wall_ns);
+  w.key("median_device_busy_ns").u64(s.median_device_busy_ns);
+  w.key("median_wall_ns").u64(s.median_wall_ns);
+  w.key("min_wall_ns").u64(s.min_wall_ns);
+  w.key("spread_ns").u64(s.spread_ns);
+  w.key("typical_within_percent").f64(kTypicalPercent);
+  w.end_object();
+  w.key("steps").begin_array();
+  for (const ProfilerStepRecord& r : run.profiler_steps) {
+    w.begin_object();
+    w.key("device_busy_ns").u64(r.device_busy_ns);
+    w.key("step").u64(r.step);
+    w.key("wall_ns").u64(r.wall_ns);
+    w.end_object();
+  }
+  w.end_array();
 }
 
 void write_result(JsonStream& w, const EvidencePacket& p, QueryKind kind, std::size_t limit) {
@@ -119,6 +207,15 @@ void write_result(JsonStream& w, const EvidencePacket& p, QueryKind kind, std::s
       graph::write_gradient_records(w.key("gradients"), *p.doc, order);
       w.key("kind").string("gradients");
       w.key("schema").string(kQuerySchema);
+      break;
+    case QueryKind::ops:
+      write_ops(w, p, limit);
+      break;
+    case QueryKind::kernels:
+      write_kernels(w, p, limit);
+      break;
+    case QueryKind::steps:
+      write_steps(w, p);
       break;
   }
   w.end_object();

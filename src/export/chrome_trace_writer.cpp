@@ -27,14 +27,20 @@ void where(output::JsonLines& w, std::uint32_t tid, double ts_us) {
 }
 
 // The common head of a span or op slice, up to the opening brace of its args:
-// `{"ph":"X","cat":CAT,"name":…,"pid":1,"tid":…,"ts":…,"dur":…,"args":{`.
+// `{"ph":"X","cat":CAT,"name":…,"pid":1,"tid":…,"ts":…,"dur":…,"args":{`. An op of no duration
+// (a runtime call shorter than Kineto's µs) is a thread-scoped instant (`"ph":"i","s":"t"`): two
+// zero-length slices at one instant have no nesting order, and viewers misnest them.
 void begin_slice(output::JsonLines& w, std::string_view quoted_cat, std::string_view name,
                  const PlacedSlice& p) {
-  begin_event(w, 'X');
+  const bool instant = p.is_op && p.dur_us == 0;
+  begin_event(w, instant ? 'i' : 'X');
   w.key("cat").raw(quoted_cat);
   w.key("name").str(name);
   where(w, p.tid, p.ts_us);
-  w.key("dur").f64(p.dur_us);
+  if (instant)
+    w.key("s").raw("\"t\"");
+  else
+    w.key("dur").f64(p.dur_us);
   w.key("args").raw("{");
 }
 
@@ -72,6 +78,12 @@ void write_op(output::JsonLines& w, const OpEvent& o, const PlacedSlice& p) {
   w.key("timestamp_ns").u64(o.timestamp_ns);
   w.key("duration_ns").u64(o.duration_ns);
   w.key("storage_bytes").u64(o.storage_bytes.value_or(0));
+  // trace6.md §4.5.1, each when present, so that convert(export(trace)) keeps them.
+  if (o.input_storage_bytes) w.key("input_storage_bytes").u64(*o.input_storage_bytes);
+  if (o.op_kind != OpKind::host) w.key("op_kind").str(to_string(o.op_kind));
+  if (o.total_ns) w.key("total_ns").u64(*o.total_ns);
+  if (o.lane) w.key("thread").u64(*o.lane);
+  if (o.correlation) w.key("correlation").u64(*o.correlation);
   w.raw("}");
   w.end();
 }
@@ -247,6 +259,9 @@ void write_other_data(output::JsonLines& w, const TraceDocument& doc) {
   w.key("warmup_steps").u64(r.warmup_steps);
   w.key("device").str(r.device);
   w.key("timing_mode").str(to_string(r.timing_mode));
+  w.key("timestamp").str(r.timestamp);
+  w.key("measured_region_device_synchronized").boolean(r.measured_region_device_synchronized);
+  if (r.candle_version) w.key("candle_version").str(*r.candle_version);
   w.key("tags").raw("{");
   for (std::size_t i = 0; i < r.tags.size(); ++i) {
     if (i) w.raw(",");

@@ -15,8 +15,9 @@ std::uint64_t span_end(const SpanRecord& s) noexcept {
   return e < s.start_ns ? kForever : e;
 }
 
+// An op's slice covers its inclusive extent (trace6.md §4.5.1), so nested ops lie inside it.
 std::uint64_t op_end(const OpEvent& o) noexcept {
-  const std::uint64_t e = o.timestamp_ns + o.duration_ns;
+  const std::uint64_t e = o.timestamp_ns + o.total_ns.value_or(o.duration_ns);
   return e < o.timestamp_ns ? kForever : e;
 }
 

@@ -32,8 +32,10 @@ GraphEdgeView ExecutionGraph::edge_of(const GraphEdge& e) const {
       return {{*s.parent_id}, {s.id}, GraphEdgeKind::call, child.total_time_ns, std::nullopt};
     }
     case EdgeOrigin::data: {
+      // An op's edges last as long as the op, nested ops included (its node's total).
       const OpEvent& op = doc->ops()[e.index];
-      return {{op.inputs[e.input]}, {*op.output}, GraphEdgeKind::data, op.duration_ns, op.op_name};
+      const std::uint64_t total = nodes[doc->spans().size() + e.index].total_time_ns;
+      return {{op.inputs[e.input]}, {*op.output}, GraphEdgeKind::data, total, op.op_name};
     }
     case EdgeOrigin::op_call: {
       const OpEvent& op = doc->ops()[e.index];
@@ -41,7 +43,7 @@ GraphEdgeView ExecutionGraph::edge_of(const GraphEdge& e) const {
       return {{op.span_id},
               {op.span_id, node.op_ordinal},
               GraphEdgeKind::call,
-              op.duration_ns,
+              node.total_time_ns,
               op.op_name};
     }
   }

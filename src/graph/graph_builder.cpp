@@ -7,6 +7,7 @@
 #include "graph/graph_edges.hpp"
 #include "graph/node_memory.hpp"
 #include "graph/span_tree.hpp"
+#include "trace/host_nesting.hpp"
 
 namespace candle_graph {
 namespace {
@@ -76,11 +77,17 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   const std::size_t n_spans = doc.spans().size();
   const auto& op_span = doc.op_span();
 
-  // Σ op durations per span: part of the effective duration and of the children's total.
+  // Host ops nest by their extents (trace6.md §4.5.1): an op node's total is its inclusive time,
+  // its self time the exclusive one. A span's op children are its ops that no op of the same
+  // span encloses, so nested time is counted once.
+  const HostNesting nesting = nest_host_ops(doc);
   std::vector<std::uint64_t> op_time(n_spans, 0);
-  for (std::size_t k = 0; k < doc.ops().size(); ++k)
-    if (op_span[k] != kNoIndex)
-      op_time[op_span[k]] = sat_add(op_time[op_span[k]], doc.ops()[k].duration_ns);
+  for (std::size_t k = 0; k < doc.ops().size(); ++k) {
+    if (op_span[k] == kNoIndex) continue;
+    const std::uint32_t p = nesting.parent[k];
+    if (p != kNoIndex && op_span[p] == op_span[k]) continue;
+    op_time[op_span[k]] = sat_add(op_time[op_span[k]], nesting.total_ns[k]);
+  }
 
   // Step 3: span nodes. Effective duration = duration, or (when 0) own ops + effective
   // durations of the child spans, computed bottom-up.
@@ -110,7 +117,10 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
     node.op_ordinal = ordinal[op_span[k]]++;
     node.kind = GraphNodeKind::op;
     node.start_ns = op.timestamp_ns;
-    node.self_time_ns = node.total_time_ns = op.duration_ns;
+    node.total_time_ns = nesting.total_ns[k];
+    node.self_time_ns = nesting.self_ns[k];
+    if (nesting.parent[k] != kNoIndex)
+      node.parent_op = static_cast<std::uint32_t>(n_spans + nesting.parent[k]);
     node.bytes = node.peak_bytes = op.storage_bytes.value_or(0);
   }
 

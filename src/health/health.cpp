@@ -4,9 +4,11 @@
 #include "candle_graph/health.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <numeric>
 #include <unordered_map>
 
+#include "trace/host_nesting.hpp"
 #include "trace/live_key_table.hpp"
 
 namespace candle_graph {
@@ -175,6 +177,45 @@ std::string TraceHealth::error_summary() const {
   return out;
 }
 
+namespace {
+
+// Added (not in the original): what a lossy source did to the numbers, each with its count and
+// the numbers it affects, after the original's 21 checks.
+void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
+  const std::uint64_t partial = nest_host_ops(doc).partial_overlaps;
+  if (partial > 0)
+    b.warning("host_nesting_broken",
+              std::to_string(partial) +
+                  " host ops start inside an op of their thread and end after it; they nest in "
+                  "no op there, so host self and total times around them count some time twice");
+  std::uint64_t unlinked = 0;
+  std::unordered_map<std::uint64_t, char> calls;
+  for (const OpEvent& op : doc.ops())
+    if (op.op_kind == OpKind::runtime && op.correlation) calls.emplace(*op.correlation, 0);
+  for (const OpEvent& op : doc.device_ops())
+    unlinked += !op.correlation || !calls.count(*op.correlation);
+  if (unlinked > 0)
+    b.warning("device_ops_without_launch",
+              std::to_string(unlinked) +
+                  " device ops have no runtime call with their correlation id; their device time "
+                  "is unattributed (no op's device time includes it)");
+  std::uint64_t outside = 0;
+  for (const Tag& t : doc.run().tags) {
+    if (!t.key.starts_with("convert.dropped_") || !t.key.ends_with("outside_window")) continue;
+    std::uint64_t n = 0;
+    std::from_chars(t.value.data(), t.value.data() + t.value.size(), n);
+    outside += n;
+  }
+  if (outside > 0)
+    b.warning(
+        "events_outside_window",
+        std::to_string(outside) +
+            " events of the source lay outside the measured region and were dropped when it "
+            "was imported (tags convert.dropped_*): the region's numbers do not include them");
+}
+
+}  // namespace
+
 TraceHealth analyze_health(const TraceDocument& doc) {
   doc.check_indexed();
   TraceHealth h;
@@ -248,6 +289,10 @@ TraceHealth analyze_health(const TraceDocument& doc) {
     if (doc.op_span()[i] == kNoIndex)
       b.error("unknown_span",
               "operation evidence refers to missing span " + tick(doc.ops()[i].span_id));
+  for (std::size_t i = 0; i < doc.device_ops().size(); ++i)
+    if (doc.device_op_span()[i] == kNoIndex)
+      b.error("unknown_span",
+              "operation evidence refers to missing span " + tick(doc.device_ops()[i].span_id));
   for (std::size_t i = 0; i < doc.tensors().size(); ++i)
     if (doc.tensor_span()[i] == kNoIndex)
       b.error("unknown_span",
@@ -294,7 +339,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
     if (s.step == ExecutionStep::backward) ++c.backward_spans;
     if (s.step == ExecutionStep::optimizer) ++c.optimizer_spans;
   }
-  c.operations = doc.ops().size();
+  c.operations = doc.ops().size() + doc.device_ops().size();  // every op event, as the original
   c.tensors = doc.tensors().size();
   c.memory_events = doc.memory().size();
   c.device_memory_samples = doc.device_memory().size();
@@ -313,6 +358,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
   if (train && c.backward_spans == 0) b.warning("backward_absent", "no backward span was tagged");
   if (train && c.optimizer_spans == 0)
     b.warning("optimizer_absent", "no optimizer span was tagged");
+  lossy_source_warnings(doc, b);
   return h;
 }
 

@@ -256,6 +256,18 @@ std::string_view format_span_end_line(std::uint64_t number, std::uint64_t durati
 
 namespace {
 
+// trace6.md §4.5.1 fields, in the trace writer's order; a recorded op is always a host op.
+void write_op_extensions(Writer& w, const OpEvent& op) {
+  if (op.op_kind != OpKind::host) w.lit(R"(,"op_kind":)").str(to_string(op.op_kind));
+  if (op.total_ns) w.lit(R"(,"total_ns":)").u64(*op.total_ns);
+  if (op.lane) w.lit(is_device_kind(op.op_kind) ? R"(,"stream":)" : R"(,"thread":)").u64(*op.lane);
+  if (op.correlation) w.lit(R"(,"correlation":)").u64(*op.correlation);
+}
+void write_op_extensions(Writer& w, const OpRecord& op) {
+  if (op.total_ns) w.lit(R"(,"total_ns":)").u64(*op.total_ns);
+  if (op.thread) w.lit(R"(,"thread":)").u64(*op.thread);
+}
+
 // The op line's fields after span_id, shared by both entry points below.
 template <typename Op>
 void write_op_fields(Writer& w, const Op& op, std::uint64_t timestamp_ns,
@@ -268,6 +280,7 @@ void write_op_fields(Writer& w, const Op& op, std::uint64_t timestamp_ns,
   w.lit(R"(,"timestamp_ns":)").u64(timestamp_ns);
   if (storage_bytes) w.lit(R"(,"storage_bytes":)").u64(*storage_bytes);
   if (input_storage_bytes) w.lit(R"(,"input_storage_bytes":)").u64(*input_storage_bytes);
+  write_op_extensions(w, op);
   w.lit("}");
 }
 
@@ -308,7 +321,11 @@ std::string_view format_op_line(std::uint64_t span_number, const OpRecord& op,
                   op.duration_ns,
                   timestamp_ns,
                   storage_bytes,
-                  op.input_storage_bytes};
+                  op.input_storage_bytes,
+                  OpKind::host,
+                  op.total_ns,
+                  op.thread,
+                  std::nullopt};
   return format_line(e);
 }
 

@@ -189,7 +189,8 @@ SynthStats Generator::run() {
                           false,
                           TimingMode::host,
                           tags,
-                          std::nullopt};
+                          std::nullopt,
+                          {}};
   emit(meta);
 
   Open root = open(entry, std::nullopt, SpanKind::function, false, std::nullopt);

@@ -84,8 +84,8 @@ std::size_t TraceDocument::distinct_span_ids() const noexcept {
 
 bool TraceDocument::operator==(const TraceDocument& o) const {
   return schema_ == o.schema_ && run_ == o.run_ && spans_ == o.spans_ && ops_ == o.ops_ &&
-         tensors_ == o.tensors_ && memory_ == o.memory_ && device_memory_ == o.device_memory_ &&
-         gradients_ == o.gradients_ && edges_ == o.edges_;
+         device_ops_ == o.device_ops_ && tensors_ == o.tensors_ && memory_ == o.memory_ &&
+         device_memory_ == o.device_memory_ && gradients_ == o.gradients_ && edges_ == o.edges_;
 }
 
 void TraceDocument::reindex() {
@@ -101,13 +101,15 @@ void TraceDocument::reindex() {
     for (std::size_t i = 0; i < events.size(); ++i) links[i] = find_span(events[i].span_id);
   };
   link(op_span_, ops_);
+  link(device_op_span_, device_ops_);
   link(tensor_span_, tensors_);
   link(memory_span_, memory_);
 }
 
 void TraceDocument::check_indexed() const {
   if (span_parent_.size() != spans_.size() || op_span_.size() != ops_.size() ||
-      tensor_span_.size() != tensors_.size() || memory_span_.size() != memory_.size())
+      device_op_span_.size() != device_ops_.size() || tensor_span_.size() != tensors_.size() ||
+      memory_span_.size() != memory_.size())
     throw Error(
         "trace document indexes are stale: call DocumentEditor::reindex() after editing it");
 }
@@ -155,6 +157,7 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
   add_up(doc_.spans_), add_up(doc_.ops_), add_up(doc_.tensors_), add_up(doc_.memory_);
   add_up(doc_.device_memory_), add_up(doc_.gradients_), add_up(doc_.edges_);
   add_up(doc_.op_span_), add_up(doc_.tensor_span_), add_up(doc_.memory_span_);
+  add_up(doc_.device_ops_), add_up(doc_.device_op_span_);
   const double room = byte_budget - base_bytes;
   const double floor_share = extra_bytes <= room ? 1.0 : std::max(0.0, room / extra_bytes);
   auto grow = [&](auto& v) {
@@ -168,6 +171,8 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
   grow(doc_.gradients_);
   grow(doc_.edges_);
   grow(doc_.op_span_);
+  grow(doc_.device_ops_);
+  grow(doc_.device_op_span_);
   grow(doc_.tensor_span_);
   grow(doc_.memory_span_);
   // Buckets are touched when allocated: size them for the plain extrapolation only.
@@ -232,6 +237,7 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   run.timestamp = copy(e.run.timestamp);
   run.device = copies_.intern(e.run.device);
   if (e.run.candle_version) run.candle_version = copy(*e.run.candle_version);
+  run.profiler_steps = doc_.arena_->copy(e.run.profiler_steps);
   // Tags are a map on the wire: sorted by key, the last value of a repeated key wins.
   std::vector<Tag> tags;
   for (const Tag& t : e.run.tags) {
@@ -292,8 +298,13 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   o.dtype = copies_.intern(e.dtype);
   o.device = copies_.intern(e.device);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
-  doc_.ops_.push_back(o);
-  doc_.op_span_.push_back(span_index);
+  if (is_device_kind(e.op_kind)) {
+    doc_.device_ops_.push_back(o);
+    doc_.device_op_span_.push_back(span_index);
+  } else {
+    doc_.ops_.push_back(o);
+    doc_.op_span_.push_back(span_index);
+  }
 }
 
 void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
@@ -364,6 +375,8 @@ TraceDocument DocumentAssembler::finish() {
   };
   resolve(
       doc_.op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.ops_);
+  resolve(
+      doc_.device_op_span_, [](const OpEvent& o) { return o.span_id; }, doc_.device_ops_);
   resolve(
       doc_.tensor_span_, [](const TensorEvent& t) { return t.span_id; }, doc_.tensors_);
   resolve(

@@ -16,6 +16,7 @@ class DocumentEditor {
   TraceRunMeta& run() { return doc_.run_; }
   std::vector<SpanRecord>& spans() { return doc_.spans_; }
   std::vector<OpEvent>& ops() { return doc_.ops_; }
+  std::vector<OpEvent>& device_ops() { return doc_.device_ops_; }
   std::vector<TensorEvent>& tensors() { return doc_.tensors_; }
   std::vector<MemoryEvent>& memory() { return doc_.memory_; }
   std::vector<GradientEvent>& gradients() { return doc_.gradients_; }

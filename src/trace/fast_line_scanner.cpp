@@ -166,6 +166,9 @@ inline const char* opt_str(const char* p, const char (&key)[N],
 inline const char* step_str(const char* p, ExecutionStep& out) noexcept {
   return enum_str(p, out, &parse_execution_step);
 }
+inline const char* op_kind_str(const char* p, OpKind& out) noexcept {
+  return enum_str(p, out, &parse_op_kind);
+}
 
 }  // namespace
 
@@ -238,7 +241,15 @@ const char* FastLineScanner::scan_op(const char* p) {
   p = u64(lit(p, ",\"duration_ns\":"), e.duration_ns);
   p = u64(lit(p, ",\"timestamp_ns\":"), e.timestamp_ns);
   p = opt_u64(p, ",\"storage_bytes\":", e.storage_bytes);
-  return opt_u64(p, ",\"input_storage_bytes\":", e.input_storage_bytes);
+  p = opt_u64(p, ",\"input_storage_bytes\":", e.input_storage_bytes);
+  // trace6.md §4.5.1, in the writer's order
+  std::optional<OpKind> kind;
+  p = opt_field(p, ",\"op_kind\":\"", kind, &op_kind_str);
+  e.op_kind = kind.value_or(OpKind::host);
+  p = opt_u64(p, ",\"total_ns\":", e.total_ns);
+  p = is_device_kind(e.op_kind) ? opt_u64(p, ",\"stream\":", e.lane)
+                                : opt_u64(p, ",\"thread\":", e.lane);
+  return opt_u64(p, ",\"correlation\":", e.correlation);
 }
 
 // trace6.md §4.6

@@ -139,6 +139,7 @@ struct Impl {
   std::vector<std::string_view> ids;
   std::vector<std::uint64_t> dims;
   std::vector<Tag> tags;
+  std::vector<ProfilerStepRecord> steps;
   TraceEvent event;
   std::string_view source;
   std::uint64_t line_number = 0;
@@ -270,6 +271,38 @@ struct Impl {
     }
     return ids;
   }
+  // trace6.md §4.2.1: [{step, wall_ns, device_busy_ns}, ...]
+  std::span<const ProfilerStepRecord> step_list(od::value& v, std::string_view field) {
+    steps.clear();
+    od::array arr;
+    if (auto err = v.get_array().get(arr)) type_fail(field, v, "an array of steps", err);
+    for (auto item : arr) {
+      od::value x;
+      check(std::move(item).get(x));
+      od::object obj;
+      if (auto err = x.get_object().get(obj)) type_fail(field, x, "a step object", err);
+      ProfilerStepRecord r;
+      std::uint64_t seen = 0;
+      for (auto f : obj) {
+        od::field fl;
+        check(std::move(f).get(fl));
+        const std::string_view key = key_of(fl);
+        od::value y = fl.value();
+        if (key == "step")
+          seen |= 1, r.step = u64(y, "profiler_steps[].step");
+        else if (key == "wall_ns")
+          seen |= 2, r.wall_ns = u64(y, "profiler_steps[].wall_ns");
+        else if (key == "device_busy_ns")
+          seen |= 4, r.device_busy_ns = u64(y, "profiler_steps[].device_busy_ns");
+        else
+          consume_any(y, 0);
+      }
+      if (seen != 7) fail("a profiler step needs step, wall_ns and device_busy_ns");
+      steps.push_back(r);
+    }
+    return steps;
+  }
+
   std::span<const Tag> tag_map(od::value& v, std::string_view field) {
     tags.clear();
     od::object obj;
@@ -440,6 +473,7 @@ void Impl::parse_meta(Fields& fs) {
                                                    "`host`, `device_synchronized`");
     else if (is(k, "tags")) seen.mark(11, k), tag_view = tag_map(v, k);
     else if (is(k, "candle_version")) seen.mark(12, k), r.candle_version = opt_str(v, k);
+    else if (is(k, "profiler_steps")) seen.mark(13, k), r.profiler_steps = step_list(v, k);
     else return false;
     return true;
   });
@@ -506,6 +540,14 @@ void Impl::parse_op(Fields& fs) {
     else if (is(k, "timestamp_ns")) seen.mark(8, k), e.timestamp_ns = u64(v, k);
     else if (is(k, "storage_bytes")) seen.mark(9, k), e.storage_bytes = opt_u64(v, k);
     else if (is(k, "input_storage_bytes")) seen.mark(10, k), e.input_storage_bytes = opt_u64(v, k);
+    // trace6.md §4.5.1 extensions
+    else if (is(k, "op_kind"))
+      seen.mark(11, k), e.op_kind = enum_value(v, k, &parse_op_kind,
+                                               "`host`, `runtime`, `kernel`, `memcpy`, `memset`, "
+                                               "`sync`");
+    else if (is(k, "total_ns")) seen.mark(12, k), e.total_ns = opt_u64(v, k);
+    else if (is(k, "thread") || is(k, "stream")) seen.mark(13, "thread` or `stream"), e.lane = opt_u64(v, k);
+    else if (is(k, "correlation")) seen.mark(14, k), e.correlation = opt_u64(v, k);
     else return false;
     return true;
   });

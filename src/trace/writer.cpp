@@ -14,6 +14,7 @@ void for_each_event(const TraceDocument& doc, F&& f) {
     if (s.closed) f(TraceEvent(SpanEndEvent{s.id, s.duration_ns}));
   }
   for (const auto& e : doc.ops()) f(TraceEvent(e));
+  for (const auto& e : doc.device_ops()) f(TraceEvent(e));
   for (const auto& e : doc.tensors()) f(TraceEvent(e));
   for (const auto& e : doc.memory()) f(TraceEvent(e));
   for (const auto& e : doc.device_memory()) f(TraceEvent(e));

@@ -34,7 +34,7 @@ struct Converted {
   candle_graph::TraceDocument doc;
   candle_graph::TraceHealth health;
   std::map<std::string, std::string> tags;
-  std::size_t device_ops = 0;  // ops whose device is not "cpu"
+  std::size_t device_ops = 0;  // kernels, memcpys, memsets and syncs (doc.device_ops())
 
   std::string tag(const std::string& key) const {
     const auto it = tags.find(key);
@@ -50,7 +50,7 @@ inline Converted convert_and_read(const fs::path& input, const fs::path& output,
   c.health = candle_graph::analyze_health(c.doc);
   for (const candle_graph::Tag& t : c.doc.run().tags)
     c.tags[std::string(t.key)] = std::string(t.value);
-  for (const candle_graph::OpEvent& op : c.doc.ops()) c.device_ops += op.device != "cpu" ? 1 : 0;
+  c.device_ops = c.doc.device_ops().size();
   return c;
 }
 

@@ -66,6 +66,10 @@ WrittenEvents write_events(const CaptureState& s, TraceSession& session) {
     r.op_name = s.names[op.name];
     r.inputs = input_views;
     r.duration_ns = exclusive_ns(op);
+    // Its true extent when recorded ops ran inside it, so that it encloses them on every
+    // timeline (trace6.md §4.5.1); a leaf's extent is its duration.
+    if (op.child_ticks > 0 && op.end_tick > op.start_tick)
+      r.total_ns = s.timestamp_ns(op.end_tick) - s.timestamp_ns(op.start_tick);
     r.timestamp_ns = s.timestamp_ns(op.start_tick);
     r.input_storage_bytes = op.input_bytes;
     if (op.has_output) {

@@ -25,8 +25,10 @@ using trace_event::Slice;
 
 struct OtherData {
   std::string entrypoint, run_id, correlation_id, phase, device, timing_mode, timestamp;
+  std::optional<std::string> candle_version;
   std::uint64_t capture_step = 1, warmup_steps = 0;
   bool has_warmup = false;
+  bool device_synchronized = false;
   std::vector<std::pair<std::string, std::string>> tags;
 };
 
@@ -50,6 +52,12 @@ bool read_other_data(const Model& m, OtherData* out) {
   str("device", out->device);
   str("timing_mode", out->timing_mode);
   str("timestamp", out->timestamp);
+  std::string version;
+  str("candle_version", version);
+  if (!version.empty()) out->candle_version = version;
+  bool synchronized = false;
+  if (!obj["measured_region_device_synchronized"].get_bool().get(synchronized))
+    out->device_synchronized = synchronized;
   std::uint64_t v = 0;
   if (!obj["capture_step"].get_uint64().get(v)) out->capture_step = v;
   if (!obj["warmup_steps"].get_uint64().get(v)) {
@@ -147,6 +155,8 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
       od.has_warmup ? od.warmup_steps : (od.capture_step > 0 ? od.capture_step - 1 : 0);
   meta.run.device = od.device;
   meta.run.timing_mode = parse_timing_mode(od.timing_mode).value_or(TimingMode::host);
+  meta.run.measured_region_device_synchronized = od.device_synchronized;
+  if (od.candle_version) meta.run.candle_version = *od.candle_version;
   meta.run.tags = tags;
   TraceDocumentBuilder out(path);
   out.add(meta);
@@ -194,6 +204,10 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
                          : static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns, 0));
     e.storage_bytes = a.storage_bytes;
     e.input_storage_bytes = a.input_storage_bytes;
+    e.op_kind = static_cast<OpKind>(a.op_kind);
+    e.total_ns = a.total_ns;
+    e.lane = a.lane;
+    e.correlation = a.correlation;
     out.add(e);
   }
   return {out.finish(), std::move(report)};

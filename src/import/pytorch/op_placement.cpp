@@ -11,14 +11,17 @@ PlacedOps place_ops(const Model& m, const EventLists& lists, const Region& regio
   const std::int64_t r0 = region.begin, r1 = region.end;
   PlacedOps placed;
   std::vector<PlacedOp>& ops = placed.ops;
-  ops.reserve(lists.cpu_ops.size() + lists.device_ops.size());
-  for (std::uint32_t i : lists.cpu_ops) {
-    const Slice& s = m.slices[i];
-    if (s.ts_ns < r0 || s.ts_ns > r1) {
-      ++repairs["convert.dropped_ops_outside_window"];
-      continue;
+  ops.reserve(lists.cpu_ops.size() + lists.runtime_calls.size() + lists.device_ops.size());
+  for (const auto* host : {&lists.cpu_ops, &lists.runtime_calls}) {
+    for (std::uint32_t i : *host) {
+      const Slice& s = m.slices[i];
+      if (s.ts_ns < r0 || s.ts_ns > r1) {
+        ++repairs[host == &lists.cpu_ops ? "convert.dropped_ops_outside_window"
+                                         : "convert.dropped_runtime_calls_outside_window"];
+        continue;
+      }
+      ops.push_back({s.ts_ns, s.ts_ns, i, 0});
     }
-    ops.push_back({s.ts_ns, s.ts_ns, i, 0});
   }
   for (std::uint32_t i : lists.device_ops) {
     const Slice& s = m.slices[i];

@@ -1,6 +1,7 @@
 // Ops and memory events of the measured region, each placed in the innermost span open when it
-// happened: CPU ops at their start, kernels/memcpys/memsets at their launch (the runtime call or
-// ac2g flow start with the same correlation id), memory events at their timestamp.
+// happened: CPU ops and runtime calls at their start, device work (kernels, memcpys, memsets,
+// syncs) at its launch (the runtime call or ac2g flow start with the same correlation id), memory
+// events at their timestamp.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,8 @@
 
 #include <simdjson.h>
 
+#include "trace/host_nesting.hpp"
+
 namespace candle_graph::import::pytorch {
 namespace {
 
@@ -38,14 +40,20 @@ void emit_span(const Assembly& a, std::uint32_t i, TraceDocumentBuilder& out) {
   out.add(SpanEndEvent{d.id, static_cast<std::uint64_t>(d.end - d.begin)});
 }
 
-void emit_op(const Assembly& a, const PlacedOp& o, TraceDocumentBuilder& out) {
+// Host ops and runtime calls carry their inclusive time in total_ns and their exclusive time in
+// duration_ns (trace6.md §4.5.1); device work its device time in total_ns and no host time.
+void emit_op(const Assembly& a, const PlacedOp& o, std::uint64_t self_ns,
+             TraceDocumentBuilder& out) {
   const Model& m = *a.model;
   const Slice& s = m.slices[o.slice];
   OpEvent e;
   e.span_id = a.spans.drafts[o.span].id;
   e.op_name = m.strings.str(s.name);
-  e.duration_ns = static_cast<std::uint64_t>(s.dur_ns);
   e.timestamp_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns - a.region.begin, 0));
+  e.op_kind = s.kind;
+  e.total_ns = static_cast<std::uint64_t>(s.dur_ns);
+  e.lane = s.lane;
+  if (s.correlation >= 0) e.correlation = static_cast<std::uint64_t>(s.correlation);
   std::string device_label;
   std::vector<std::uint64_t> shape;
   if (s.role == Role::device_op) {
@@ -53,7 +61,13 @@ void emit_op(const Assembly& a, const PlacedOp& o, TraceDocumentBuilder& out) {
     e.device = device_label;
     e.dtype = "unknown";
     e.storage_bytes = s.bytes;
+    e.duration_ns = 0;
+  } else if (s.role == Role::runtime) {
+    e.device = "cpu";
+    e.dtype = "unknown";
+    e.duration_ns = self_ns;
   } else {
+    e.duration_ns = self_ns;
     shape = m.dims_at(s.dims);
     e.shape = shape;
     e.dtype = s.dtype != kNone ? m.strings.str(s.dtype) : std::string_view("unknown");
@@ -124,13 +138,28 @@ void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuild
   meta.run.device = device;
   meta.run.timing_mode = TimingMode::host;
   meta.run.tags = tags;
+  meta.run.profiler_steps = a.steps;
   out.add(meta);
 }
 
 void emit_events(const Assembly& a, TraceDocumentBuilder& out) {
   emit_span(a, 0, out);
   for (std::uint32_t s : a.spans.pre) emit_span(a, s, out);
-  for (const PlacedOp& o : a.ops.ops) emit_op(a, o, out);
+  // Exclusive times of the host ops and runtime calls: nested per thread by their extents.
+  const std::vector<PlacedOp>& ops = a.ops.ops;
+  std::vector<std::uint64_t> lanes, starts, totals;
+  std::vector<std::uint32_t> host_index(ops.size(), kNone);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Slice& s = a.model->slices[ops[i].slice];
+    if (s.role == Role::device_op) continue;
+    host_index[i] = static_cast<std::uint32_t>(lanes.size());
+    lanes.push_back(s.lane);
+    starts.push_back(static_cast<std::uint64_t>(s.ts_ns - a.region.begin));
+    totals.push_back(static_cast<std::uint64_t>(s.dur_ns));
+  }
+  const HostNesting nesting = nest_intervals(lanes, starts, totals);
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    emit_op(a, ops[i], host_index[i] == kNone ? 0 : nesting.self_ns[host_index[i]], out);
   emit_memory(a, out);
 }
 

@@ -18,6 +18,7 @@ struct Assembly {
   SpanPlan spans;
   PlacedOps ops;
   PlacedMemory memory;
+  std::vector<ProfilerStepRecord> steps;  // every ProfilerStep#N of the source
 };
 
 // The run's identity (run id, correlation id, timestamp, device, phase) and tags: the source's

@@ -97,7 +97,8 @@ ImportedTrace PytorchImporter::read(const std::filesystem::path& path,
   a.model = &m;
   a.source = &scanned.source;
   const EventLists lists = classify_events(m, name, rep);
-  a.region = choose_region(m, lists, options.step, name, rep);
+  a.region = choose_region(m, lists, options.step, options.all_steps, name, rep);
+  a.steps = step_records(m, lists);
   a.entrypoint = entrypoint_of(m, scanned.source);
   a.spans = plan_spans(m, lists, a.region, a.entrypoint, rep);
   a.ops = place_ops(m, lists, a.region, a.spans, rep);

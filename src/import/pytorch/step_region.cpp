@@ -34,6 +34,9 @@ EventLists classify_events(const Model& m, const std::string& path, RepairCounts
       case Role::device_op:
         lists.device_ops.push_back(i);
         break;
+      case Role::runtime:
+        lists.runtime_calls.push_back(i);
+        break;
       default:
         ++repairs["convert.ignored.span_or_op_without_candle_graph_schema"];
         break;
@@ -66,6 +69,47 @@ std::uint64_t ops_starting_in(const Model& m, const std::vector<std::uint32_t>& 
   return static_cast<std::uint64_t>(hi - lo);
 }
 
+std::vector<ProfilerStepRecord> step_records(const Model& m, const EventLists& lists) {
+  const std::vector<Step>& steps = lists.steps;
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(steps.size());
+  for (std::uint32_t i : lists.device_ops) {
+    const Slice& s = m.slices[i];
+    if (s.kind == OpKind::sync) continue;  // a wait keeps no device busy
+    const auto launch = s.correlation >= 0 ? m.launch_ns.find(s.correlation) : m.launch_ns.end();
+    const std::int64_t t = launch != m.launch_ns.end() ? launch->second : s.ts_ns;
+    // The last step that begins at or before t, if t is inside it.
+    auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                               [](std::int64_t v, const Step& st) { return v < st.begin; });
+    if (it == steps.begin()) continue;
+    --it;
+    if (t > it->end) continue;
+    busy[static_cast<std::size_t>(it - steps.begin())].emplace_back(s.ts_ns, s.ts_ns + s.dur_ns);
+  }
+  std::vector<ProfilerStepRecord> out;
+  out.reserve(steps.size());
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    auto& intervals = busy[k];
+    std::sort(intervals.begin(), intervals.end());
+    std::uint64_t union_ns = 0;
+    std::int64_t cur_b = 0, cur_e = 0;
+    bool open = false;
+    for (const auto& [b, e] : intervals) {
+      if (open && b <= cur_e) {
+        cur_e = std::max(cur_e, e);
+        continue;
+      }
+      if (open) union_ns += static_cast<std::uint64_t>(cur_e - cur_b);
+      cur_b = b;
+      cur_e = e;
+      open = true;
+    }
+    if (open) union_ns += static_cast<std::uint64_t>(cur_e - cur_b);
+    out.push_back(
+        {steps[k].number, static_cast<std::uint64_t>(steps[k].end - steps[k].begin), union_ns});
+  }
+  return out;
+}
+
 namespace {
 
 int requested_step(const std::vector<Step>& steps, std::uint64_t step, const std::string& path) {
@@ -96,15 +140,18 @@ int default_step(const std::vector<Step>& steps, RepairCounts& repairs) {
 }  // namespace
 
 Region choose_region(const Model& m, const EventLists& lists, std::optional<std::uint64_t> step,
-                     const std::string& path, RepairCounts& repairs) {
+                     bool all_steps, const std::string& path, RepairCounts& repairs) {
   const std::vector<Step>& steps = lists.steps;
   int sel = -1;
-  if (step) {
+  if (all_steps) {
+    // every event: the window below
+  } else if (step) {
     sel = requested_step(steps, *step, path);
   } else if (!steps.empty()) {
     sel = default_step(steps, repairs);
   }
-  if (!steps.empty()) repairs["convert.profiler_steps_not_measured"] = steps.size() - 1;
+  if (!steps.empty() && !all_steps)
+    repairs["convert.profiler_steps_not_measured"] = steps.size() - 1;
   Region r;
   if (sel >= 0) {
     r.step = &steps[sel];
@@ -120,11 +167,13 @@ Region choose_region(const Model& m, const EventLists& lists, std::optional<std:
     if (!any || e > r.end) r.end = e;
     any = true;
   };
-  for (auto list : {&lists.cpu_ops, &lists.annotations, &lists.device_ops}) {
+  for (auto list : {&lists.cpu_ops, &lists.annotations, &lists.device_ops, &lists.runtime_calls}) {
     for (std::uint32_t i : *list) widen(m.slices[i].ts_ns, m.slices[i].ts_ns + m.slices[i].dur_ns);
   }
   for (const MemoryInstant& mi : m.memory) widen(mi.ts_ns, mi.ts_ns);
-  r.measured_name = "profiled window";
+  r.measured_name = all_steps && !steps.empty() ? "all profiler steps" : "profiled window";
+  if (all_steps && !steps.empty())
+    r.capture_step = std::max<std::uint64_t>(steps.front().number, 1);
   return r;
 }
 

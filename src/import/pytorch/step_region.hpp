@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "candle_graph/trace_events.hpp"
 #include "import/trace_event/event_model.hpp"
 #include "import/trace_event/trace_event_source.hpp"
 
@@ -30,6 +31,7 @@ struct EventLists {
   std::vector<std::uint32_t> cpu_ops;
   std::vector<std::uint32_t> annotations;
   std::vector<std::uint32_t> device_ops;
+  std::vector<std::uint32_t> runtime_calls;  // cuda_runtime / cuda_driver / hip* on the host
 };
 
 // Throws Error naming `path` when the model holds no operator, annotation, kernel or step.
@@ -46,9 +48,14 @@ struct Region {
 
 // `--step N` picks ProfilerStep#N (Error naming `path` and the steps present when there is none);
 // by default the last step, unless it holds fewer than half the CPU ops of the step before it
-// (the profiler's stop cut it short). Without steps: the whole window of every event.
+// (the profiler's stop cut it short). Without steps, or with `all_steps`: the whole window of
+// every event.
 Region choose_region(const Model& m, const EventLists& lists, std::optional<std::uint64_t> step,
-                     const std::string& path, RepairCounts& repairs);
+                     bool all_steps, const std::string& path, RepairCounts& repairs);
+
+// Every profiler step with its wall time and the time its device work (kernels, memcpys,
+// memsets: launched inside the step, by the launch's time) kept the devices busy, their union.
+std::vector<ProfilerStepRecord> step_records(const Model& m, const EventLists& lists);
 
 // CPU ops (sorted by start) that start inside [begin, end].
 std::uint64_t ops_starting_in(const Model& m, const std::vector<std::uint32_t>& cpu_ops,

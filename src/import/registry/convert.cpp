@@ -27,8 +27,8 @@ ConvertResult convert_pytorch_trace(const std::filesystem::path& input,
   ConvertResult r;
   static_cast<ImportReport&>(r) = std::move(t.report);
   r.spans = t.document.spans().size();
-  r.ops = t.document.ops().size();
-  for (const OpEvent& op : t.document.ops()) r.device_ops += op.device != "cpu" ? 1 : 0;
+  r.device_ops = t.document.device_ops().size();
+  r.ops = t.document.ops().size() + r.device_ops;
   r.memory_events = t.document.memory().size();
   return r;
 }

@@ -46,10 +46,10 @@ std::span<const Importer* const> importers() {
 
 InputHead read_input_head(const std::filesystem::path& path, std::string& storage) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::io, path.string(), 0,
-                std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
-  }
+  if (!std::filesystem::exists(path, ec))
+    throw Error(ErrorKind::io, path.string(), 0, "cannot open: no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorKind::io, path.string(), 0, "cannot open: not a regular file");
   InputHead head;
   head.path = path;
   head.gzip = is_gzip(path);
@@ -64,6 +64,10 @@ InputHead read_input_head(const std::filesystem::path& path, std::string& storag
   return head;
 }
 
+const Importer& trace6_importer() {
+  return kTrace6;
+}
+
 const Importer* find_importer(const InputHead& head) {
   for (const Importer* importer : kImporters) {
     if (importer->recognizes(head)) return importer;
@@ -75,16 +79,9 @@ ImportedTrace import_trace(const std::filesystem::path& path, const ImportOption
   std::string storage;
   const InputHead head = read_input_head(path, storage);
   const Importer* importer = find_importer(head);
-  if (!importer) {
-    std::string formats;
-    for (const Importer* i : kImporters)
-      formats += (formats.empty() ? "" : ", ") + std::string(i->name());
-    throw Error(path.string(), 0,
-                "not a trace this tool reads (" + formats +
-                    (head.gzip ? "; the file is gzip, and its content is none of these)"
-                               : "; plain or .gz)"));
-  }
-  return importer->read(path, options);
+  // A file no importer recognises goes to the trace/6 reader, whose errors name the first line
+  // that is wrong: the most precise words for a damaged line-oriented file.
+  return (importer ? importer : &kTrace6)->read(path, options);
 }
 
 }  // namespace candle_graph

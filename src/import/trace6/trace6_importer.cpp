@@ -25,7 +25,7 @@ bool Trace6Importer::recognizes(const InputHead& head) const {
 
 ImportedTrace Trace6Importer::read(const std::filesystem::path& path,
                                    const ImportOptions& options) const {
-  if (options.step)
+  if (options.step || options.all_steps)
     throw Error(ErrorKind::usage, path.string(), 0,
                 "--step picks a ProfilerStep of a PyTorch trace; a trace/6 trace has one measured "
                 "region");

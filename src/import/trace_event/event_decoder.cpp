@@ -10,6 +10,7 @@
 
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace.hpp"
+#include "format/chrome.hpp"
 #include "import/trace_event/kineto_vocabulary.hpp"
 
 namespace candle_graph::import::trace_event {
@@ -173,8 +174,8 @@ struct EventDecoder::Fields {
   std::string_view ph, cat, name;
   bool has_cat = false;
   std::optional<std::int64_t> ts_ns;  // absent when missing or not a number of µs
-  element dur, id, pid;
-  bool has_dur = false, has_id = false, has_pid = false;
+  element dur, id, pid, tid;
+  bool has_dur = false, has_id = false, has_pid = false, has_tid = false;
   simdjson::dom::object args;
   bool has_args = false;
 };
@@ -204,6 +205,9 @@ EventDecoder::Fields EventDecoder::read_fields(simdjson::dom::object obj) const 
     } else if (k == "pid") {
       f.pid = kv.value;
       f.has_pid = true;
+    } else if (k == "tid") {
+      f.tid = kv.value;
+      f.has_tid = true;
     } else if (k == "args") {
       args = kv.value;
       f.has_args = true;
@@ -229,6 +233,8 @@ void EventDecoder::decode(element event, std::uint64_t offset) {
     ++m_.metadata_events;
   } else if (p == 'X') {
     decode_slice(f);
+  } else if ((p == 'i' || p == 'I') && f.cat == format::chrome::kOpCategory) {
+    decode_slice(f);  // our Chrome export's op of no duration
   } else if ((p == 'i' || p == 'I') && f.name == "[memory]") {
     decode_memory(f);
   } else if (p == 's' || p == 'f' || p == 't') {
@@ -257,14 +263,19 @@ void EventDecoder::decode_slice(const Fields& f) {
   }
   if (s.role == Role::runtime) {
     record_launch(f, s.ts_ns);
-    ++m_.ignored[std::string(f.cat)];  // used for launch times only, not an op
-    return;
+    s.kind = OpKind::runtime;
+    if (f.has_args) {
+      element c;
+      if (!f.args["correlation"].get(c)) s.correlation = as_int(c).value_or(-1);
+    }
   }
+  if (f.has_tid) s.lane = lane_of(f.tid);
   s.name = m_.strings.intern(f.name);
   if (f.has_args) {
     if (s.role == Role::cpu_op) {
       read_input_shapes(f.args, s);
     } else if (s.role == Role::device_op) {
+      s.kind = device_kind(f.cat);
       read_device_args(f.args, s);
     } else if (s.role == Role::candle_span) {
       s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
@@ -280,6 +291,7 @@ void EventDecoder::decode_slice(const Fields& f) {
     s.extra = static_cast<std::uint32_t>(m_.candle_ops.size());
     m_.candle_ops.push_back({});
   }
+  if (s.role == Role::device_op && s.kind == OpKind::host) s.kind = device_kind(f.cat);
   if (s.role == Role::device_op && s.device < 0 && f.has_pid) {
     const auto pid = as_int(f.pid);
     if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
@@ -321,11 +333,26 @@ void EventDecoder::read_input_shapes(simdjson::dom::object args, Slice& s) {
   }
 }
 
-void EventDecoder::read_device_args(simdjson::dom::object args, Slice& s) const {
+void EventDecoder::read_device_args(simdjson::dom::object args, Slice& s) {
   element v;
   if (!args["correlation"].get(v)) s.correlation = as_int(v).value_or(-1);
   if (!args["device"].get(v)) s.device = static_cast<std::int32_t>(as_int(v).value_or(-1));
   if (!args["bytes"].get(v)) s.bytes = as_u64(v).value_or(0);
+  // A numeric stream; ROCm writes "0x0"-style strings, and then the row's tid is the stream
+  // (pytorch.md §C4), set by decode_slice before the args are read.
+  if (!args["stream"].get(v)) {
+    const auto stream = as_int(v);
+    if (stream && *stream >= 0 && v.type() != simdjson::dom::element_type::STRING)
+      s.lane = static_cast<std::uint64_t>(*stream);
+  }
+}
+
+// A tid: an integer, or a string interned and marked with bit 62 (2021 Kineto names its GPU rows
+// "stream 7").
+std::uint64_t EventDecoder::lane_of(element tid) {
+  if (const auto v = as_int(tid); v && *v >= 0 && tid.type() != simdjson::dom::element_type::STRING)
+    return static_cast<std::uint64_t>(*v);
+  return static_cast<std::uint64_t>(m_.strings.intern(as_string(tid))) | (std::uint64_t{1} << 62);
 }
 
 CandleSpanArgs EventDecoder::read_candle_span_args(simdjson::dom::object args) {
@@ -363,6 +390,12 @@ CandleOpArgs EventDecoder::read_candle_op_args(simdjson::dom::object args) {
   if (!args["duration_ns"].get(v)) c.duration_ns = as_u64(v);
   if (!args["storage_bytes"].get(v)) c.storage_bytes = as_u64(v);
   if (!args["input_storage_bytes"].get(v)) c.input_storage_bytes = as_u64(v);
+  if (!args["op_kind"].get(v) && v.is_string()) {
+    if (const auto k = parse_op_kind(as_string(v))) c.op_kind = static_cast<std::int8_t>(*k);
+  }
+  if (!args["total_ns"].get(v)) c.total_ns = as_u64(v);
+  if (!args["thread"].get(v)) c.lane = as_u64(v);
+  if (!args["correlation"].get(v)) c.correlation = as_u64(v);
   return c;
 }
 

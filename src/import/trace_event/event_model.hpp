@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "candle_graph/trace_format.hpp"
+
 namespace candle_graph::import::trace_event {
 
 inline constexpr std::uint32_t kNone = 0xFFFFFFFFu;
@@ -40,8 +42,8 @@ enum class Role : std::uint8_t {
   cpu_op,       // -> op on the host
   annotation,   // user_annotation / record_function -> span
   step_marker,  // ProfilerStep#N -> the measured region candidates
-  device_op,    // kernel, memcpy, memset -> op on its device
-  runtime,      // cuda_runtime / hip* calls: only their launch time is used (correlation)
+  device_op,    // kernel, memcpy, memset, cuda_sync -> device work on its device and stream
+  runtime,      // cuda_runtime / cuda_driver / hip* calls -> runtime calls on the host
   candle_span,  // candle-graph's own Chrome export (cat "span")
   candle_op,    // candle-graph's own Chrome export (cat "op")
   ignored,      // counted per category, not mapped
@@ -57,8 +59,12 @@ struct Slice {
   std::uint64_t input_bytes = 0;  // sum of the recorded inputs' dense sizes
   std::uint64_t bytes = 0;        // memcpy / memset bytes
   std::int64_t correlation = -1;
+  // The host thread of a host op or runtime call (`tid`), the stream of device work
+  // (`args.stream`, else its `tid`); a string tid is interned and marked with bit 62.
+  std::uint64_t lane = 0;
   std::int32_t device = -1;  // GPU index of a device op
   Role role = Role::ignored;
+  OpKind kind = OpKind::host;  // runtime, or the kind of device work
 };
 
 struct Flow {
@@ -98,6 +104,11 @@ struct CandleOpArgs {
   std::optional<std::uint64_t> duration_ns;
   std::optional<std::uint64_t> storage_bytes;
   std::optional<std::uint64_t> input_storage_bytes;
+  // trace6.md §4.5.1
+  std::int8_t op_kind = 0;  // OpKind
+  std::optional<std::uint64_t> total_ns;
+  std::optional<std::uint64_t> lane;
+  std::optional<std::uint64_t> correlation;
 };
 
 struct Model {

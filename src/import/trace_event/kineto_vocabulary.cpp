@@ -24,13 +24,20 @@ Role kineto_role(std::string_view cat, std::string_view name) {
   if (cat == "cpu_op" || cat == "Operator" || cat == "operator") return Role::cpu_op;
   if (cat == "user_annotation" || cat == "User annotation") return Role::annotation;
   if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
-      cat == "gpu_memset" || cat == "Memset") {
+      cat == "gpu_memset" || cat == "Memset" || cat == "cuda_sync") {
     return Role::device_op;
   }
   if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") return Role::runtime;
   if (cat == format::chrome::kSpanCategory) return Role::candle_span;
   if (cat == format::chrome::kOpCategory) return Role::candle_op;
-  return Role::ignored;  // python_function, cuda_sync, gpu_user_annotation, Trace, ...
+  return Role::ignored;  // python_function, gpu_user_annotation, Trace, ...
+}
+
+OpKind device_kind(std::string_view cat) {
+  if (cat == "gpu_memcpy" || cat == "Memcpy") return OpKind::memcpy;
+  if (cat == "gpu_memset" || cat == "Memset") return OpKind::memset;
+  if (cat == "cuda_sync") return OpKind::sync;
+  return OpKind::kernel;
 }
 
 std::string_view torch_dtype_label(std::string_view t) {

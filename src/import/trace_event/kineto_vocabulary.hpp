@@ -15,6 +15,10 @@ namespace candle_graph::import::trace_event {
 // Memset; 2022+: cpu_op/cuda_runtime/cuda_driver/kernel/gpu_memcpy/gpu_memset/user_annotation).
 Role kineto_role(std::string_view cat, std::string_view name);
 
+// The kind of device work by its category: kernel, memcpy, memset, or sync (cuda_sync: a stream
+// or event wait, which keeps no device busy).
+OpKind device_kind(std::string_view cat);
+
 // Role of a complete event without `cat` (the legacy autograd profiler, legacy_mapping.cpp):
 // names with "::" (aten::, autograd::engine::evaluate_function: ..., torch::autograd::...) and
 // autograd node names (AddmmBackward0) are ops; other names are record_function ranges.

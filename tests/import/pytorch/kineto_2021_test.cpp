@@ -35,23 +35,42 @@ TEST(Kineto2021, OperatorRuntimeKernelMemcpyAsyncLayout) {
   const Converted c = convert_and_read(dir.write("k2021.json", kTrace2021), dir / "t.jsonl");
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.measured, "ProfilerStep#3");
-  ASSERT_EQ(c.doc.ops().size(), 4u);
+  // Host: aten::linear, aten::addmm and the cudaLaunchKernel at 1030 (the one at 880 is before
+  // the step); device: the kernel and the memcpy.
+  ASSERT_EQ(c.doc.ops().size(), 3u);
   EXPECT_EQ(c.device_ops, 2u);
   EXPECT_EQ(c.tag("convert.dropped_device_ops_outside_window"), "1");
-  EXPECT_EQ(c.tag("convert.ignored.Runtime"), "2");
+  EXPECT_EQ(c.tag("convert.dropped_runtime_calls_outside_window"), "1");
+  // aten::linear (10..110) encloses aten::addmm (20..100), which encloses the launch (30..40),
+  // all on the string tid "thread 1 (python)": self times 100 - 80, 80 - 10 and 10 µs.
+  const auto& ops = c.doc.ops();
+  auto named = [&](std::string_view n) {
+    return *std::find_if(ops.begin(), ops.end(), [&](const auto& op) { return op.op_name == n; });
+  };
+  EXPECT_EQ(named("aten::linear").duration_ns, 20000u);
+  EXPECT_EQ(named("aten::linear").total_ns, 100000u);
+  EXPECT_EQ(named("aten::addmm").duration_ns, 70000u);
+  EXPECT_EQ(named("cudaLaunchKernel").op_kind, candle_graph::OpKind::runtime);
+  EXPECT_EQ(named("cudaLaunchKernel").correlation, 55u);
+  EXPECT_EQ(named("aten::linear").lane, named("cudaLaunchKernel").lane);
   EXPECT_EQ(c.tag("convert.flows_not_mapped"), "3");
   EXPECT_EQ(c.tag("convert.unmatched_flow_starts"), "1");
-  const auto kernel = std::find_if(c.doc.ops().begin(), c.doc.ops().end(), [](const auto& op) {
+  const auto& work = c.doc.device_ops();
+  const auto kernel = std::find_if(work.begin(), work.end(), [](const auto& op) {
     return op.op_name == "volta_sgemm_128x64_nn";
   });
-  ASSERT_NE(kernel, c.doc.ops().end());
+  ASSERT_NE(kernel, work.end());
   EXPECT_EQ(kernel->timestamp_ns, 600000u);  // 1600 µs - 1000 µs
   EXPECT_EQ(kernel->device, "cuda:0");
-  const auto memcpy = std::find_if(c.doc.ops().begin(), c.doc.ops().end(), [](const auto& op) {
-    return op.op_name.substr(0, 6) == "Memcpy";
-  });
-  ASSERT_NE(memcpy, c.doc.ops().end());
+  EXPECT_EQ(kernel->op_kind, candle_graph::OpKind::kernel);
+  EXPECT_EQ(kernel->total_ns, 50000u);  // its time on the device
+  EXPECT_EQ(kernel->duration_ns, 0u);   // and none on the host
+  EXPECT_EQ(kernel->lane, 7u);          // args.stream
+  const auto memcpy = std::find_if(
+      work.begin(), work.end(), [](const auto& op) { return op.op_name.substr(0, 6) == "Memcpy"; });
+  ASSERT_NE(memcpy, work.end());
   EXPECT_EQ(memcpy->storage_bytes, 4096u);
+  EXPECT_EQ(memcpy->op_kind, candle_graph::OpKind::memcpy);
   ASSERT_EQ(c.doc.memory().size(), 2u);
   EXPECT_EQ(c.doc.memory()[0].device, "cuda:1");
   EXPECT_EQ(c.doc.memory()[0].bytes, 1024u);

@@ -1,20 +1,23 @@
 // The real Kineto traces in ../shared/fixtures/pytorch-chrome-trace (HTA's test data, SOURCES.md)
-// convert to trusted trace/6 traces. The expected counts were read from the fixtures with jq, not
-// from the converter:
+// convert to trusted trace/6 traces. The expected counts were read from the fixtures with jq (and
+// Python's json for the runtime calls and cuda_sync rows), not from the converter:
 //   steps:  jq '[.traceEvents[]|select(.ph=="X" and (.name|startswith("ProfilerStep#")))]'
 //   ops in a step [ts, ts+dur]: jq '[.traceEvents[]|select(.ph=="X" and .cat=="cpu_op" and
 //           .ts>=R0 and .ts<=R1)]|length'
 //   device ops: kernel/gpu_memcpy/gpu_memset whose launching cuda_runtime call (same
 //           args.correlation) starts inside the step: jq with a correlation->ts map
 //   annotations: user_annotation other than ProfilerStep# overlapping the step
-// hta-cuda-event-sync-a100: ProfilerStep#100: cpu_op 10, device 5 (4 kernel + 1 memcpy), no
-//   annotations -> spans root + step = 2.
-// hta-minitoy-train-mi250-rocm6.2: ProfilerStep#1: cpu_op 70, device 16 (14 kernel + 2 memcpy),
+//   runtime calls: cuda_runtime / cuda_driver starting inside the step
+// hta-cuda-event-sync-a100: ProfilerStep#100: cpu_op 10, runtime 12, device 9 (4 kernel +
+//   1 memcpy + 4 cuda_sync), no annotations -> spans root + step = 2.
+// hta-minitoy-train-mi250-rocm6.2: ProfilerStep#1: cpu_op 70, runtime 20, device 16 (14 kernel +
+//   2 memcpy),
 //   1 annotation (Optimizer.step#SGD.step), 6 autograd evaluate_function ops; ProfilerStep#2 has
 //   0 cpu_op (cut short by the profiler's stop) -> the default is #1; spans root + step +
 //   optimizer + inferred backward + inferred forward = 5.
-// hta-simple_add-a100: no ProfilerStep -> the whole window: cpu_op 359, kernel 79, gpu_memcpy 16,
-//   gpu_memset 3 (SOURCES.md's table agrees), user_annotation 8 -> spans 2 + 8 = 10.
+// hta-simple_add-a100: no ProfilerStep -> the whole window: cpu_op 359, cuda_runtime 331,
+//   kernel 79, gpu_memcpy 16, gpu_memset 3, cuda_sync 41 (SOURCES.md's table agrees),
+//   user_annotation 8 -> spans 2 + 8 = 10.
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -31,9 +34,8 @@ using candle_graph::ExecutionStep;
 
 std::size_t gpu_ops_named(const candle_graph::TraceDocument& doc, std::string_view prefix) {
   return static_cast<std::size_t>(
-      std::count_if(doc.ops().begin(), doc.ops().end(), [&](const auto& op) {
-        return op.device != "cpu" && op.op_name.substr(0, prefix.size()) == prefix;
-      }));
+      std::count_if(doc.device_ops().begin(), doc.device_ops().end(),
+                    [&](const auto& op) { return op.op_name.substr(0, prefix.size()) == prefix; }));
 }
 
 TEST(KinetoFixtures, CudaEventSyncStep100IsTrusted) {
@@ -44,14 +46,17 @@ TEST(KinetoFixtures, CudaEventSyncStep100IsTrusted) {
   EXPECT_EQ(c.result.format, "kineto");
   EXPECT_EQ(c.result.measured, "ProfilerStep#100");
   EXPECT_EQ(c.doc.spans().size(), 2u);
-  EXPECT_EQ(c.doc.ops().size(), 15u);
-  EXPECT_EQ(c.device_ops, 5u);
+  EXPECT_EQ(c.doc.ops().size(), 10u + 12u);
+  EXPECT_EQ(c.device_ops, 9u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memcpy"), 1u);
   EXPECT_EQ(c.doc.run().capture_step, 100u);
   EXPECT_EQ(c.doc.run().warmup_steps, 99u);
   EXPECT_EQ(c.doc.run().device, "cuda:0");
-  // 4 cuda_sync + 1 Trace slices are not mapped: reported, not silently lost (jq counts).
-  EXPECT_EQ(c.tag("convert.ignored.cuda_sync"), "4");
+  // The 4 cuda_sync rows are device work of kind sync; the Trace slice is not mapped: reported,
+  // not silently lost (jq counts).
+  EXPECT_EQ(std::count_if(c.doc.device_ops().begin(), c.doc.device_ops().end(),
+                          [](const auto& op) { return op.op_kind == candle_graph::OpKind::sync; }),
+            4);
   EXPECT_EQ(c.tag("convert.ignored.Trace"), "1");
   EXPECT_EQ(c.tag("convert.ignored.metadata"), "36");
   // ac2g: 7 starts, 14 ends (SOURCES.md: flows whose start and end counts differ).
@@ -71,7 +76,7 @@ TEST(KinetoFixtures, RocmTrainingStepHasForwardBackwardOptimizer) {
   EXPECT_EQ(c.result.measured, "ProfilerStep#1");
   EXPECT_EQ(c.tag("convert.incomplete_last_step_skipped"), "1");
   EXPECT_EQ(c.doc.spans().size(), 5u);
-  EXPECT_EQ(c.doc.ops().size(), 86u);
+  EXPECT_EQ(c.doc.ops().size(), 70u + 20u);
   EXPECT_EQ(c.device_ops, 16u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memcpy"), 2u);
   EXPECT_EQ(c.doc.run().phase, ExecutionPhase::train);
@@ -123,12 +128,11 @@ TEST(KinetoFixtures, SimpleAddWithoutProfilerStepMeasuresTheWholeWindow) {
   EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
   EXPECT_EQ(c.result.measured, "profiled window");
   EXPECT_EQ(c.doc.spans().size(), 10u);
-  EXPECT_EQ(c.doc.ops().size(), 359u + 79u + 16u + 3u);
-  EXPECT_EQ(c.device_ops, 98u);
+  EXPECT_EQ(c.doc.ops().size(), 359u + 331u);
+  EXPECT_EQ(c.device_ops, 79u + 16u + 3u + 41u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memcpy"), 16u);
   EXPECT_EQ(gpu_ops_named(c.doc, "Memset"), 3u);
-  EXPECT_EQ(c.tag("convert.ignored.cuda_runtime"), "331");
-  EXPECT_EQ(c.tag("convert.ignored.cuda_sync"), "41");
+  EXPECT_EQ(c.tag("convert.ignored.cuda_runtime"), "");        // runtime calls are mapped now
   EXPECT_EQ(c.tag("convert.dropped_ops_outside_window"), "");  // nothing dropped
   // "[param|...|measure|forward]" annotations are tagged forward by their last name token.
   EXPECT_GE(c.health.coverage.forward_spans, 1u);

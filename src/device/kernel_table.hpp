@@ -1,0 +1,32 @@
+// The device work of a document grouped by name and device, as the device's own table: calls
+// and time per kernel, memcpy, memset and sync, with C++ names demangled for display
+// (abi::__cxa_demangle) and the raw name kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "candle_graph/trace_document.hpp"
+
+namespace candle_graph::device {
+
+struct KernelRow {
+  std::string_view raw_name;
+  std::string name;  // demangled when the raw name is an Itanium-mangled C++ name
+  std::string_view device;
+  OpKind kind = OpKind::kernel;
+  std::uint64_t calls = 0;
+  std::uint64_t total_ns = 0;
+  std::uint64_t min_ns = 0;
+  std::uint64_t max_ns = 0;
+};
+
+// Rows by total time, descending; ties by raw name and device.
+std::vector<KernelRow> kernel_table(const TraceDocument& doc);
+
+// `raw` demangled when it is a mangled C++ name (`_Z…`), else `raw` itself.
+std::string demangled(std::string_view raw);
+
+}  // namespace candle_graph::device
