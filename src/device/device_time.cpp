@@ -57,6 +57,10 @@ DeviceTime attribute_device_time(const TraceDocument& doc, const HostNesting& ne
 
   for (std::uint32_t k = 0; k < work.size(); ++k) {
     const std::uint64_t ns = device_duration(work[k]);
+    if (work[k].op_kind == OpKind::sync) {  // a wait, not work: no op's device time
+      t.sync_ns = sat_add(t.sync_ns, ns);
+      continue;
+    }
     t.device_ns = sat_add(t.device_ns, ns);
     if (doc.device_op_span()[k] != kNoIndex)
       t.span_self_ns[doc.device_op_span()[k]] =

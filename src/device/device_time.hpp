@@ -15,7 +15,7 @@ namespace candle_graph::device {
 
 struct DeviceTime {
   // Per device op of doc.device_ops(): its runtime call and the host op it is attributed to
-  // (indices into doc.ops()), or kNoIndex.
+  // (indices into doc.ops()), or kNoIndex (always for syncs).
   std::vector<std::uint32_t> launch_call;
   std::vector<std::uint32_t> launcher;
   // Per host op of doc.ops(): the device time of the work it launched itself (PyTorch's Self
@@ -26,7 +26,10 @@ struct DeviceTime {
   // Per span: the device time of the work launched in it (self) and in its subtree (total).
   std::vector<std::uint64_t> span_self_ns;
   std::vector<std::uint64_t> span_total_ns;
-  std::uint64_t device_ns = 0;        // every device op's duration, summed
+  // Every kernel's, memcpy's and memset's duration, summed. Syncs (a stream or event wait) keep no
+  // device busy: they are summed apart and attributed to no op.
+  std::uint64_t device_ns = 0;
+  std::uint64_t sync_ns = 0;
   std::uint64_t unattributed_ns = 0;  // the part no host op launched
   std::uint64_t unattributed_ops = 0;
   std::uint64_t without_launch_record = 0;  // device ops whose correlation no runtime call has

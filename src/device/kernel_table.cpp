@@ -23,6 +23,7 @@ std::string demangled(std::string_view raw) {
 std::vector<KernelRow> kernel_table(const TraceDocument& doc) {
   std::map<std::pair<std::string_view, std::string_view>, KernelRow> rows;
   for (const OpEvent& op : doc.device_ops()) {
+    if (op.op_kind == OpKind::sync) continue;  // waits, not work (device_time.hpp)
     KernelRow& r = rows[{op.op_name, op.device}];
     const std::uint64_t ns = device_duration(op);
     if (r.calls == 0) {

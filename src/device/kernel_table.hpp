@@ -1,6 +1,6 @@
 // The device work of a document grouped by name and device, as the device's own table: calls
-// and time per kernel, memcpy, memset and sync, with C++ names demangled for display
-// (abi::__cxa_demangle) and the raw name kept.
+// and time per kernel, memcpy and memset (syncs are waits, not work), with C++ names demangled for
+// display (abi::__cxa_demangle) and the raw name kept.
 #pragma once
 
 #include <cstdint>

@@ -193,7 +193,7 @@ void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
   for (const OpEvent& op : doc.ops())
     if (op.op_kind == OpKind::runtime && op.correlation) calls.emplace(*op.correlation, 0);
   for (const OpEvent& op : doc.device_ops())
-    unlinked += !op.correlation || !calls.count(*op.correlation);
+    if (op.op_kind != OpKind::sync) unlinked += !op.correlation || !calls.count(*op.correlation);
   if (unlinked > 0)
     b.warning("device_ops_without_launch",
               std::to_string(unlinked) +

@@ -40,8 +40,11 @@ PlacedOps place_ops(const Model& m, const EventLists& lists, const Region& regio
       placed.first_device = s.device;
     ops.push_back({s.ts_ns, launch, i, 0});
   }
-  std::sort(ops.begin(), ops.end(),
-            [](const PlacedOp& a, const PlacedOp& b) { return a.key < b.key; });
+  // Ties keep the file's order (the slice index): two host events with one start and one end
+  // nest in the order Kineto wrote them, parent first, as PyTorch's stable sort reads them.
+  std::sort(ops.begin(), ops.end(), [](const PlacedOp& a, const PlacedOp& b) {
+    return a.key != b.key ? a.key < b.key : a.slice < b.slice;
+  });
   SpanLocator locate(plan);
   for (PlacedOp& o : ops) o.span = locate.at(o.key);
   std::stable_sort(ops.begin(), ops.end(),

@@ -1,0 +1,271 @@
+"""`candle-graph query --kind ops|kernels` on real Kineto traces against a reference computation.
+
+The expected tables are computed here, from the raw JSON, with the rules PyTorch's
+`key_averages()` uses (docs/format/pytorch.md §G9; torch/autograd/profiler_util.py):
+
+- host events are `cpu_op`, `cuda_runtime` and `cuda_driver` slices that start inside the
+  measured region ([ProfilerStep#N.ts, ts + dur], or every event without a step);
+- they nest per (pid, tid), sorted by (start, -end), popping the stack top while the event starts
+  at or after its end or ends after it; self = total - the totals of the direct children;
+- a parent whose only child has its own name absorbs it (`_remove_dup_nodes`): one call;
+- device work (kernel, gpu_memcpy, gpu_memset; cuda_sync is a wait, not work) belongs to the
+  innermost non-runtime host event enclosing the runtime call with its `correlation`; device
+  total = own work + the children's totals.
+
+Timestamps are read with Python's Decimal (exact fractional µs), not with the tool's parser, and
+nothing here calls candle-graph's code except the CLI whose output is checked.
+"""
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from decimal import Decimal
+
+import pytest
+
+CG = os.environ.get("CG_BINARY", "build/candle-graph")
+FIXTURES = os.environ.get("CG_SHARED_FIXTURE_DIR", "../shared/fixtures")
+KINETO = os.path.join(FIXTURES, "pytorch-chrome-trace")
+
+HOST_CATS = {"cpu_op", "cuda_runtime", "cuda_driver"}
+RUNTIME_CATS = {"cuda_runtime", "cuda_driver"}
+WORK_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def load_events(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f, parse_float=Decimal)["traceEvents"]
+
+
+def ns(us):
+    return int(Decimal(us) * 1000)
+
+
+def region_of(events, step):
+    if step is None:
+        return None
+    for e in events:
+        if e.get("ph") == "X" and e.get("name") == f"ProfilerStep#{step}":
+            return ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+    raise AssertionError(f"no ProfilerStep#{step}")
+
+
+def inside(region, t):
+    return region is None or region[0] <= t <= region[1]
+
+
+def host_events(events, region):
+    out = []
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") not in HOST_CATS:
+            continue
+        start = ns(e["ts"])
+        if inside(region, start):
+            out.append({"name": e["name"], "cat": e["cat"], "start": start,
+                        "end": start + ns(e["dur"]), "lane": (e.get("pid"), e.get("tid")),
+                        "corr": (e.get("args") or {}).get("correlation"),
+                        "children": [], "parent": None, "work": 0})
+    return out
+
+
+def nest(hosts):
+    by_lane = defaultdict(list)
+    for h in hosts:
+        by_lane[h["lane"]].append(h)
+    for lane in by_lane.values():
+        lane.sort(key=lambda h: (h["start"], -h["end"]))
+        stack = []
+        for h in lane:
+            while stack and (h["start"] >= stack[-1]["end"] or h["end"] > stack[-1]["end"]):
+                stack.pop()
+            if stack:
+                h["parent"] = stack[-1]
+                stack[-1]["children"].append(h)
+            stack.append(h)
+
+
+def attach_device_work(events, hosts, region):
+    calls = {h["corr"]: h for h in hosts if h["cat"] in RUNTIME_CATS and h["corr"] is not None}
+    launch_ts = {}
+    for e in events:  # every launch call of the file, to tell which work belongs to the region
+        if e.get("ph") == "X" and e.get("cat") in RUNTIME_CATS:
+            corr = (e.get("args") or {}).get("correlation")
+            if corr is not None:
+                launch_ts.setdefault(corr, ns(e["ts"]))
+    total = unattributed = 0
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") not in WORK_CATS:
+            continue
+        corr = (e.get("args") or {}).get("correlation")
+        if not inside(region, launch_ts.get(corr, ns(e["ts"]))):
+            continue
+        dur = ns(e["dur"])
+        total += dur
+        op = calls[corr]["parent"] if corr in calls else None
+        while op is not None and op["cat"] in RUNTIME_CATS:
+            op = op["parent"]
+        if op is None:
+            unattributed += dur
+        else:
+            op["work"] += dur
+    return total, unattributed
+
+
+def device_total(h):
+    return h["work"] + sum(device_total(c) for c in h["children"])
+
+
+def key_averages(hosts):
+    rows = defaultdict(lambda: {"calls": 0, "host_self_ns": 0, "host_total_ns": 0,
+                                "device_self_ns": 0, "device_total_ns": 0})
+    for h in hosts:
+        top = h
+        while (top["parent"] is not None and len(top["parent"]["children"]) == 1
+               and top["parent"]["name"] == top["name"]):
+            top = top["parent"]  # _remove_dup_nodes: h's row is its same-named ancestor's
+        row = rows[top["name"]]
+        total = h["end"] - h["start"]
+        row["host_self_ns"] += total - sum(c["end"] - c["start"] for c in h["children"])
+        row["device_self_ns"] += h["work"]
+        if top is h:
+            row["calls"] += 1
+            row["host_total_ns"] += total
+            row["device_total_ns"] += device_total(h)
+    return rows
+
+
+def query(path, kind, step):
+    args = [CG, "query", path, "--kind", kind, "--limit", "1000000"]
+    if step is not None:
+        args += ["--step", str(step)]
+    r = subprocess.run(args, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["result"]
+
+
+CASES = [
+    ("hta-tracediff-control-a100-nccl-6steps.json.gz", 1012),  # gzip, NCCL, one of six steps
+    ("hta-minitoy-train-mi250-rocm6.2.json", 1),  # ROCm, fractional µs
+    ("hta-simple_add-a100.json", None),  # no ProfilerStep: the whole window
+    ("hta-alexnet-a100-2streams.json.gz", None),  # two streams
+    ("ranks-param-dlrm-8rank-v100/worker3_step_12.1694128201557.pt.trace.json", 10),
+]
+
+
+@pytest.mark.parametrize("name,step", CASES)
+def test_op_table_matches_key_averages(name, step):
+    path = os.path.join(KINETO, name)
+    events = load_events(path)
+    region = region_of(events, step)
+    hosts = host_events(events, region)
+    nest(hosts)
+    device_ns, unattributed = attach_device_work(events, hosts, region)
+    expected = key_averages(hosts)
+
+    result = query(path, "ops", step)
+    got = {item["name"]: {k: v for k, v in item.items() if k != "name"} for item in result["items"]}
+    assert result["total_items"] == len(expected)
+    for op_name, row in expected.items():
+        assert got.get(op_name) == row, op_name
+    assert result["device_ns"] == device_ns
+    assert result["unattributed_device_ns"] == unattributed
+    # The sums add up: every device ns is some op's own or unattributed.
+    assert sum(r["device_self_ns"] for r in got.values()) + unattributed == device_ns
+    # Ordered by host self time, descending.
+    selfs = [item["host_self_ns"] for item in result["items"]]
+    assert selfs == sorted(selfs, reverse=True)
+
+
+def busy_union(intervals):
+    busy, end = 0, None
+    for b, e in sorted(intervals):
+        if end is None or b > end:
+            busy += e - b
+            end = e
+        elif e > end:
+            busy += e - end
+            end = e
+    return busy
+
+
+@pytest.mark.parametrize("name,step", CASES[:2])
+def test_self_times_fit_in_each_threads_busy_time(name, step):
+    # Per thread, Σ self ≤ the union of the thread's host intervals: nested time is counted once.
+    path = os.path.join(KINETO, name)
+    events = load_events(path)
+    hosts = host_events(events, region_of(events, step))
+    by_lane = defaultdict(list)
+    for h in hosts:
+        by_lane[h["lane"]].append((h["start"], h["end"]))
+    busy = sum(busy_union(v) for v in by_lane.values())
+    result = query(path, "ops", step)
+    assert sum(item["host_self_ns"] for item in result["items"]) <= busy
+
+
+@pytest.mark.parametrize("name,step", CASES)
+def test_kernel_table_is_the_device_work_of_the_region(name, step):
+    path = os.path.join(KINETO, name)
+    events = load_events(path)
+    region = region_of(events, step)
+    launch_ts = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in RUNTIME_CATS:
+            corr = (e.get("args") or {}).get("correlation")
+            if corr is not None:
+                launch_ts.setdefault(corr, ns(e["ts"]))
+    per_name = defaultdict(list)
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") not in WORK_CATS:
+            continue
+        corr = (e.get("args") or {}).get("correlation")
+        if inside(region, launch_ts.get(corr, ns(e["ts"]))):
+            per_name[e["name"]].append(ns(e["dur"]))
+    result = query(path, "kernels", step)
+    got = {item["raw_name"]: item for item in result["items"]}
+    assert set(got) == set(per_name)
+    for raw, durs in per_name.items():
+        item = got[raw]
+        assert (item["calls"], item["total_ns"], item["min_ns"], item["max_ns"]) == (
+            len(durs), sum(durs), min(durs), max(durs)), raw
+    totals = [item["total_ns"] for item in result["items"]]
+    assert totals == sorted(totals, reverse=True)
+
+
+def test_mangled_kernel_names_are_demangled_for_display(tmp_path):
+    # The fixtures' kernels are named already; cuDNN's often are not. c++filt is the reference
+    # demangler; the raw name stays in raw_name, and a name that is not mangled stays as it is.
+    mangled = "_ZN5cudnn6detail10bn_fw_tr_1EiPKfPf"
+    plain = "void at::native::vectorized_elementwise_kernel<4>(int)"
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::batch_norm", "pid": 1, "tid": 1, "ts": 10,
+         "dur": 50},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 20, "dur": 5, "args": {"correlation": 7}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 30, "dur": 5, "args": {"correlation": 8}},
+        {"ph": "X", "cat": "kernel", "name": mangled, "pid": 0, "tid": 7, "ts": 40, "dur": 12,
+         "args": {"correlation": 7, "device": 0, "stream": 7}},
+        {"ph": "X", "cat": "kernel", "name": plain, "pid": 0, "tid": 7, "ts": 60, "dur": 3,
+         "args": {"correlation": 8, "device": 0, "stream": 7}},
+    ]
+    path = tmp_path / "mangled.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    items = {i["raw_name"]: i for i in query(str(path), "kernels", None)["items"]}
+    want = subprocess.run(["c++filt", mangled], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert want != mangled
+    assert items[mangled]["name"] == want
+    assert items[plain]["name"] == plain
+    # Host and device apart: the op owns both kernels' 15 µs of device time.
+    ops = {i["name"]: i for i in query(str(path), "ops", None)["items"]}
+    assert ops["aten::batch_norm"]["device_self_ns"] == 15000
+    assert ops["cudaLaunchKernel"]["device_self_ns"] == 0
+    assert mangled not in ops
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
