@@ -30,6 +30,15 @@ TimeDigest digest_time(const EvidencePacket& p, const DigestLimits& limits) {
   std::vector<Group> groups;
   std::unordered_map<std::string_view, std::size_t> index;
   const std::size_t n_spans = doc.spans().size();
+  // As key_averages (op_table.hpp), an op that is the only child of an op of its own name is part
+  // of that call, not a call of its own.
+  std::vector<std::uint32_t> nested(g.nodes.size(), 0);
+  for (const GraphNode& n : g.nodes)
+    if (n.parent_op != kNoIndex) ++nested[n.parent_op];
+  auto same_call_as_parent = [&](std::uint32_t i) {
+    const std::uint32_t parent = g.nodes[i].parent_op;
+    return parent != kNoIndex && nested[parent] == 1 && g.name(parent) == g.name(i);
+  };
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const GraphNode& n = g.nodes[i];
     if (n.kind != GraphNodeKind::op) continue;
@@ -50,7 +59,7 @@ TimeDigest digest_time(const EvidencePacket& p, const DigestLimits& limits) {
       groups.back().cost.name = name;
     }
     Group& group = groups[it->second];
-    ++group.cost.calls;
+    if (!same_call_as_parent(i)) ++group.cost.calls;
     group.cost.self_time_ns = sat_add(group.cost.self_time_ns, n.self_time_ns);
     group.by_span[holder] = sat_add(group.by_span[holder], n.self_time_ns);
     ++t.op_calls;
@@ -178,6 +187,21 @@ std::string format_bytes(std::uint64_t bytes) {
   }
   std::snprintf(buf, sizeof buf, "%" PRIu64 " B (%.1f %s)", bytes, v, units[u]);
   return buf;
+}
+
+std::string markdown_code(std::string_view text) {
+  std::string s;
+  s.reserve(text.size() + 4);
+  for (const char c : text) {
+    if (c == '|')
+      s += "\\|";
+    else if (c == '\n' || c == '\r')
+      s += ' ';
+    else
+      s += c;
+  }
+  if (s.find('`') != std::string::npos) return "`` " + s + " ``";
+  return "`" + s + "`";
 }
 
 std::string format_share(double fraction) {

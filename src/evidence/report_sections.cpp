@@ -1,30 +1,18 @@
 // The report's added Markdown sections and the terminal headline, both rendered from one
 // ReportDigest (report_digest.hpp). The original's sections (markdown.cpp) come first, unchanged.
 #include <algorithm>
-#include <cmath>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
+#include "evidence/report_device.hpp"
 #include "evidence/report_digest.hpp"
 
 namespace candle_graph::evidence {
 namespace {
 
-// Inline code that survives a Markdown table: `|` escaped, line breaks flattened, a longer fence
-// when the text holds a backtick.
 std::string code(std::string_view text) {
-  std::string s;
-  s.reserve(text.size() + 4);
-  for (const char c : text) {
-    if (c == '|')
-      s += "\\|";
-    else if (c == '\n' || c == '\r')
-      s += ' ';
-    else
-      s += c;
-  }
-  if (s.find('`') != std::string::npos) return "`` " + s + " ``";
-  return "`" + s + "`";
+  return markdown_code(text);
 }
 
 std::string u64(std::uint64_t v) {
@@ -222,6 +210,8 @@ std::string render_report_sections(const EvidencePacket& packet, const ReportDig
   time_section(md, packet, digest);
   memory_section(md, packet, digest);
   gpu_section(md, digest);
+  device_time_section(md, packet);
+  profiler_steps_section(md, packet);
   baseline_section(md, digest);
   return md;
 }

@@ -67,6 +67,9 @@ void write_trace_node(output::JsonStream& w, const Context& c, std::uint32_t i) 
   w.key("parent_id");
   const auto parent = c.g.parent_id(i);
   parent ? w.string(*parent) : w.null();
+  // Added: the op that encloses this one on its host thread (trace6.md §4.5.1), so the timeline
+  // draws nested ops inside it; omitted at top level.
+  if (n.parent_op != kNoIndex) w.key("parent_op_id").string(c.g.node_id(n.parent_op).str());
   w.key("peak_bytes").u64(n.peak_bytes);
   w.key("residual_bytes").u64(0);
   w.key("self_ratio")

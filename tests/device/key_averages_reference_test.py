@@ -267,5 +267,34 @@ def test_mangled_kernel_names_are_demangled_for_display(tmp_path):
     assert mangled not in ops
 
 
+def test_report_states_device_time_and_steps_as_the_queries_do(tmp_path):
+    # The report's Device time and Profiler steps sections, parsed back, against query's JSON.
+    path = os.path.join(KINETO, "hta-tracediff-control-a100-nccl-6steps.json.gz")
+    md = tmp_path / "report.md"
+    r = subprocess.run([CG, "report", path, "--json", str(tmp_path / "e.json"), "--markdown",
+                        str(md)], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    text = md.read_text()
+    device = text.split("\n## Device time\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in device.splitlines() if line.startswith("| `")]
+    top = query(path, "kernels", None)["items"][0]
+    assert rows[0].split(" | ")[0] == "| `" + top["name"] + "`"
+    assert rows[0].split(" | ")[3] == str(top["calls"])
+    steps = text.split("\n## Profiler steps\n", 1)[1].split("\n## ", 1)[0]
+    listed = [line.split(" | ")[0].strip("| ").split(" ")[0] for line in steps.splitlines()
+              if line[:3] == "| 1"]
+    want = query(path, "steps", None)
+    assert listed == [str(s["step"]) for s in want["steps"]]
+    assert f"`ProfilerStep#{want['chosen']}`" in steps
+    # Kineto's own step events, read here: six ProfilerStep#N, the last one measured by default.
+    events = load_events(path)
+    numbers = sorted(int(e["name"].split("#")[1]) for e in events
+                     if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#"))
+    assert [s["step"] for s in want["steps"]] == numbers and want["chosen"] == numbers[-1]
+    for s in want["steps"]:
+        begin, end = region_of(events, s["step"])
+        assert s["wall_ns"] == end - begin
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))

@@ -8,13 +8,39 @@ import { heatColor } from '../model.js';
 
 const ROW = 20;
 
+// Row per node: spans and top-level ops by their depth in the span tree; an op that another op
+// encloses on its host thread (parent_op_id) one row below that op, so nested ops draw inside
+// their parent, as in PyTorch's own trace view. Iterative: nesting chains can be long.
+function timelineRows(nodes, index) {
+  const row = new Map();
+  for (const node of nodes) {
+    const chain = [];
+    let cur = node;
+    while (
+      cur &&
+      !row.has(cur.id) &&
+      cur.parent_op_id != null &&
+      index.byId.has(cur.parent_op_id)
+    ) {
+      if (chain.length > nodes.length) break; // a malformed cycle cannot loop forever
+      chain.push(cur);
+      cur = index.byId.get(cur.parent_op_id);
+    }
+    let d = cur ? (row.get(cur.id) ?? index.depth.get(cur.id) ?? 0) : 0;
+    if (cur && !row.has(cur.id)) row.set(cur.id, d);
+    for (let i = chain.length - 1; i >= 0; i--) row.set(chain[i].id, ++d);
+  }
+  return row;
+}
+
 export function renderTimeline(panel, payload, index, inspector) {
   const nodes = payload.views.trace.nodes;
   const rows = [];
   let t0 = Infinity;
   let t1 = -Infinity;
+  const rowOf = timelineRows(nodes, index);
   for (const node of nodes) {
-    const d = index.depth.get(node.id) ?? 0;
+    const d = rowOf.get(node.id);
     (rows[d] ||= []).push(node);
     if (node.start_ns < t0) t0 = node.start_ns;
     if (node.start_ns + node.total_time_ns > t1) t1 = node.start_ns + node.total_time_ns;

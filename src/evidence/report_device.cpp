@@ -1,0 +1,133 @@
+#include "evidence/report_device.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "device/busy_time.hpp"
+#include "device/kernel_table.hpp"
+#include "evidence/op_table.hpp"
+#include "evidence/report_digest.hpp"
+#include "evidence/step_stats.hpp"
+
+namespace candle_graph::evidence {
+namespace {
+
+std::string code(std::string_view text) {
+  return markdown_code(text);
+}
+
+// Kernel names of templated C++ run to kilobytes: the table shows their head, the JSON (`query
+// --kind kernels`) the whole name.
+std::string kernel_name(std::string_view name) {
+  constexpr std::size_t kShown = 120;
+  if (name.size() <= kShown) return code(name);
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return code(std::string(name.substr(0, cut)) + "…");
+}
+
+std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? format_share(static_cast<double>(part) / static_cast<double>(whole)) : "n/a";
+}
+
+void kernel_rows(std::string& md, const std::vector<device::KernelRow>& rows, std::uint64_t all,
+                 std::size_t limit) {
+  md += "| Kernel | Kind | Device | Calls | Total | Mean | Share of device time |\n";
+  md += "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const device::KernelRow& r = rows[i];
+    md += "| " + kernel_name(r.name) + " | " + std::string(to_string(r.kind)) + " | " +
+          code(r.device) + " | " + std::to_string(r.calls) + " | " +
+          format_duration_ns(r.total_ns) + " | " +
+          format_duration_ns(r.calls ? r.total_ns / r.calls : 0) + " | " +
+          share_of(r.total_ns, all) + " |\n";
+  }
+}
+
+void launcher_rows(std::string& md, std::vector<OpRow> rows, std::size_t limit) {
+  std::erase_if(rows, [](const OpRow& r) { return r.device_total_ns == 0; });
+  std::stable_sort(rows.begin(), rows.end(), [](const OpRow& a, const OpRow& b) {
+    return a.device_self_ns > b.device_self_ns;
+  });
+  if (rows.empty()) return;
+  md +=
+      "\nThe ops whose own launches kept the devices busiest (device self: the work an op "
+      "launched itself; device total: with its nested ops'), with their host times beside:\n\n";
+  md += "| Op | Calls | Device self | Device total | Host self | Host total |\n";
+  md += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const OpRow& r = rows[i];
+    md += "| " + code(r.name) + " | " + std::to_string(r.calls) + " | " +
+          format_duration_ns(r.device_self_ns) + " | " + format_duration_ns(r.device_total_ns) +
+          " | " + format_duration_ns(r.host_self_ns) + " | " + format_duration_ns(r.host_total_ns) +
+          " |\n";
+  }
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", v);
+  return buf;
+}
+
+}  // namespace
+
+void device_time_section(std::string& md, const EvidencePacket& p,
+                         const DeviceSectionLimits& limits) {
+  const TraceDocument& doc = *p.doc;
+  const device::DeviceTime& t = p.device;
+  if (doc.device_ops().empty()) return;
+  const std::vector<device::KernelRow> kernels = device::kernel_table(doc);
+  std::uint64_t work_items = 0;
+  for (const device::KernelRow& r : kernels) work_items += r.calls;
+  md += "\n## Device time\n\n";
+  md += "Device work the trace recorded in the measured region: " + std::to_string(work_items) +
+        " kernels, memcpys and memsets, " + format_duration_ns(t.device_ns) +
+        " in all; the devices were busy " + format_duration_ns(device::busy_ns(doc)) +
+        " (the union over streams). Shares here are of device time, never of host time.";
+  if (t.unattributed_ns > 0)
+    md += " " + format_duration_ns(t.unattributed_ns) + " (" +
+          share_of(t.unattributed_ns, t.device_ns) + ") of it was launched by no recorded op.";
+  if (t.sync_ns > 0)
+    md += " Syncs (a stream or event waiting) took " + format_duration_ns(t.sync_ns) +
+          " and are not counted as work.";
+  md += "\n\n";
+  kernel_rows(md, kernels, t.device_ns, limits.kernels);
+  launcher_rows(md, op_table(p.graph, t).rows, limits.ops);
+}
+
+void profiler_steps_section(std::string& md, const EvidencePacket& p,
+                            const DeviceSectionLimits& limits) {
+  const TraceRunMeta& run = p.doc->run();
+  if (run.profiler_steps.empty()) return;
+  const StepStats s = step_stats(run.profiler_steps, run.capture_step);
+  md += "\n## Profiler steps\n\n";
+  md += "The source trace holds " + std::to_string(s.count) + " profiler step" +
+        (s.count == 1 ? "" : "s") + ": wall time median " + format_duration_ns(s.median_wall_ns) +
+        ", min " + format_duration_ns(s.min_wall_ns) + ", max " +
+        format_duration_ns(s.max_wall_ns) + ", spread " + format_duration_ns(s.spread_ns) +
+        "; device busy median " + format_duration_ns(s.median_device_busy_ns) + ".";
+  if (s.chosen_vs_median_percent) {
+    md += " The measured step, `ProfilerStep#" + std::to_string(run.capture_step) + "`, is " +
+          percent(*s.chosen_vs_median_percent) + " against the median: ";
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%.0f%%", kTypicalPercent);
+    md += s.chosen_typical ? std::string("typical (within ±") + bound + ")."
+                           : std::string("**not typical** (more than ±") + bound +
+                                 " from the median); `--step N` measures another step and "
+                                 "`--step all` every step.";
+  }
+  md += "\n\n| Step | Wall | Device busy |\n| ---: | ---: | ---: |\n";
+  for (std::size_t i = 0; i < run.profiler_steps.size() && i < limits.steps; ++i) {
+    const ProfilerStepRecord& r = run.profiler_steps[i];
+    md += "| " + std::to_string(r.step) + (r.step == run.capture_step ? " (measured)" : "") +
+          " | " + format_duration_ns(r.wall_ns) + " | " + format_duration_ns(r.device_busy_ns) +
+          " |\n";
+  }
+  if (run.profiler_steps.size() > limits.steps)
+    md += "\n(" + std::to_string(run.profiler_steps.size() - limits.steps) +
+          " more steps: `candle-graph query TRACE --kind steps` lists them all.)\n";
+}
+
+}  // namespace candle_graph::evidence
