@@ -179,14 +179,18 @@ std::string TraceHealth::error_summary() const {
 
 namespace {
 
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 // Added (not in the original): what a lossy source did to the numbers, each with its count and
 // the numbers it affects, after the original's 21 checks.
 void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
   const std::uint64_t partial = nest_host_ops(doc).partial_overlaps;
   if (partial > 0)
     b.warning("host_nesting_broken",
-              std::to_string(partial) +
-                  " host ops start inside an op of their thread and end after it; they nest in "
+              counted(partial, "host op starts", "host ops start") +
+                  " inside an op of their thread and end after it; they nest in "
                   "no op there, so host self and total times around them count some time twice");
   std::uint64_t unlinked = 0;
   std::unordered_map<std::uint64_t, char> calls;
@@ -196,22 +200,34 @@ void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
     if (op.op_kind != OpKind::sync) unlinked += !op.correlation || !calls.count(*op.correlation);
   if (unlinked > 0)
     b.warning("device_ops_without_launch",
-              std::to_string(unlinked) +
-                  " device ops have no runtime call with their correlation id; their device time "
+              counted(unlinked, "device operation has", "device operations have") +
+                  " no runtime call with their correlation id; their device time "
                   "is unattributed (no op's device time includes it)");
+  // Work that the measured region launched or started but that ended after the region did: the
+  // region's wall time does not cover it, though it counts in device and op times.
+  std::uint64_t region_end = 0;
+  bool measured = false;
+  for (const SpanRecord& sp : doc.spans()) {
+    if (!sp.measured || !sp.closed) continue;
+    region_end = std::max(region_end, sp.start_ns + sp.duration_ns);
+    measured = true;
+  }
   std::uint64_t outside = 0;
-  for (const Tag& t : doc.run().tags) {
-    if (!t.key.starts_with("convert.dropped_") || !t.key.ends_with("outside_window")) continue;
-    std::uint64_t n = 0;
-    std::from_chars(t.value.data(), t.value.data() + t.value.size(), n);
-    outside += n;
+  // Only events with a true extent (total_ns, trace6.md §4.5.1): an original op's duration_ns is
+  // its self time, which says nothing of where it ended.
+  auto crosses_end = [&](const OpEvent& op) {
+    return op.total_ns && op.op_kind != OpKind::sync && op.timestamp_ns <= region_end &&
+           host_end(op) > region_end;
+  };
+  if (measured) {
+    for (const OpEvent& op : doc.device_ops()) outside += crosses_end(op);
+    for (const OpEvent& op : doc.ops()) outside += crosses_end(op);
   }
   if (outside > 0)
-    b.warning(
-        "events_outside_window",
-        std::to_string(outside) +
-            " events of the source lay outside the measured region and were dropped when it "
-            "was imported (tags convert.dropped_*): the region's numbers do not include them");
+    b.warning("events_outside_window",
+              counted(outside, "op or device operation", "ops or device operations") +
+                  " started in the measured region and ended after it: the region's wall time "
+                  "does not cover them, while op and device times include them");
 }
 
 }  // namespace

@@ -296,5 +296,34 @@ def test_report_states_device_time_and_steps_as_the_queries_do(tmp_path):
         assert s["wall_ns"] == end - begin
 
 
+def test_lossy_sources_get_typed_health_codes_with_counts(tmp_path):
+    # Built here so each defect is known: on thread 1 aten::b starts inside aten::a and ends
+    # after it (one partial overlap); one kernel's correlation (99) has no runtime call; one
+    # kernel, launched in the step [0, 100] µs, runs until 130 µs (aten::b ends at 80: inside).
+    events = [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+         "ts": 0, "dur": 100},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::a", "pid": 1, "tid": 1, "ts": 10, "dur": 40},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::b", "pid": 1, "tid": 1, "ts": 30, "dur": 50},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 12, "dur": 4, "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "k_late", "pid": 0, "tid": 7, "ts": 90, "dur": 40,
+         "args": {"correlation": 1, "device": 0, "stream": 7}},
+        {"ph": "X", "cat": "kernel", "name": "k_orphan", "pid": 0, "tid": 7, "ts": 20, "dur": 5,
+         "args": {"correlation": 99, "device": 0, "stream": 7}},
+    ]
+    path = tmp_path / "lossy.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    r = subprocess.run([CG, "validate", str(path)], capture_output=True, text=True, check=False)
+    issues = {i["code"]: i["message"] for i in json.loads(r.stdout)["health"]["issues"]}
+    assert issues["host_nesting_broken"].startswith("1 host op starts")
+    assert issues["device_ops_without_launch"].startswith("1 device operation has")
+    assert issues["events_outside_window"].startswith("1 op or device operation")
+    # The orphan's 5 µs are unattributed, never lost; the late kernel is aten::a's.
+    ops = query(str(path), "ops", None)
+    assert ops["unattributed_device_ns"] == 5000
+    assert {i["name"]: i["device_self_ns"] for i in ops["items"]}["aten::a"] == 40000
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
