@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# `convert` throughput and peak RSS on a large generated Kineto trace, against the simdjson
-# ceiling measured in the same run.
-# Usage: bench/pytorch_convert_bench.sh BUILD_DIR [--quick]   (--quick: 30 MB instead of 300 MB)
+# `convert` and the direct read of a Kineto trace (`validate`, `summary --step all`): throughput
+# and peak RSS on a large generated Kineto trace, against the simdjson ceiling measured in the
+# same run.
+# Usage: bench/pytorch_convert_bench.sh BUILD_DIR [--quick]   (--quick: 30 MB instead of 1 GB)
 # Needs BUILD_DIR/bench/pytorch_convert_tool (-DCG_BUILD_BENCH=ON) and BUILD_DIR/candle-graph.
 set -euo pipefail
 BUILD=$(cd "$1" && pwd); shift
-SIZE=300000000; [ "${1:-}" = "--quick" ] && SIZE=30000000
+SIZE=1000000000; [ "${1:-}" = "--quick" ] && SIZE=30000000
 TOOL=$BUILD/bench/pytorch_convert_tool
 CG=$BUILD/candle-graph
 DATA=$BUILD/bench-data
@@ -32,6 +33,9 @@ best_of() {  # best-of-N wall seconds, the peak RSS (KiB) and CPU seconds (user+
 read -r t_ceil r_ceil c_ceil < <(best_of "$TOOL" ceiling-events "$f.events.jsonl")
 read -r t_dom r_dom c_dom < <(best_of "$TOOL" ceiling "$f")
 read -r t_conv r_conv c_conv < <(best_of "$CG" convert "$f" -o "$DATA/kineto-converted.jsonl" -q)
+# The direct read: the default region (the last step) and every step as one document.
+read -r t_val r_val c_val < <(best_of "$CG" validate "$f")
+read -r t_all r_all c_all < <(best_of "$CG" summary "$f" --step all)
 "$CG" validate "$DATA/kineto-converted.jsonl" --require-trusted >/dev/null
 
 echo "## PyTorch convert (\`bench/pytorch_convert_bench.sh\`, best of $REPEAT)"
@@ -40,7 +44,7 @@ echo "\"vs ceiling\" = ceiling time / row time (wall, and CPU = user+sys); highe
 echo
 echo "| input | bytes | tool | seconds | CPU s | MB/s | peak RSS (MiB) | RSS / file | vs ceiling (wall) | vs ceiling (CPU) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for row in "simdjson parse_many over the events as JSONL (ceiling)|$t_ceil|$r_ceil|$c_ceil" "simdjson DOM parse of the whole file|$t_dom|$r_dom|$c_dom" "\`convert\` (CLI, trace/6 written)|$t_conv|$r_conv|$c_conv"; do
+for row in "simdjson parse_many over the events as JSONL (ceiling)|$t_ceil|$r_ceil|$c_ceil" "simdjson DOM parse of the whole file|$t_dom|$r_dom|$c_dom" "\`convert\` (CLI, trace/6 written)|$t_conv|$r_conv|$c_conv" "\`validate\` (direct read, the last step)|$t_val|$r_val|$c_val" "\`summary --step all\` (direct read, every step)|$t_all|$r_all|$c_all"; do
   IFS='|' read -r tool t r c <<<"$row"
   printf '| generated Kineto trace | %s | %s | %s | %s | %.0f | %.0f | %.2f | %.0f%% | %.0f%% |\n' "$bytes" "$tool" "$t" "$c" \
     "$(awk -v b="$bytes" -v s="$t" 'BEGIN{ if (s <= 0) s = 0.005; print b/1e6/s }')" \
