@@ -7,30 +7,9 @@
 #include <vector>
 
 #include "device/device_time.hpp"
+#include "device/intervals.hpp"
 
 namespace candle_graph::device {
-namespace {
-
-using Interval = std::pair<std::uint64_t, std::uint64_t>;
-
-std::uint64_t union_length(std::vector<Interval>& intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  std::uint64_t busy = 0, reach = 0;
-  bool any = false;
-  for (const auto& [begin, end] : intervals) {
-    if (!any || begin >= reach) {
-      busy += end - begin;
-      reach = end;
-      any = true;
-    } else if (end > reach) {
-      busy += end - reach;
-      reach = end;
-    }
-  }
-  return busy;
-}
-
-}  // namespace
 
 std::uint64_t busy_ns(const TraceDocument& doc) {
   std::map<std::string_view, std::vector<Interval>> by_device;
@@ -41,7 +20,7 @@ std::uint64_t busy_ns(const TraceDocument& doc) {
   }
   std::uint64_t busy = 0;
   for (auto& [device, intervals] : by_device) {
-    const std::uint64_t b = union_length(intervals);
+    const std::uint64_t b = length(merged(std::move(intervals)));
     busy = busy + b < busy ? UINT64_MAX : busy + b;
   }
   return busy;

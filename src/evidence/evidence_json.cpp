@@ -1,4 +1,5 @@
 #include "evidence/evidence_json.hpp"
+#include "evidence/gpu_trace_json.hpp"
 
 #include "graph/graph_json.hpp"
 #include "health/health_json.hpp"
@@ -212,13 +213,19 @@ void write_strings(JsonStream& w, const std::vector<std::string>& v) {
 
 void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
   const KeyOrder order = KeyOrder::declaration;
-  static constexpr std::array<std::string_view, 9> kKeys{
-      "schema", "provenance", "health", "findings", "facts", "gaps", "graph", "gpu", "comparison"};
+  static constexpr std::array<std::string_view, 10> kKeys{
+      "schema", "provenance", "health", "findings",   "facts",
+      "gaps",   "graph",      "gpu",    "comparison", "gpu_trace"};
   static constexpr std::array<std::string_view, 5> kFact{"code", "label", "value", "unit",
                                                          "source"};
   write_object(w, order, kKeys, [&](std::size_t f, std::string_view k) {
     if (f == 8) {  // omitted when there is no baseline
       if (p.comparison) write_comparison(w.schema_key(k), *p.comparison, order);
+      return;
+    }
+    if (f == 9) {  // added, omitted when the trace recorded no device work and no host sync
+      if (!p.gpu_trace.devices.empty() || p.gpu_trace.host_sync_ns > 0)
+        write_gpu_trace(w.schema_key(k), p.gpu_trace, *p.doc);
       return;
     }
     w.schema_key(k);

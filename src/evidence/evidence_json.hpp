@@ -32,6 +32,7 @@ enum class QueryKind {
   ops,      // the key_averages() table: host and device time per op name
   kernels,  // device work per name and device
   steps,    // the profiler steps of the source
+  gpu,      // per device: busy, idle and why, kernel types, streams, launches, sync stalls
 };
 std::optional<QueryKind> parse_query_kind(std::string_view s);
 std::string_view to_string(QueryKind k);

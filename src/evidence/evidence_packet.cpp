@@ -30,6 +30,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
   p.health = analyze_health(doc);
   p.graph = build_from_trace(doc, p.health, options);
   p.device = device::attribute_device_time(doc, nest_host_ops(doc));
+  p.gpu_trace = device::analyze_gpu(doc);
   p.gpu = std::move(gpu);
   p.comparison = std::move(comparison);
   const ExecutionGraph& g = p.graph;

@@ -8,6 +8,7 @@
 
 #include "candle_graph/analysis.hpp"
 #include "device/device_time.hpp"
+#include "device/gpu_analysis.hpp"
 #include "import/nsight/nsight_evidence.hpp"
 
 namespace candle_graph::evidence {
@@ -32,6 +33,9 @@ struct EvidencePacket {
   ExecutionGraph graph;
   // Added: device work attached to the host ops and spans that launched it (empty without any).
   device::DeviceTime device;
+  // Added: the GPU's own story from the trace's device work (member `gpu_trace`, omitted without
+  // device work or host synchronizing calls).
+  device::GpuAnalysis gpu_trace;
   import::nsight::NsightEvidence gpu;
   std::optional<Comparison> comparison;
 };

@@ -3,6 +3,7 @@
 
 #include "device/kernel_table.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/gpu_trace_json.hpp"
 #include "evidence/op_table.hpp"
 #include "evidence/step_stats.hpp"
 #include "graph/graph_json.hpp"
@@ -15,12 +16,17 @@ using output::KeyOrder;
 
 namespace {
 
-constexpr std::pair<std::string_view, QueryKind> kKinds[] = {
-    {"slowest", QueryKind::slowest},     {"heaviest", QueryKind::heaviest},
-    {"memory", QueryKind::memory},       {"efficiency", QueryKind::efficiency},
-    {"spans", QueryKind::spans},         {"tensors", QueryKind::tensors},
-    {"gradients", QueryKind::gradients}, {"ops", QueryKind::ops},
-    {"kernels", QueryKind::kernels},     {"steps", QueryKind::steps}};
+constexpr std::pair<std::string_view, QueryKind> kKinds[] = {{"slowest", QueryKind::slowest},
+                                                             {"heaviest", QueryKind::heaviest},
+                                                             {"memory", QueryKind::memory},
+                                                             {"efficiency", QueryKind::efficiency},
+                                                             {"spans", QueryKind::spans},
+                                                             {"tensors", QueryKind::tensors},
+                                                             {"gradients", QueryKind::gradients},
+                                                             {"ops", QueryKind::ops},
+                                                             {"kernels", QueryKind::kernels},
+                                                             {"steps", QueryKind::steps},
+                                                             {"gpu", QueryKind::gpu}};
 
 // Op-kind nodes (op nodes and spans of kind op) ordered by `key` descending, ties by id
 // ascending, the first `limit`. n·log(limit).
@@ -216,6 +222,13 @@ void write_result(JsonStream& w, const EvidencePacket& p, QueryKind kind, std::s
       break;
     case QueryKind::steps:
       write_steps(w, p);
+      break;
+    case QueryKind::gpu:
+      w.key("devices");
+      write_gpu_devices(w, p.gpu_trace);
+      w.key("entrypoint").string(p.graph.summary.entrypoint);
+      w.key("kind").string("gpu");
+      w.key("schema").string(kQuerySchema);
       break;
   }
   w.end_object();
