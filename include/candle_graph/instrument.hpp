@@ -115,6 +115,9 @@ class ProfileRun {
     bool measured_region_device_synchronized = false;
     TimingMode timing_mode = TimingMode::host;
     std::map<std::string, std::string, std::less<>> tags;  // sorted, as on the wire
+    // Bytes of padding kept after the meta line so that TraceSession::set_final_tag can add tags
+    // known only at the end (trace6.md §4.1: lines are trimmed, so the padding is invisible).
+    std::size_t final_tag_room = 0;
   };
 
   // trace6.md §13.1: phase train, correlation id `{entrypoint}/update-{capture_step}`, warmup_steps
@@ -129,6 +132,9 @@ class ProfileRun {
   // Adds (or replaces) a provenance tag such as batch size, precision or source revision.
   ProfileRun& tag(std::string_view key, std::string_view value) &;
   ProfileRun&& tag(std::string_view key, std::string_view value) &&;
+  // Reserves `bytes` in the meta line for tags added by TraceSession::set_final_tag.
+  ProfileRun& final_tag_room(std::size_t bytes) &;
+  ProfileRun&& final_tag_room(std::size_t bytes) &&;
   // Overrides the correlation id shared with NVTX labels and external artifacts.
   ProfileRun& correlation_id(std::string_view value) &;
   ProfileRun&& correlation_id(std::string_view value) &&;
@@ -327,6 +333,13 @@ class TraceSession {
   const std::filesystem::path& path() const;
   bool finished() const;
 
+  // A meta tag whose value is known only when the session ends (a capture's own cost, counted
+  // over the events it wrote). finish() rewrites the meta line in place with it, within the room
+  // reserved by ProfileRun::final_tag_room; the file's other bytes keep their offsets. A later
+  // value for the same key replaces the earlier one; an opening tag of that key is overridden.
+  // When the tags do not fit, finish() leaves the meta line as it was and throws InstrumentError
+  // after completing the file.
+  void set_final_tag(std::string_view key, std::string_view value);
   // Writes every buffered whole line to the file.
   void flush();
   // Writes `span_end s1` (duration = elapsed), writes everything out, closes the file and

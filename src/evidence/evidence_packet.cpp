@@ -14,6 +14,15 @@ std::string fixed2(double v) {
   return buf;
 }
 
+// Added after the original's facts (trace6.md §9.2 lists those): the capture's estimated cost and
+// its share of the measured total, both from the meta tags (libtorch.md §4.1).
+void add_capture_overhead_facts(std::vector<EvidenceFact>& facts, const CaptureOverhead& o) {
+  facts.push_back({"capture_overhead", "Estimated capture overhead",
+                   static_cast<double>(o.estimate_ns) / 1e6, "ms", "meta_tags"});
+  facts.push_back({"capture_overhead_share", "Capture overhead share of the measured total",
+                   o.share * 100.0, "%", "meta_tags"});
+}
+
 }  // namespace
 
 std::vector<std::string> expected_semantic_keys(const TraceDocument& doc) {
@@ -62,11 +71,15 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
     p.facts.push_back({"span_self_time", std::string(g.name(n)),
                        static_cast<double>(g.nodes[n].self_time_ns), "ns", g.node_id(n).str()});
   }
+  p.capture_overhead = read_capture_overhead(doc, g.summary.total_ms);
+  if (p.capture_overhead) add_capture_overhead_facts(p.facts, *p.capture_overhead);
 
   // trace6.md §9.2 gaps: health warnings, then why there is no GPU evidence.
   p.gaps = p.health.gaps();
   if (p.gpu.status != import::nsight::GpuEvidenceStatus::available)
     p.gaps.push_back(p.gpu.reason ? *p.gpu.reason : "GPU evidence is unavailable");
+  if (p.capture_overhead)
+    if (auto gap = capture_overhead_gap(*p.capture_overhead)) p.gaps.push_back(std::move(*gap));
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include "candle_graph/analysis.hpp"
 #include "device/device_time.hpp"
 #include "device/gpu_analysis.hpp"
+#include "evidence/capture_overhead.hpp"
 #include "import/nsight/nsight_evidence.hpp"
 
 namespace candle_graph::evidence {
@@ -38,6 +39,8 @@ struct EvidencePacket {
   device::GpuAnalysis gpu_trace;
   import::nsight::NsightEvidence gpu;
   std::optional<Comparison> comparison;
+  // Added: the capture's own cost as its meta tags state it (absent without those tags).
+  std::optional<CaptureOverhead> capture_overhead;
 };
 
 // trace6.md §9.2 step 3: names of the spans of the measured subtree (measured span and descendants;

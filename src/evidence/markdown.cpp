@@ -45,6 +45,8 @@ std::string render_markdown(const EvidencePacket& p) {
   md += std::string("- Measured region device-synchronized: ") +
         (run.measured_region_device_synchronized ? "true" : "false") + "\n";
   md += "- Total: " + format("%.2f", p.graph.summary.total_ms) + " ms\n";
+  if (p.capture_overhead)  // added: only traces whose capture stated its cost
+    md += "- Capture overhead: " + describe_capture_overhead(*p.capture_overhead) + "\n";
 
   md += "\n## Findings\n\n";
   if (p.findings.empty()) md += "- No trusted findings were derived.\n";

@@ -259,6 +259,9 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
                                     : std::string(doc.spans()[d.peak.span].name)) +
            "\n";
   }
+  // After the lines whose positions readers of the headline rely on.
+  if (p.capture_overhead)
+    out += "Capture cost:   " + describe_capture_overhead(*p.capture_overhead) + "\n";
   if (const Comparison* c = d.comparison) {
     out += std::string("Against base:   ") + (c->comparable ? "comparable" : "NOT comparable") +
            ", total " + format_signed_duration_ns(c->total_delta_ns) + " (" +

@@ -221,6 +221,19 @@ void LineSink::write_out(const char* data, std::size_t size) {
   if (std::string error = write_all(data, size); !error.empty()) fail(std::move(error));
 }
 
+void LineSink::overwrite_start(std::string_view bytes) {
+  flush();
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      fail(std::string("cannot rewrite the meta line of the trace file: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 void LineSink::close() {
   if (fd_ < 0) return;
   flush();

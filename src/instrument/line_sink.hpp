@@ -58,6 +58,9 @@ class LineSink {
   }
   // Writes everything appended so far to the file before returning.
   void flush();
+  // Flushes, then writes `bytes` over the start of the file (the caller keeps the length of what
+  // it replaces, so every line keeps its offset). Throws InstrumentError.
+  void overwrite_start(std::string_view bytes);
   // Flushes and closes; later appends throw.
   void close();
   // Removes the file (used when the session could not even write its first lines).

@@ -33,6 +33,14 @@ ProfileRun&& ProfileRun::tag(std::string_view key, std::string_view value) && {
   return std::move(tag(key, value));
 }
 
+ProfileRun& ProfileRun::final_tag_room(std::size_t bytes) & {
+  fields_.final_tag_room = bytes;
+  return *this;
+}
+ProfileRun&& ProfileRun::final_tag_room(std::size_t bytes) && {
+  return std::move(final_tag_room(bytes));
+}
+
 ProfileRun& ProfileRun::correlation_id(std::string_view value) & {
   fields_.correlation_id = std::string(value);
   return *this;

@@ -47,35 +47,20 @@ const std::filesystem::path& checked(const std::filesystem::path& path, const Pr
 SessionState::SessionState(const std::filesystem::path& path, const ProfileRun& run)
     : sink_(checked(path, run)),
       origin_tick_(now_tick()),
-      serial_(g_next_session_serial.fetch_add(1)) {
-  const ProfileRun::Fields& f = run.fields();
+      serial_(g_next_session_serial.fetch_add(1)),
+      run_(run.fields()) {
   const auto wall = std::chrono::system_clock::now();
-  const std::string run_id = make_run_id(wall);
-  const std::string timestamp = format_utc_timestamp(wall);
-  std::vector<Tag> tags;
-  tags.reserve(f.tags.size());
-  for (const auto& [key, value] : f.tags) tags.push_back(Tag{key, value});
-
-  TraceRunMeta meta;
-  meta.run_id = run_id;
-  meta.correlation_id = f.correlation_id;
-  meta.entrypoint = f.entrypoint;
-  meta.phase = f.phase;
-  meta.timestamp = timestamp;
-  meta.capture_step = f.capture_step;
-  meta.warmup_steps = f.warmup_steps;
-  meta.device = f.device;
-  meta.measured_region_device_synchronized = f.measured_region_device_synchronized;
-  meta.timing_mode = f.timing_mode;
-  meta.tags = tags;
+  run_id_ = make_run_id(wall);
+  timestamp_ = format_utc_timestamp(wall);
   try {
-    std::string line;
-    append_event_json(line, TraceEvent(MetaEvent{kTraceSchema, meta}));
+    std::string line = meta_line({});
+    line.append(run_.final_tag_room, ' ');  // room for the final tags (trace6.md §4.1 trims it)
+    meta_bytes_ = line.size();
     line.push_back('\n');
     sink_.append(line);
     // trace6.md §13.2: the envelope root, never measured, open until finish().
     line.clear();
-    append_event_json(line, TraceEvent(SpanStartEvent{"s1", std::nullopt, f.entrypoint, 0,
+    append_event_json(line, TraceEvent(SpanStartEvent{"s1", std::nullopt, run_.entrypoint, 0,
                                                       SpanKind::function, false, std::nullopt}));
     line.push_back('\n');
     sink_.append(line);
@@ -84,6 +69,51 @@ SessionState::SessionState(const std::filesystem::path& path, const ProfileRun& 
     sink_.discard();
     throw;
   }
+}
+
+std::string SessionState::meta_line(
+    const std::map<std::string, std::string, std::less<>>& extra) const {
+  std::map<std::string_view, std::string_view> merged;
+  for (const auto& [key, value] : run_.tags) merged[key] = value;
+  for (const auto& [key, value] : extra) merged[key] = value;
+  std::vector<Tag> tags;
+  tags.reserve(merged.size());
+  for (const auto& [key, value] : merged) tags.push_back(Tag{key, value});
+
+  TraceRunMeta meta;
+  meta.run_id = run_id_;
+  meta.correlation_id = run_.correlation_id;
+  meta.entrypoint = run_.entrypoint;
+  meta.phase = run_.phase;
+  meta.timestamp = timestamp_;
+  meta.capture_step = run_.capture_step;
+  meta.warmup_steps = run_.warmup_steps;
+  meta.device = run_.device;
+  meta.measured_region_device_synchronized = run_.measured_region_device_synchronized;
+  meta.timing_mode = run_.timing_mode;
+  meta.tags = tags;
+  std::string line;
+  append_event_json(line, TraceEvent(MetaEvent{kTraceSchema, meta}));
+  return line;
+}
+
+void SessionState::set_final_tag(std::string_view key, std::string_view value) {
+  std::lock_guard lock(mu_);
+  check_open();
+  final_tags_.insert_or_assign(std::string(key), std::string(value));
+}
+
+void SessionState::rewrite_meta_with_final_tags() {
+  if (final_tags_.empty()) return;
+  std::string line = meta_line(final_tags_);
+  if (line.size() > meta_bytes_) {
+    defer_error("the final meta tags need " + std::to_string(line.size()) +
+                " bytes but the meta line has " + std::to_string(meta_bytes_) +
+                " (reserve more with ProfileRun::final_tag_room); they were not written");
+    return;
+  }
+  line.append(meta_bytes_ - line.size(), ' ');  // same length: no other line moves
+  sink_.overwrite_start(line);
 }
 
 ThreadSpans& SessionState::this_thread_spans() {
@@ -254,6 +284,7 @@ std::filesystem::path SessionState::finish() {
   if (finished_) return sink_.path();
   finished_ = true;
   write_span_end(1, elapsed_ns());
+  rewrite_meta_with_final_tags();
   sink_.close();
   std::string open;
   for (const auto& [thread, spans] : threads_)

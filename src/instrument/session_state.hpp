@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -61,6 +62,7 @@ class SessionState {
   const std::filesystem::path& path() const noexcept { return sink_.path(); }
   bool finished();
   void flush();
+  void set_final_tag(std::string_view key, std::string_view value);
   std::filesystem::path finish();
   // Called by ~TraceSession after finish(): returns true when the state can be deleted now,
   // false when live guards still point at it (the last one deletes it).
@@ -70,7 +72,10 @@ class SessionState {
   ThreadSpans& this_thread_spans();                                      // needs mu
   void check_open() const;                                               // needs mu
   void write_span_end(std::uint64_t number, std::uint64_t duration_ns);  // needs mu
-  void defer_error(const std::string& message);                                 // needs mu
+  void defer_error(const std::string& message);                          // needs mu
+  // The meta line with the opening tags and `extra` over them (trace6.md §4.2), without '\n'.
+  std::string meta_line(const std::map<std::string, std::string, std::less<>>& extra) const;
+  void rewrite_meta_with_final_tags();  // needs mu, before the sink closes
   // begin() with the start tick given (now, or a backdated one already checked).
   SpanGuard begin_at(std::string_view name, SpanKind kind, bool measured,
                      std::optional<ExecutionStep> step, std::int64_t tick);
@@ -87,6 +92,12 @@ class SessionState {
   std::uint64_t live_guards_ = 0;
   bool owner_gone_ = false;
   std::string deferred_error_;  // misuse seen where throwing was impossible (destructors)
+  // What the meta line was written from, kept for the rewrite with the final tags.
+  ProfileRun::Fields run_;
+  std::string run_id_;
+  std::string timestamp_;
+  std::size_t meta_bytes_ = 0;  // the meta line's length on disk with its padding, without '\n'
+  std::map<std::string, std::string, std::less<>> final_tags_;
   std::unordered_map<std::uint64_t, std::unique_ptr<ThreadSpans>> threads_;  // by thread serial
 };
 

@@ -184,6 +184,10 @@ void TraceSession::record_edge(SpanId from, SpanId to, std::uint64_t duration_ns
                   to.number());  // both ends must be spans of this session
 }
 
+void TraceSession::set_final_tag(std::string_view key, std::string_view value) {
+  state().set_final_tag(key, value);
+}
+
 std::uint64_t TraceSession::elapsed_ns() const {
   return state().elapsed_ns();
 }

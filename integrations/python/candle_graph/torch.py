@@ -92,7 +92,9 @@ class TorchCapture:
 
     After the block, ``summary`` is a dict: trace, ops, memory_events, allocs, frees,
     live_at_end, live_bytes_at_end, peak_bytes, gradients, non_finite_gradients,
-    missing_gradients, memory_captured, memory_note, measured_ns, exception (None, or
+    missing_gradients, memory_captured, memory_note, measured_ns, overhead_per_op_ns,
+    overhead_per_memory_event_ns, overhead_estimate_ns (the capture's own cost, measured as the
+    block is entered, and its total over the recorded events; 0 when not measured), exception (None, or
     "Type: message" when the block was left by an exception; the trace then holds a span
     ".../exception: Type: message" at the end of the measured region).
 

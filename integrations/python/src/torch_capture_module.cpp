@@ -140,6 +140,9 @@ class NativeCapture {
     d["non_finite_gradients"] = s.non_finite_gradients;
     d["missing_gradients"] = s.missing_gradients;
     d["measured_ns"] = s.measured_ns;
+    d["overhead_per_op_ns"] = s.overhead_per_op_ns;
+    d["overhead_per_memory_event_ns"] = s.overhead_per_memory_event_ns;
+    d["overhead_estimate_ns"] = s.overhead_estimate_ns;
     return d;
   }
 

@@ -60,6 +60,7 @@ void CaptureState::reset_for_reuse() {
   last_top_level = -1;
   auto_backward.reset();
   serial = 0;
+  cost = CaptureCost{};
   if (name_by_pointer.size() > kPointerNames) name_by_pointer.clear();
   labels.resize(1);
   identities.clear();

@@ -81,6 +81,15 @@ struct SerialInfo {
   bool internal = false;       // allocated by the capture's own work: never written
 };
 
+// What the capture's own bookkeeping costs per recorded event on this thread, measured when the
+// capture starts (measure_capture_cost): nanoseconds added to the update per op and per memory
+// event (0 when memory capture is off).
+struct CaptureCost {
+  std::uint64_t per_op_ns = 0;
+  std::uint64_t per_memory_event_ns = 0;
+  std::uint64_t calibration_records = 0;  // records timed with the callbacks on
+};
+
 struct CaptureState {
   TraceSession* session = nullptr;
   std::string measurement_name;
@@ -98,6 +107,7 @@ struct CaptureState {
   std::int32_t last_top_level = -1;    // latest op recorded outside any other op
   std::optional<SpanGuard> auto_backward;
   std::uint64_t serial = 0;  // distinguishes captures for the engine's final callback
+  CaptureCost cost;          // measured as this capture started (measure_capture_cost)
 
   // Interned op names (std::deque keeps the strings in place), by content and by pointer. Kept
   // when the state is recycled, so a later capture on the thread finds its names at once.

@@ -11,6 +11,12 @@
 #include "instrument/clock.hpp"
 
 #include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/addmm.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/record_function.h>
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
@@ -18,9 +24,11 @@
 #include <torch/csrc/autograd/engine.h>
 #include <torch/csrc/profiler/orchestration/observer.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace candle_graph::libtorch::detail {
 namespace {
@@ -471,6 +479,130 @@ void end_auto_backward(CaptureState& s) noexcept {
     // left unclosed: finish() reports it through the session
   }
   s.auto_backward.reset();
+}
+
+// ---- the capture's own cost (measure_capture_cost) ------------------------------------------
+
+namespace {
+
+constexpr int kCostBatches = 9;      // odd: the median is one batch
+constexpr int kOpIterations = 32;    // ~8 records each: ~2300 records timed with the hooks on
+constexpr int kAllocsPerBatch = 64;  // 2 memory events each
+
+// A few real ops of the kind an update is made of — a linear layer's addmm, an activation and a
+// reduction, each dispatching nested ops (relu > clamp_min, sum > …) — on tiny tensors, so that
+// the time is the dispatcher's and the hooks': boxing inputs and outputs for the callbacks,
+// the callbacks, the tensor-identity lookups. Dummy records with one input, tried first,
+// measured well under half of what these ops show. With RecordFunction disabled this is the
+// same loop minus everything the op hooks add (the allocator reporter runs in both).
+[[gnu::noinline]] std::int64_t time_small_ops(const at::Tensor& bias, const at::Tensor& x,
+                                              const at::Tensor& w, int iterations) {
+  const std::int64_t start = now_tick();
+  for (int i = 0; i < iterations; ++i) (void)at::sum(at::relu(at::addmm(bias, x, w)));
+  return now_tick() - start;
+}
+
+[[gnu::noinline]] std::int64_t time_allocations(int n) {
+  const std::int64_t start = now_tick();
+  for (int i = 0; i < n; ++i) (void)at::empty({1});
+  return now_tick() - start;
+}
+
+std::int64_t median(std::vector<std::int64_t> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Median extra ticks of `with` over `without` per batch, batches interleaved so that drift of the
+// clock or of the machine's load affects both alike.
+template <class With, class Without>
+std::int64_t median_extra(With with, Without without) {
+  std::vector<std::int64_t> on, off;
+  for (int b = 0; b < kCostBatches; ++b) {
+    on.push_back(with());
+    off.push_back(without());
+  }
+  return median(on) - median(off);
+}
+
+// At least 1 ns: the hooks never cost nothing, and a positive figure keeps the estimate from
+// vanishing in noise.
+std::uint64_t per_event(std::int64_t extra, std::uint64_t events) {
+  if (events == 0 || extra <= 0) return 1;
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(extra) / events);
+}
+
+// What the calibration recorded is dropped; its blocks died, so their serials are handed out
+// again (as warm_up does), unless a block survived.
+struct RecordedSizes {
+  explicit RecordedSizes(const CaptureState& s)
+      : ops(s.ops.size()),
+        inputs(s.inputs.size()),
+        shapes(s.shapes.size()),
+        memory(s.memory_samples.size()),
+        serials(s.serials.size()),
+        blocks(s.identities.size()),
+        last_top_level(s.last_top_level) {}
+  void restore(CaptureState& s) const {
+    s.ops.resize(ops);
+    s.inputs.resize(inputs);
+    s.shapes.resize(shapes);
+    s.memory_samples.resize(memory);
+    if (s.identities.size() == blocks) s.serials.resize(serials);
+    s.last_top_level = last_top_level;
+  }
+  std::size_t ops, inputs, shapes, memory, serials, blocks;
+  std::int32_t last_top_level;
+};
+
+}  // namespace
+
+CaptureCost measure_capture_cost(CaptureState& s) {
+  CaptureCost cost;
+  if (tl_state != &s) return cost;
+  const bool was_paused = s.paused;
+  const RecordedSizes sizes(s);
+  try {
+    const at::NoGradGuard no_grad;
+    // Made unrecorded, like the update's inputs that existed before it.
+    s.paused = true;
+    const at::Tensor bias = at::zeros({4});
+    const at::Tensor x = at::zeros({2, 4});
+    const at::Tensor w = at::zeros({4, 4});
+    s.paused = false;
+    const std::size_t ops_before = s.ops.size();
+    const std::int64_t extra =
+        median_extra([&] { return time_small_ops(bias, x, w, kOpIterations); },
+                     [&] {
+                       const at::DisableRecordFunctionGuard off;
+                       return time_small_ops(bias, x, w, kOpIterations);
+                     });
+    // Records per batch as the recorder counted them (nested ops included).
+    const std::uint64_t records = (s.ops.size() - ops_before) / kCostBatches;
+    cost.per_op_ns = per_event(extra, records);
+    cost.calibration_records = s.ops.size() - ops_before;
+    if (s.memory) {
+      const at::DisableRecordFunctionGuard no_records;  // allocator reporter only
+      const std::int64_t memory_extra =
+          median_extra([&] { return time_allocations(kAllocsPerBatch); },
+                       [&] {
+                         // The reporter returns at once for a thread that is not the capture's
+                         // (MemoryReporter::reportMemoryUsage): what remains is LibTorch's own
+                         // check.
+                         tl_state = nullptr;
+                         const std::int64_t t = time_allocations(kAllocsPerBatch);
+                         tl_state = &s;
+                         return t;
+                       });
+      cost.per_memory_event_ns = per_event(memory_extra, 2 * kAllocsPerBatch);
+    }
+  } catch (...) {
+    tl_state = &s;
+    cost = CaptureCost{};  // not measured: the capture says so instead of guessing
+  }
+  s.paused = was_paused;
+  sizes.restore(s);
+  return cost;
 }
 
 struct Recorder::Hooks {

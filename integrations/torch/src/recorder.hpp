@@ -43,6 +43,11 @@ class Recorder {
 TensorKey identify(CaptureState& state, const at::Tensor& tensor);
 // Names the tensor's block (parameter name, recorded input) in every later id.
 void label_tensor(CaptureState& state, const at::Tensor& tensor, std::string_view label);
+// Times small real ops (addmm, relu, sum on tiny tensors) and allocations through this thread's
+// recorder against the same work with the hooks off, median over batches, then discards
+// everything they recorded. Call with the recorder installed, before the measured region, and
+// not while LibTorch's profiler is active (it would record them).
+CaptureCost measure_capture_cost(CaptureState& state);
 // Ends the automatic backward span if one is open.
 void end_auto_backward(CaptureState& state) noexcept;
 // The same for the capture with this serial, if it is the one recording on the calling thread.

@@ -43,6 +43,10 @@ std::vector<std::uint64_t> shape_of(const at::Tensor& t) {
 // docs/performance.md, "Session 6".
 enum class WarmUp { memory_only, ops, ops_and_backward };
 
+// Room in the meta line for the capture.* tags: about 270 bytes in a typical trace, under 400 with
+// 20-digit counts; too little would make finish() throw after writing the trace.
+constexpr std::size_t kOverheadTagRoom = 512;
+
 void warm_up(detail::CaptureState& s, WarmUp what) {
   if (what != WarmUp::memory_only) {
     const std::size_t serials = s.serials.size();
@@ -183,6 +187,8 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run, M
   run.tag("torch.version", TORCH_VERSION);
   run.tag("torch.intra_op_threads", std::to_string(at::get_num_threads()));
   run.tag("torch.op_duration", "exclusive");  // nested recorded ops are separate events
+  // The capture.* tags (libtorch.md §4.1) count what finish() wrote, so they are set then.
+  run.final_tag_room(kOverheadTagRoom);
   const std::string device = run.fields().device;
   if (options_.measurement_name.empty())
     options_.measurement_name = default_measurement_name(run.fields());
@@ -194,6 +200,8 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run, M
   s.run_device = device;
   recorder_ = std::make_unique<detail::Recorder>(s, !memory_problem);
   s.paused = true;  // nothing of the user's step runs before the measured region begins
+  // LibTorch's profiler, when active, would record the calibration's ops as the user's.
+  if (!slot_problem) s.cost = detail::measure_capture_cost(s);
 
   // Parameter and buffer checkpoints, as the update begins (envelope span: formatting them is
   // not part of the measured step).
@@ -310,6 +318,34 @@ void TorchCapture::write_gradient_facts() {
   }
 }
 
+// libtorch.md §4.1: the per-event cost measured at start times the events written, so that the
+// analysis can say how much of the measured time is the capture's own.
+void TorchCapture::write_overhead_tags() {
+  const detail::CaptureCost& c = state_->cost;
+  auto tag = [&](std::string_view key, std::uint64_t value) {
+    session_->set_final_tag(key, std::to_string(value));
+  };
+  tag("capture.ops_recorded", summary_.ops);
+  tag("capture.memory_events_recorded", summary_.memory_events);
+  if (c.per_op_ns == 0) {
+    session_->set_final_tag(
+        "capture.overhead_calibration",
+        "not measured: LibTorch's profiler was active, or the calibration failed");
+    return;
+  }
+  summary_.overhead_per_op_ns = c.per_op_ns;
+  summary_.overhead_per_memory_event_ns = c.per_memory_event_ns;
+  summary_.overhead_estimate_ns =
+      c.per_op_ns * summary_.ops + c.per_memory_event_ns * summary_.memory_events;
+  tag("capture.overhead_per_op_ns", c.per_op_ns);
+  if (summary_.memory_captured) tag("capture.overhead_per_memory_event_ns", c.per_memory_event_ns);
+  tag("capture.overhead_estimate_ns", summary_.overhead_estimate_ns);
+  session_->set_final_tag(
+      "capture.overhead_calibration",
+      std::to_string(c.calibration_records) +
+          " records of small ops timed at start, median of 9 batches (a lower bound)");
+}
+
 CaptureSummary TorchCapture::finish() {
   if (finished_) return summary_;
   finished_ = true;
@@ -350,6 +386,7 @@ CaptureSummary TorchCapture::finish() {
     summary_.live_bytes_at_end = w.live_bytes_at_end;
     summary_.peak_bytes = w.peak_bytes;
   });
+  attempt([&] { write_overhead_tags(); });
   summary_.pre_capture_frees = s.pre_capture_frees;
   summary_.pre_capture_free_bytes = s.pre_capture_free_bytes;
   attempt([&] { summary_.trace = session_->finish(); });

@@ -89,6 +89,12 @@ struct CaptureSummary {
   std::uint64_t non_finite_gradients = 0;
   std::uint64_t missing_gradients = 0;
   std::uint64_t measured_ns = 0;  // duration of the measured region
+  // The capture's own cost, measured as it started (0 when it could not be measured, e.g.
+  // while LibTorch's profiler is active), and what it adds up to over the recorded events
+  // (meta tags capture.*, libtorch.md §4.1).
+  std::uint64_t overhead_per_op_ns = 0;
+  std::uint64_t overhead_per_memory_event_ns = 0;
+  std::uint64_t overhead_estimate_ns = 0;
 };
 
 // The parameters and buffers of a model as named tensors: all a capture needs of the model.
@@ -142,7 +148,9 @@ class CaptureSpan {
 class TorchCapture {
  public:
   // Opens `trace` (meta tags torch.memory_capture, torch.version, torch.threads are added to
-  // `run`), checkpoints the parameters and buffers of `model`, warms up and starts recording.
+  // `run`), checkpoints the parameters and buffers of `model`, measures its own cost per op and
+  // per memory event (a few milliseconds of small ops; the capture.* tags written at finish,
+  // libtorch.md §4.1), warms up and starts recording.
   // The warm-up runs `zeros` and `add` on 4 elements (and, for a training run, a backward pass of
   // its own 4-element graph) unrecorded, so that the update's first ops do not pay for cold
   // caches; other RecordFunction observers of the process see those ops. It is skipped while
@@ -189,6 +197,7 @@ class TorchCapture {
 
  private:
   void write_gradient_facts();
+  void write_overhead_tags();
   std::unique_ptr<detail::CaptureState> state_;
   std::unique_ptr<TraceSession> session_;
   std::unique_ptr<detail::Recorder> recorder_;
