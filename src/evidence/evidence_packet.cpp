@@ -1,7 +1,9 @@
 #include "evidence/evidence_packet.hpp"
 
+#include <cmath>
 #include <cstdio>
 
+#include "evidence/gpu_findings.hpp"
 #include "trace/host_nesting.hpp"
 
 namespace candle_graph::evidence {
@@ -62,6 +64,10 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
     p.findings.push_back("top GPU kernel `" + k.name +
                          "`: " + fixed2(static_cast<double>(k.total_ns) / 1e6) + " ms total");
   }
+  // Added: what the trace's own device work says, each finding with its rule.
+  for (std::string& f : gpu_findings(
+           p.gpu_trace, doc, static_cast<std::uint64_t>(std::llround(g.summary.total_ms * 1e6))))
+    p.findings.push_back(std::move(f));
 
   // trace6.md §9.2 facts: the measured total, then the eight slowest spans' self times.
   p.facts.push_back(

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "device/busy_time.hpp"
 #include "device/kernel_table.hpp"
 #include "evidence/op_table.hpp"
 #include "evidence/report_digest.hpp"
@@ -73,6 +72,56 @@ std::string percent(double v) {
 
 }  // namespace
 
+namespace {
+
+std::uint64_t busy_of_all(const device::GpuAnalysis& a) {
+  std::uint64_t busy = 0;
+  for (const device::DeviceGpu& d : a.devices) busy += d.busy_ns;
+  return busy;
+}
+
+// One bullet per device: how busy it was and why it waited, what kept it busy, its launches.
+void device_lines(std::string& md, const device::DeviceGpu& d) {
+  std::uint64_t host = 0, kernel = 0, other = 0;
+  for (const device::StreamIdle& s : d.streams) {
+    host += s.host_wait_ns;
+    kernel += s.kernel_wait_ns;
+    other += s.other_wait_ns;
+  }
+  const std::uint64_t waits = host + kernel + other;
+  md += "- " + code(d.device) + ": window " + format_duration_ns(d.window_ns) + ", busy " +
+        format_duration_ns(d.busy_ns) + " (" + share_of(d.busy_ns, d.window_ns) + "), idle " +
+        format_duration_ns(d.idle_ns) + " (" + share_of(d.idle_ns, d.window_ns) + ")";
+  if (waits > 0)
+    md += "; the streams' idle time: host wait " + share_of(host, waits) + ", kernel wait " +
+          share_of(kernel, waits) + ", other " + share_of(other, waits);
+  md += "\n  - compute " + format_duration_ns(d.compute_ns) + ", communication " +
+        format_duration_ns(d.communication_ns) + ", memory " + format_duration_ns(d.memory_ns);
+  if (d.comm_compute_overlap)
+    md += "; " + format_share(*d.comm_compute_overlap) + " of the communication ran under compute";
+  if (d.sync_ns > 0) md += "; device-side waits (syncs) " + format_duration_ns(d.sync_ns);
+  const device::LaunchStats& l = d.launches;
+  md += "\n  - " + std::to_string(l.count) + " launches: delay from the end of the launch call " +
+        "p50 " + format_duration_ns(l.p50_delay_ns) + ", p95 " +
+        format_duration_ns(l.p95_delay_ns) + ", max " + format_duration_ns(l.max_delay_ns) + "; " +
+        std::to_string(l.short_kernels) + " short kernels (shorter than their launch), " +
+        std::to_string(l.runtime_outliers) + " slow launch calls, " +
+        std::to_string(l.delay_outliers) + " late starts\n";
+  for (const device::SyncStall& s : d.sync_stalls)
+    md += "  - the host blocked in " + code(s.call) + ": " + format_duration_ns(s.ns) + " in " +
+          std::to_string(s.count) + " calls\n";
+}
+
+void kernel_type_rows(std::string& md, const device::DeviceGpu& d) {
+  md += "\n| " + code(d.device) + " time by kernel type | Time | Share of busy |\n";
+  md += "| --- | ---: | ---: |\n";
+  for (const device::KernelTypeTime& t : d.kernel_types)
+    md += "| " + t.type + " | " + format_duration_ns(t.ns) + " | " + share_of(t.ns, d.busy_ns) +
+          " |\n";
+}
+
+}  // namespace
+
 void device_time_section(std::string& md, const EvidencePacket& p,
                          const DeviceSectionLimits& limits) {
   const TraceDocument& doc = *p.doc;
@@ -81,10 +130,10 @@ void device_time_section(std::string& md, const EvidencePacket& p,
   const std::vector<device::KernelRow> kernels = device::kernel_table(doc);
   std::uint64_t work_items = 0;
   for (const device::KernelRow& r : kernels) work_items += r.calls;
-  md += "\n## Device time\n\n";
+  md += "\n## GPU from the trace\n\n";
   md += "Device work the trace recorded in the measured region: " + std::to_string(work_items) +
         " kernels, memcpys and memsets, " + format_duration_ns(t.device_ns) +
-        " in all; the devices were busy " + format_duration_ns(device::busy_ns(doc)) +
+        " in all; the devices were busy " + format_duration_ns(busy_of_all(p.gpu_trace)) +
         " (the union over streams). Shares here are of device time, never of host time.";
   if (t.unattributed_ns > 0)
     md += " " + format_duration_ns(t.unattributed_ns) + " (" +
@@ -93,6 +142,10 @@ void device_time_section(std::string& md, const EvidencePacket& p,
     md += " Syncs (a stream or event waiting) took " + format_duration_ns(t.sync_ns) +
           " and are not counted as work.";
   md += "\n\n";
+  for (const device::DeviceGpu& d : p.gpu_trace.devices) device_lines(md, d);
+  for (const device::DeviceGpu& d : p.gpu_trace.devices)
+    if (!d.kernel_types.empty()) kernel_type_rows(md, d);
+  md += "\n";
   kernel_rows(md, kernels, t.device_ns, limits.kernels);
   launcher_rows(md, op_table(p.graph, t).rows, limits.ops);
 }

@@ -15,7 +15,9 @@ struct DeviceSectionLimits {
   std::size_t steps = 20;
 };
 
-// `## Device time` when the trace holds device work, else nothing.
+// `## GPU from the trace` when the trace holds device work, else nothing: per device busy and idle
+// time and why, kernel types, launches and host sync stalls, then the kernels and the ops that
+// launched them.
 void device_time_section(std::string& md, const EvidencePacket& p,
                          const DeviceSectionLimits& limits = {});
 

@@ -268,15 +268,16 @@ def test_mangled_kernel_names_are_demangled_for_display(tmp_path):
 
 
 def test_report_states_device_time_and_steps_as_the_queries_do(tmp_path):
-    # The report's Device time and Profiler steps sections, parsed back, against query's JSON.
+    # The report's GPU from the trace and Profiler steps sections, parsed back, against query's JSON.
     path = os.path.join(KINETO, "hta-tracediff-control-a100-nccl-6steps.json.gz")
     md = tmp_path / "report.md"
     r = subprocess.run([CG, "report", path, "--json", str(tmp_path / "e.json"), "--markdown",
                         str(md)], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
     text = md.read_text()
-    device = text.split("\n## Device time\n", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in device.splitlines() if line.startswith("| `")]
+    device = text.split("\n## GPU from the trace\n", 1)[1].split("\n## ", 1)[0]
+    kernel_table = device.split("| Kernel |", 1)[1]
+    rows = [line for line in kernel_table.splitlines() if line.startswith("| `")]
     top = query(path, "kernels", None)["items"][0]
     assert rows[0].split(" | ")[0] == "| `" + top["name"] + "`"
     assert rows[0].split(" | ")[3] == str(top["calls"])
