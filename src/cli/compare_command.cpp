@@ -95,6 +95,7 @@ int run_cohort_compare(const CompareArgs& a) {
   options.threshold_percent = a.threshold;
   options.bootstrap.resamples = a.resamples;
   options.bootstrap.seed = a.seed;
+  options.steps_as_runs = a.steps_as_runs;
   const compare::CohortComparison c = std::move(builder).compare(options);
   emit_json(a.output, {}, [&](output::JsonStream& w) { compare::write_cohort_comparison(w, c); });
   return a.require_eligible && !c.eligible ? kExitUntrusted : kExitOk;

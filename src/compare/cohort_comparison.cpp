@@ -59,8 +59,15 @@ std::string label(const CohortRun& r) {
 
 // One reason per condition that is not the same on every run, naming the first run (the
 // reference) and the first run that differs from it.
-void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out) {
+// Which identity conditions a set of runs must share. The steps of one profiler trace (compare
+// --steps-as-runs) differ in warmup by construction, and two traces of one job on two ranks
+// differ in file name and device: their steps share those within each side only.
+enum class Conditions { all, run_identity, workload };
+
+void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
+                      Conditions which = Conditions::all) {
   if (runs.empty()) return;
+  const bool identity = which != Conditions::workload, workload = which != Conditions::run_identity;
   const CohortRun& ref = *runs.front();
   auto field = [&](std::string_view name, auto get, auto show) {
     std::size_t differing = 0;
@@ -79,14 +86,17 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out) {
   };
   using C = RunConditions;
   auto str = [](const std::string& s) { return bounded(s); };
-  field(
-      "entrypoint", [](const C& c) { return c.entrypoint; },
-      [&](const C& c) { return str(c.entrypoint); });
+  if (identity) {
+    field(
+        "entrypoint", [](const C& c) { return c.entrypoint; },
+        [&](const C& c) { return str(c.entrypoint); });
+    field(
+        "device", [](const C& c) { return c.device; }, [&](const C& c) { return str(c.device); });
+  }
+  if (!workload) return;
   field(
       "phase", [](const C& c) { return c.phase; },
       [](const C& c) { return std::string(to_string(c.phase)); });
-  field(
-      "device", [](const C& c) { return c.device; }, [&](const C& c) { return str(c.device); });
   field(
       "timing mode", [](const C& c) { return c.timing_mode; },
       [](const C& c) { return std::string(to_string(c.timing_mode)); });
@@ -96,9 +106,10 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out) {
       [](const C& c) {
         return std::string(c.measured_region_device_synchronized ? "true" : "false");
       });
-  field(
-      "warmup", [](const C& c) { return c.warmup_steps; },
-      [](const C& c) { return std::to_string(c.warmup_steps); });
+  if (which == Conditions::all)
+    field(
+        "warmup", [](const C& c) { return c.warmup_steps; },
+        [](const C& c) { return std::to_string(c.warmup_steps); });
   field(
       "workload tags", [](const C& c) { return c.workload_tags; },
       [](const C& c) { return show_tags(c.workload_tags); });
@@ -223,7 +234,7 @@ void CohortBuilder::add_run(Side side, const TraceDocument& doc, std::string sou
       r.pair_id = std::string(t.value);
     else if (evidence::is_descriptive_tag(t.key))
       r.descriptive_tags.emplace_back(t.key, t.value);
-    else
+    else if (!evidence::is_provenance_tag(t.key))
       c.workload_tags.emplace_back(t.key, t.value);
   }
   r.measured_total_ns = evidence::measured_total(doc);
@@ -283,7 +294,16 @@ CohortComparison CohortBuilder::compare(const CohortOptions& options) && {
     if (!r->trusted)
       reasons.add(EligibilityCode::untrusted_input,
                   label(*r) + " is untrusted: " + r->untrusted_because);
-  check_conditions(all, reasons);
+  if (options.steps_as_runs) {
+    for (const auto* side : {&out.baseline, &out.candidate}) {
+      std::vector<const CohortRun*> runs;
+      for (const CohortRun& r : *side) runs.push_back(&r);
+      check_conditions(runs, reasons, Conditions::run_identity);
+    }
+    check_conditions(all, reasons, Conditions::workload);
+  } else {
+    check_conditions(all, reasons);
+  }
   out.reasons = reasons.take();
   out.eligible = out.reasons.empty();
 

@@ -89,6 +89,9 @@ struct CohortOptions {
   double threshold_percent = 0;  // >= 0
   std::size_t max_spans = 50;
   std::size_t max_gradients = 100;
+  // The runs are the profiler steps of one trace per side: entrypoint and device must agree
+  // within a side, warmup is the step number and is not compared.
+  bool steps_as_runs = false;
 };
 
 struct SpanDelta {

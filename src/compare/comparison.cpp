@@ -144,6 +144,10 @@ bool is_descriptive_tag(std::string_view key) {
   return std::find(std::begin(kDescriptive), std::end(kDescriptive), key) != std::end(kDescriptive);
 }
 
+bool is_provenance_tag(std::string_view key) {
+  return key.starts_with("convert.") || key.starts_with("source.") || key.starts_with("capture.");
+}
+
 }  // namespace evidence
 
 namespace {
@@ -182,9 +186,11 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
   }
   std::vector<Tag> bw, cw;
   for (const Tag& t : b.tags)
-    if (!evidence::is_descriptive_tag(t.key)) bw.push_back(t);
+    if (!evidence::is_descriptive_tag(t.key) && !evidence::is_provenance_tag(t.key))
+      bw.push_back(t);
   for (const Tag& t : c.tags)
-    if (!evidence::is_descriptive_tag(t.key)) cw.push_back(t);
+    if (!evidence::is_descriptive_tag(t.key) && !evidence::is_provenance_tag(t.key))
+      cw.push_back(t);
   if (bw != cw) {
     out.comparable = false;
     out.warnings.push_back("workload tags differ; batch/model/precision conditions must match");

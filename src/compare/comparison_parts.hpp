@@ -36,5 +36,8 @@ std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc);
 // trace6.md §9.4 descriptive tag keys (source_revision, source_commit, build_id): expected to
 // differ between code revisions, so they never make runs incomparable.
 bool is_descriptive_tag(std::string_view key);
+// Tags that say how a trace was read or captured (`convert.*`, `source.*`, `capture.*`: counts of
+// repairs, the source file, the capture's own cost), not what ran: never a workload condition.
+bool is_provenance_tag(std::string_view key);
 
 }  // namespace candle_graph::evidence

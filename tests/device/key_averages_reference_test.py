@@ -326,5 +326,49 @@ def test_lossy_sources_get_typed_health_codes_with_counts(tmp_path):
     assert {i["name"]: i["device_self_ns"] for i in ops["items"]}["aten::a"] == 40000
 
 
+def step_walls(events):
+    return [ns(e["dur"]) for e in events
+            if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")]
+
+
+def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
+    # Two 6-step traces of one job (A100 control, V100 test): every step is a run of its side, so
+    # one trace per side gives an answer with an interval. The means are the steps' own
+    # durations, read from the files here.
+    a = os.path.join(KINETO, "hta-tracediff-control-a100-nccl-6steps.json.gz")
+    b = os.path.join(KINETO, "hta-tracediff-test-v100-nccl-6steps.json.gz")
+    out = tmp_path / "c.json"
+    r = subprocess.run([CG, "compare", a, b, "--steps-as-runs", "-o", str(out)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    c = json.loads(out.read_text())
+    assert c["schema"] == "candle-graph/comparison/2"
+    assert c["eligibility"]["eligible"], c["eligibility"]
+    wa, wb = step_walls(load_events(a)), step_walls(load_events(b))
+    assert len(c["baseline_runs"]) == len(wa) == 6 and len(c["candidate_runs"]) == len(wb) == 6
+    mt = c["measured_total"]
+    assert mt["baseline_mean_ns"] == pytest.approx(sum(wa) / len(wa), rel=1e-12)
+    assert mt["candidate_mean_ns"] == pytest.approx(sum(wb) / len(wb), rel=1e-12)
+    low, high = mt["interval_ns"]["low"], mt["interval_ns"]["high"]
+    assert low <= mt["delta_ns"] <= high
+    # Every V100 step is slower than every A100 step: the verdict cannot be anything else.
+    assert min(wb) > max(wa) and c["verdict"] == "slower"
+
+
+def test_step_all_measures_every_event(tmp_path):
+    # --step all: every host event of the file, in one region (the reference of the tables above
+    # with no region).
+    path = os.path.join(KINETO, "hta-minitoy-train-mi250-rocm6.2.json")
+    events = load_events(path)
+    hosts = host_events(events, None)
+    nest(hosts)
+    device_ns, unattributed = attach_device_work(events, hosts, None)
+    expected = key_averages(hosts)
+    result = query(path, "ops", "all")
+    got = {i["name"]: {k: v for k, v in i.items() if k != "name"} for i in result["items"]}
+    assert got == dict(expected)
+    assert result["device_ns"] == device_ns and result["unattributed_device_ns"] == unattributed
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
