@@ -1,16 +1,24 @@
 // node viewer/screenshot.mjs VIEWER.html OUT.png [--width W --height H --theme light|dark]
-// One PNG of a viewer file's Evidence and Timeline views, one above the other, taken by headless
+//                            [--views evidence,timeline]
+// One PNG of a viewer file's views (by default Evidence and Timeline), one above the other, taken by headless
 // Debian chromium through playwright-core with the flags the browser tests use (harness.mjs).
 // `./run demo` writes out/demo/viewer.png with it.
 import { existsSync, renameSync } from 'node:fs';
 import { openViewer, withBrowser } from './tests/harness.mjs';
 
 function parse(argv) {
-  const opts = { width: 1400, height: 900, theme: 'light', files: [] };
+  const opts = {
+    width: 1400,
+    height: 900,
+    theme: 'light',
+    views: ['evidence', 'timeline'],
+    files: [],
+  };
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === '--width') opts.width = Number(argv[++i]);
     else if (argv[i] === '--height') opts.height = Number(argv[++i]);
     else if (argv[i] === '--theme') opts.theme = argv[++i];
+    else if (argv[i] === '--views') opts.views = String(argv[++i]).split(',');
     else opts.files.push(argv[i]);
   }
   if (
@@ -20,7 +28,7 @@ function parse(argv) {
     !(opts.width > 0 && opts.height > 0)
   ) {
     console.error(
-      'usage: node viewer/screenshot.mjs VIEWER.html OUT.png [--width W] [--height H] [--theme light|dark]',
+      'usage: node viewer/screenshot.mjs VIEWER.html OUT.png [--width W] [--height H] [--theme light|dark] [--views a,b]',
     );
     process.exit(2);
   }
@@ -40,7 +48,7 @@ await withBrowser(async (context) => {
       () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
     );
   const shots = [];
-  for (const view of ['evidence', 'timeline']) {
+  for (const view of opts.views) {
     await page.click(`#view-tab-${view}`);
     await page.waitForSelector(`#view-panel-${view}:not([hidden])`);
     await settle();
@@ -48,7 +56,7 @@ await withBrowser(async (context) => {
   }
   // Both shots on one page, stacked, captured as one image (no image library needed).
   const sheet = await context.newPage();
-  await sheet.setViewportSize({ width: opts.width, height: opts.height * 2 });
+  await sheet.setViewportSize({ width: opts.width, height: opts.height * shots.length });
   await sheet.setContent(
     `<body style="margin:0">${shots.map((s) => `<img style="display:block" src="data:image/png;base64,${s}">`).join('')}</body>`,
   );

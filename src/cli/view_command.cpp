@@ -49,8 +49,9 @@ Runner register_view(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "view",
       "Write one self-contained HTML viewer (candle-graph/viewer/4) of a trusted trace: Evidence,\n"
-      "Trace graph, Timeline, Span costs, Memory and GPU views. Opens from disk, makes no network\n"
-      "request. Example: candle-graph view trace.jsonl -o viewer.html");
+      "Trace graph, Timeline, Operators (per op name), Kernels (when the trace has device work),\n"
+      "Span costs, Memory and GPU views. Opens from disk, makes no network request.\n"
+      "Example: candle-graph view trace.jsonl -o viewer.html");
   auto* trace = cmd->add_option("TRACE", opts->trace, kTraceInputHelp)->check(CLI::ExistingPath);
   cmd->add_option("-o,--output", opts->output, "HTML file to write")->required();
   cmd->add_option("--baseline", opts->baseline, "baseline trace (or bundle) for the comparison")

@@ -96,6 +96,33 @@ NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits)
   return sel;
 }
 
+std::vector<std::uint32_t> select_op_rows(const evidence::OpTable& table, std::size_t limit) {
+  const auto& rows = table.rows;
+  std::vector<std::uint32_t> ids(rows.size());
+  std::iota(ids.begin(), ids.end(), 0u);
+  if (rows.size() <= limit) return ids;
+  std::vector<bool> kept(rows.size(), false);
+  const std::size_t by_device = (limit + 1) / 2;
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(by_device), ids.end(),
+                    [&](std::uint32_t a, std::uint32_t b) {
+                      const auto da = rows[a].device_self_ns, db = rows[b].device_self_ns;
+                      return da != db ? da > db : a < b;
+                    });
+  for (std::size_t i = 0; i < by_device; ++i) kept[ids[i]] = true;
+  // The rows are in host-self order already: fill up to the limit from the top.
+  std::size_t count = by_device;
+  for (std::size_t i = 0; i < rows.size() && count < limit; ++i)
+    if (!kept[i]) {
+      kept[i] = true;
+      ++count;
+    }
+  std::vector<std::uint32_t> out;
+  out.reserve(limit);
+  for (std::uint32_t i = 0; i < rows.size(); ++i)
+    if (kept[i]) out.push_back(i);
+  return out;
+}
+
 std::vector<std::uint32_t> select_memory_points(const MemoryProfile& memory,
                                                 const PayloadLimits& limits) {
   const auto& tl = memory.timeline;

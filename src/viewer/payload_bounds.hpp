@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "candle_graph/analysis.hpp"
+#include "evidence/op_table.hpp"
 
 namespace candle_graph::viewer {
 
@@ -16,6 +17,9 @@ struct PayloadLimits {
   std::size_t top_ops = 2'000;             // slowest and heaviest ops kept beyond it
   std::size_t memory_buckets = 2'000;      // per device; min and max live bytes per bucket
   std::size_t peak_breakdown_rows = 1'000;
+  // Rows of the Operators and Kernels tables each. Real traces have tens to hundreds of op names
+  // and kernel names, but templated kernel names can be kilobytes long, so the count is capped.
+  std::size_t table_rows = 2'000;
 };
 
 struct NodeSelection {
@@ -35,6 +39,12 @@ struct NodeSelection {
 // All nodes when there are few; else the slowest and heaviest spans and ops with all their
 // ancestors plus the top three levels. n·log n.
 NodeSelection select_nodes(const ExecutionGraph& graph, const PayloadLimits& limits);
+
+// Indices into `table.rows` to keep, ascending (so in the table's host-self order): all when there
+// are at most `limit`; else the heaviest by device self time (half of the limit, rounded up) and
+// the rest by host self time, so that sorting the viewer's table by either kind of time still
+// shows the rows that matter most. n·log n.
+std::vector<std::uint32_t> select_op_rows(const evidence::OpTable& table, std::size_t limit);
 
 // Indices into `timeline` to keep: all when small; else per device and time bucket the points of
 // minimum and maximum live bytes, plus the first, last and the device peak. Sorted, unique.

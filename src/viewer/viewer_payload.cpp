@@ -1,9 +1,12 @@
 #include "viewer/viewer_payload.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
+#include "device/kernel_table.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/op_table.hpp"
 #include "memory/memory_json.hpp"
 #include "output/json_stream.hpp"
 
@@ -204,6 +207,59 @@ void write_spans_list(output::JsonStream& w, const ExecutionGraph& g,
   w.end_array();
 }
 
+// Added: the Operators view, PyTorch's key_averages() table (op_table.hpp), bounded to the rows of
+// select_op_rows. The sums are over the whole table, not the kept rows, so the shares the viewer
+// shows are of all host self time and of all device time, never of what survived the bound.
+void write_operators(output::JsonStream& w, const evidence::OpTable& t,
+                     const std::vector<std::uint32_t>& kept) {
+  std::uint64_t host_self = 0;
+  for (const evidence::OpRow& r : t.rows)
+    host_self = host_self + r.host_self_ns < host_self ? UINT64_MAX : host_self + r.host_self_ns;
+  w.begin_object();
+  w.key("device_ns").u64(t.device_ns);
+  w.key("host_self_ns").u64(host_self);
+  w.key("items").begin_array();
+  for (std::uint32_t i : kept) {
+    const evidence::OpRow& r = t.rows[i];
+    w.begin_object();
+    w.key("calls").u64(r.calls);
+    w.key("device_self_ns").u64(r.device_self_ns);
+    w.key("device_total_ns").u64(r.device_total_ns);
+    w.key("host_self_ns").u64(r.host_self_ns);
+    w.key("host_total_ns").u64(r.host_total_ns);
+    w.key("name").string(r.name);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unattributed_device_ns").u64(t.unattributed_device_ns);
+  w.end_object();
+}
+
+// Added: the Kernels view, device work per name and device (kernel_table.hpp), the first `limit`
+// rows by total time. `device_ns` is all device work (syncs excluded, as in the table), the
+// denominator of every row's share.
+void write_kernels(output::JsonStream& w, const std::vector<device::KernelRow>& rows,
+                   std::uint64_t device_ns, std::size_t limit) {
+  w.begin_object();
+  w.key("device_ns").u64(device_ns);
+  w.key("items").begin_array();
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const device::KernelRow& r = rows[i];
+    w.begin_object();
+    w.key("calls").u64(r.calls);
+    w.key("device").string(r.device);
+    w.key("kind").string(to_string(r.kind));
+    w.key("max_ns").u64(r.max_ns);
+    w.key("min_ns").u64(r.min_ns);
+    w.key("name").string(r.name);
+    w.key("raw_name").string(r.raw_name);
+    w.key("total_ns").u64(r.total_ns);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
 }  // namespace
 
 std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limits) {
@@ -239,6 +295,10 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
     return g.nodes[a].total_time_ns > g.nodes[b].total_time_ns;
   });
 
+  const evidence::OpTable op_rows = evidence::op_table(g, p.device);
+  const std::vector<std::uint32_t> op_rows_kept = select_op_rows(op_rows, limits.table_rows);
+  const std::vector<device::KernelRow> kernel_rows = device::kernel_table(doc);
+
   output::JsonStream w({}, output::JsonStyle::compact);
   w.begin_object();
   w.key("default_view").string("evidence");
@@ -252,10 +312,12 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.key("payload_limits").begin_object();
   w.key("gradients_attention").u64(attention);
   w.key("gradients_total").u64(doc.gradients().size());
+  w.key("kernel_rows_total").u64(kernel_rows.size());
   w.key("memory_points_dropped").u64(mem.timeline.size() - timeline.size());
   w.key("memory_points_total").u64(mem.timeline.size());
   w.key("nodes_kept").u64(sel.kept_count);
   w.key("nodes_total").u64(g.nodes.size());
+  w.key("operator_rows_total").u64(op_rows.rows.size());
   w.key("ops_folded").u64(sel.dropped_ops);
   w.key("peak_breakdown_total").u64(mem.peak_breakdown.size());
   w.key("spans_folded").u64(sel.dropped_spans);
@@ -324,6 +386,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.end_array();
   w.end_object();  // evidence
   import::nsight::write_nsight_json(w.key("gpu"), p.gpu, KeyOrder::sorted);
+  write_kernels(w.key("kernels"), kernel_rows, op_rows.device_ns, limits.table_rows);
   w.key("memory").begin_object();
   w.key("by_device").raw_value(sorted_json([&](auto& s) {
     memory::write_by_device(s, mem.by_device, KeyOrder::sorted);
@@ -334,6 +397,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
     memory::write_timeline(s, timeline, KeyOrder::sorted);
   }));
   w.end_object();
+  write_operators(w.key("operators"), op_rows, op_rows_kept);
   w.key("span_costs").begin_object().key("items").begin_array();
   for (std::uint32_t i : by_total) write_span_cost(w, c, i);
   w.end_array().end_object();

@@ -16,6 +16,7 @@ using viewer::NodeSelection;
 using viewer::PayloadLimits;
 using viewer::select_memory_points;
 using viewer::select_nodes;
+using viewer::select_op_rows;
 
 namespace {
 
@@ -389,4 +390,50 @@ TEST(SelectMemoryPoints, SyntheticTraceKeepsTheGlobalPeak) {
             m.timeline[i].timestamp_ns == m.summary.peak_timestamp_ns;
   EXPECT_TRUE(peak);
   EXPECT_GT(m.summary.peak_bytes, 0u);
+}
+
+namespace {
+
+// An op table with `n` rows in host-self order (descending) and device self times that are not
+// in that order (a fixed pseudo-random permutation), as the op table gives them.
+evidence::OpTable op_table_of(std::size_t n) {
+  evidence::OpTable t;
+  for (std::size_t i = 0; i < n; ++i) {
+    evidence::OpRow r;
+    r.host_self_ns = 1000 * (n - i);
+    r.device_self_ns = (i * 7919) % 101;  // ties on purpose: 101 distinct values
+    t.rows.push_back(r);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST(SelectOpRows, AtOrBelowTheLimitEveryRowIsKept) {
+  const evidence::OpTable t = op_table_of(50);
+  std::vector<std::uint32_t> all(50);
+  for (std::uint32_t i = 0; i < 50; ++i) all[i] = i;
+  EXPECT_EQ(select_op_rows(t, 50), all);
+  EXPECT_EQ(select_op_rows(t, 2000), all);
+}
+
+TEST(SelectOpRows, AboveTheLimitKeepsTheHeaviestByDeviceAndByHostSelfTime) {
+  const evidence::OpTable t = op_table_of(500);
+  for (std::size_t limit : {1u, 2u, 7u, 100u, 499u}) {
+    const std::vector<std::uint32_t> kept = select_op_rows(t, limit);
+    ASSERT_EQ(kept.size(), limit);
+    EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end()));
+    EXPECT_EQ(std::set<std::uint32_t>(kept.begin(), kept.end()).size(), limit);
+    const std::set<std::uint32_t> in(kept.begin(), kept.end());
+    // Oracle for the device half: a dropped row has at least ⌈limit/2⌉ kept rows with at least
+    // its device self time (else it would rank among the first ⌈limit/2⌉ by device).
+    for (std::uint32_t d = 0; d < t.rows.size(); ++d) {
+      if (in.count(d)) continue;
+      std::size_t heavier = 0;
+      for (std::uint32_t k : kept) heavier += t.rows[k].device_self_ns >= t.rows[d].device_self_ns;
+      EXPECT_GE(heavier, (limit + 1) / 2) << "row " << d << " limit " << limit;
+    }
+    // The host half: the first ⌊limit/2⌋ rows by host self time are kept whatever the device.
+    for (std::uint32_t i = 0; i < limit / 2; ++i) EXPECT_TRUE(in.count(i)) << i;
+  }
 }

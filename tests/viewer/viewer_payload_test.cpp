@@ -72,7 +72,9 @@ TEST(ViewerPayload, SchemaSortedKeysAndCompactText) {
   for (auto it = j["views"].begin(); it != j["views"].end(); ++it) views.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"default_view", "gradients", "payload_limits", "schema",
                                             "span_tree", "summary", "views"}));
-  EXPECT_EQ(views, (std::vector<std::string>{"evidence", "gpu", "memory", "span_costs", "trace"}));
+  // Added: kernels and operators (the Operators and Kernels views), present even when empty.
+  EXPECT_EQ(views, (std::vector<std::string>{"evidence", "gpu", "kernels", "memory", "operators",
+                                             "span_costs", "trace"}));
 }
 
 TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
@@ -81,9 +83,11 @@ TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
   // (t = 8 ms): h (alloc 5.5 ms, freed 9 ms) and g_w (alloc 8 ms) → 2 breakdown rows.
   const Packet p(cg_viewer_test::read_fixture("spec_example.jsonl"));
   const Json j = Json::parse(viewer::project(p.packet));
+  // Two op names (matmul, sgd_update), no device work.
   const Json expected = Json::parse(R"({"gradients_attention":0,"gradients_total":1,
-      "memory_points_dropped":0,"memory_points_total":4,"nodes_kept":7,"nodes_total":7,
-      "ops_folded":0,"peak_breakdown_total":2,"spans_folded":0,"tensors_total":1})");
+      "kernel_rows_total":0,"memory_points_dropped":0,"memory_points_total":4,"nodes_kept":7,
+      "nodes_total":7,"operator_rows_total":2,"ops_folded":0,"peak_breakdown_total":2,
+      "spans_folded":0,"tensors_total":1})");
   EXPECT_EQ(j["payload_limits"], expected);
   EXPECT_EQ(j["views"]["trace"]["nodes"].size(), 7u);
   EXPECT_EQ(j["views"]["span_costs"]["items"].size(), 7u);
@@ -194,4 +198,80 @@ TEST(ViewerPayload, HostileNamesSurviveThePageUnchanged) {
   for (const Json& n : back["views"]["trace"]["nodes"])
     found |= n["label"] == "mat</script><!--mul\xE2\x80\xA8x";
   EXPECT_TRUE(found);
+}
+
+// tests/fixtures/device_work.jsonl, worked out by hand (trace6.md §4.5.1): on thread 1,
+// aten::linear [1, 5) ms encloses aten::mm [1.5, 3.5) ms, which encloses the runtime call
+// cudaLaunchKernel [2, 2.1) ms with correlation 7; kernel _Z4gemmv (correlation 7) runs 1 ms on
+// cuda:0; a 0.5 ms memcpy has correlation 99, which no runtime call has. So: linear self 2 ms,
+// total 4 ms, device self 0, device total 1 ms; mm self 1.9 ms, total 2 ms, device 1 ms both;
+// the launch 0.1 ms and no device time; 1.5 ms of device work, 0.5 ms of it unattributed.
+TEST(ViewerPayload, OperatorsAndKernelsAreTheTablesOfTheTrace) {
+  const Packet p(cg_viewer_test::read_fixture("device_work.jsonl"));
+  const Json j = Json::parse(viewer::project(p.packet));
+  expect_sorted_keys(j, "");
+  const Json ops = Json::parse(R"({"device_ns":1500000,"host_self_ns":4000000,"items":[
+      {"calls":1,"device_self_ns":0,"device_total_ns":1000000,"host_self_ns":2000000,
+       "host_total_ns":4000000,"name":"aten::linear"},
+      {"calls":1,"device_self_ns":1000000,"device_total_ns":1000000,"host_self_ns":1900000,
+       "host_total_ns":2000000,"name":"aten::mm"},
+      {"calls":1,"device_self_ns":0,"device_total_ns":0,"host_self_ns":100000,
+       "host_total_ns":100000,"name":"cudaLaunchKernel"}],"unattributed_device_ns":500000})");
+  EXPECT_EQ(j["views"]["operators"], ops);
+  // Demangled by c++filt: `echo _Z4gemmv | c++filt` prints gemm().
+  // R"J(: the name gemm() holds the default raw-string terminator.
+  const Json kernels = Json::parse(R"J({"device_ns":1500000,"items":[
+      {"calls":1,"device":"cuda:0","kind":"kernel","max_ns":1000000,"min_ns":1000000,
+       "name":"gemm()","raw_name":"_Z4gemmv","total_ns":1000000},
+      {"calls":1,"device":"cuda:0","kind":"memcpy","max_ns":500000,"min_ns":500000,
+       "name":"Memcpy HtoD (Pageable -> Device)","raw_name":"Memcpy HtoD (Pageable -> Device)",
+       "total_ns":500000}]})J");
+  EXPECT_EQ(j["views"]["kernels"], kernels);
+  EXPECT_EQ(j["payload_limits"]["operator_rows_total"], 3);
+  EXPECT_EQ(j["payload_limits"]["kernel_rows_total"], 2);
+}
+
+TEST(ViewerPayload, TablesAreBoundedAndKeepTheirTotals) {
+  const Packet p(cg_viewer_test::read_fixture("device_work.jsonl"));
+  viewer::PayloadLimits limits;
+  limits.table_rows = 1;
+  const Json j = Json::parse(viewer::project(p.packet, limits));
+  // One row: the device half of the bound (rounded up) goes first, so aten::mm, the only op with
+  // device self time, is kept over aten::linear, the first by host self time.
+  ASSERT_EQ(j["views"]["operators"]["items"].size(), 1u);
+  EXPECT_EQ(j["views"]["operators"]["items"][0]["name"], "aten::mm");
+  ASSERT_EQ(j["views"]["kernels"]["items"].size(), 1u);
+  EXPECT_EQ(j["views"]["kernels"]["items"][0]["raw_name"], "_Z4gemmv");
+  // The totals and the sums stay those of the whole trace.
+  EXPECT_EQ(j["payload_limits"]["operator_rows_total"], 3);
+  EXPECT_EQ(j["payload_limits"]["kernel_rows_total"], 2);
+  EXPECT_EQ(j["views"]["operators"]["host_self_ns"], 4000000);
+  EXPECT_EQ(j["views"]["operators"]["device_ns"], 1500000);
+  EXPECT_EQ(j["views"]["kernels"]["device_ns"], 1500000);
+
+  limits.table_rows = 2;  // one by device (mm), one by host self (linear), in host-self order
+  const Json two = Json::parse(viewer::project(p.packet, limits));
+  ASSERT_EQ(two["views"]["operators"]["items"].size(), 2u);
+  EXPECT_EQ(two["views"]["operators"]["items"][0]["name"], "aten::linear");
+  EXPECT_EQ(two["views"]["operators"]["items"][1]["name"], "aten::mm");
+}
+
+TEST(ViewerPayload, HostileOpAndKernelNamesSurviveUnchanged) {
+  std::string text = cg_viewer_test::read_fixture("device_work.jsonl");
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{R"("op_name":"aten::mm")",
+                                            R"("op_name":"<img src=x onerror=alert(1)>")"},
+        {R"("op_name":"_Z4gemmv")", R"("op_name":"</script><b>k")"}}) {
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+  }
+  const Packet p(text);
+  const std::string payload = viewer::project(p.packet);
+  const std::string page =
+      viewer::render_evidence_html(payload, cg_viewer_test::hand_made_assets());
+  EXPECT_EQ(cg_viewer_test::count_ci(page, "</script"), 2u);
+  const Json back =
+      Json::parse(cg_viewer_test::between(page, "type=\"application/json\">", "</script>"));
+  EXPECT_EQ(back["views"]["operators"]["items"][1]["name"], "<img src=x onerror=alert(1)>");
+  EXPECT_EQ(back["views"]["kernels"]["items"][0]["name"], "</script><b>k");
 }

@@ -43,3 +43,35 @@ export function formatShape(shape) {
 export function formatPercent(p) {
   return p === null || p === undefined ? 'n/a' : `${p >= 0 ? '+' : ''}${p.toFixed(2)}%`;
 }
+
+const DURATION_UNITS = [
+  [1e9, 's'],
+  [1e6, 'ms'],
+  [1e3, 'µs'],
+  [1, 'ns'],
+];
+/**
+ * A duration in nanoseconds with three significant digits and its own unit ("812 µs", "1.23 s"),
+ * for table columns that must stay narrow; the exact value goes into the cell's tooltip.
+ */
+export function formatDuration(ns) {
+  if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
+  const abs = Math.abs(ns);
+  let i = DURATION_UNITS.findIndex(([scale]) => abs >= scale);
+  if (i < 0) i = DURATION_UNITS.length - 1; // 0 ns
+  // 999.7 µs rounds to three digits as "1000 µs": it reads "1.00 ms" instead.
+  if (i > 0 && abs / DURATION_UNITS[i][0] >= 999.5) i--;
+  const [scale, unit] = DURATION_UNITS[i];
+  const v = ns / scale;
+  // Digits chosen on the rounded value, so 99.99 µs reads "100 µs", not "100.0 µs".
+  const digits = unit === 'ns' || Math.abs(v) >= 99.95 ? 0 : Math.abs(v) >= 9.995 ? 1 : 2;
+  return `${v.toFixed(digits)} ${unit}`;
+}
+
+/** part ÷ whole as a share ("12.3%", "<0.1%"), or "–" when there is no whole to share. */
+export function formatShare(part, whole) {
+  if (!whole || part === null || part === undefined) return '–';
+  const p = (100 * part) / whole;
+  if (p > 0 && p < 0.1) return '<0.1%';
+  return `${p.toFixed(1)}%`;
+}

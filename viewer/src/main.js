@@ -11,13 +11,18 @@ import { renderTimeline } from './views/timeline.js';
 import { renderSpanCosts } from './views/span_costs.js';
 import { renderMemory } from './views/memory.js';
 import { renderGpu } from './views/gpu.js';
+import { hasKernels, hasOperators, renderKernels, renderOperators } from './views/tables.js';
 import { createInspector } from './inspector.js';
 import { buildIndex } from './model.js';
 
-const VIEWS = [
+// `when`: views that only make sense for some traces. Operators needs host ops, Kernels device
+// work: a trace without any gets no tab rather than an empty table (docs/compatibility.md).
+const ALL_VIEWS = [
   { id: 'evidence', label: 'Evidence' },
   { id: 'trace', label: 'Trace' },
   { id: 'timeline', label: 'Timeline' },
+  { id: 'operators', label: 'Operators', when: hasOperators },
+  { id: 'kernels', label: 'Kernels', when: hasKernels },
   { id: 'span_costs', label: 'Span costs' },
   { id: 'memory', label: 'Memory' },
   { id: 'gpu', label: 'GPU' },
@@ -77,6 +82,7 @@ function main() {
     return;
   }
   setupTheme();
+  const VIEWS = ALL_VIEWS.filter((v) => !v.when || v.when(payload));
   const index = buildIndex(payload);
   performance.measure('cg:index', 'cg:start');
   const inspector = createInspector(payload, index);
@@ -88,6 +94,8 @@ function main() {
     span_costs: (panel) => renderSpanCosts(panel, payload, index, inspector),
     memory: (panel) => renderMemory(panel, payload),
     gpu: (panel) => renderGpu(panel, payload),
+    operators: (panel) => renderOperators(panel, payload),
+    kernels: (panel) => renderKernels(panel, payload),
   };
   const rendered = new Set();
 

@@ -43,6 +43,20 @@ function xssPayload() {
   p.views.evidence.provenance.tags = { [EVIL[0]]: EVIL[1] };
   p.views.memory.peak_breakdown[0].tensor_id = EVIL[1];
   p.views.gpu.reason = EVIL[0];
+  p.views.operators.items[0].name = EVIL[1];
+  p.views.operators.items[1].name = EVIL[0];
+  // A device row, so the Kernels view (absent for this trace) is shown with hostile names too.
+  p.views.kernels.items.push({
+    calls: 1,
+    device: EVIL[2],
+    kind: 'kernel',
+    max_ns: 1,
+    min_ns: 1,
+    name: EVIL[1],
+    raw_name: EVIL[0],
+    total_ns: 1,
+  });
+  p.views.kernels.device_ns = 1;
   p.summary.entrypoint = EVIL[1];
   return p;
 }
@@ -82,7 +96,7 @@ await run.check(
   },
 );
 
-const VIEWS = ['evidence', 'trace', 'timeline', 'span_costs', 'memory', 'gpu'];
+const VIEWS = ['evidence', 'trace', 'timeline', 'operators', 'span_costs', 'memory', 'gpu'];
 
 await withBrowser(async (context) => {
   const { page, log } = await openViewer(context, specHtml);
@@ -145,6 +159,36 @@ await withBrowser(async (context) => {
     );
     await page.screenshot({ path: join(args.out, 'view-evidence.png'), fullPage: true });
   });
+
+  await run.check(
+    'navigation: Operators for a trace with ops, no Kernels without device work',
+    async () => {
+      // tests/fixtures/spec_example.jsonl has two CPU ops and no kernel, memcpy or memset.
+      const tabs = await page.locator('#view-tabs [role="tab"]').allInnerTexts();
+      assert(
+        JSON.stringify(tabs) ===
+          JSON.stringify([
+            'Evidence',
+            'Trace',
+            'Timeline',
+            'Operators',
+            'Span costs',
+            'Memory',
+            'GPU',
+          ]),
+        `tabs ${JSON.stringify(tabs)}`,
+      );
+      await show('operators');
+      const rows = await page
+        .locator('#operators-table tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => tr.cells[0].textContent));
+      assert(JSON.stringify(rows) === '["matmul","sgd_update"]', `rows ${JSON.stringify(rows)}`);
+      assert(
+        (await page.innerText('#operators-totals')).includes('No device work'),
+        'no device work stated',
+      );
+    },
+  );
 
   await run.check('Trace: graph nodes, span tree, inspector labels, heat mode', async () => {
     await show('trace');
@@ -426,6 +470,18 @@ await withBrowser(async (context) => {
     );
     assert(names.includes('line\u2028separator\u2029para'), 'U+2028/2029 survive the embedding');
     assert(names.includes('rtl \u202Egnp.exe\u202C end'), 'RTL override kept as text');
+    for (const id of ['operators', 'kernels']) {
+      await xss.click(`#view-tab-${id}`);
+      await xss.waitForSelector(`#${id}-table tbody tr`);
+      const text = await xss.locator(`#view-panel-${id}`).innerText();
+      assert(text.includes(EVIL[1]), `${id}: img shown as text`);
+    }
+    assert(
+      (await xss.getAttribute('#kernels-table tbody td', 'title')).includes(EVIL[0]),
+      'raw name in the tooltip, as text',
+    );
+    assert((await xss.locator('img').count()) === 0, 'no <img> from the tables');
+    assert((await xss.evaluate(() => window.__cg_xss)) === undefined, 'no script from the tables');
     await xss.click('#view-tab-span_costs');
     assert(
       (await xss.locator('#view-panel-span_costs').innerText()).includes('"quoted" & \'single\''),
