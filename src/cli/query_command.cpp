@@ -66,11 +66,15 @@ Runner register_query(CLI::App& app) {
     const bool edges = kind == evidence::QueryKind::spans;  // only `spans` shows edges
     evidence::EvidencePacket packet = build_evidence(
         doc, nullptr, nsight_dir_for(args->trace, std::nullopt), GraphOptions{.edges = edges});
-    if (kind == evidence::QueryKind::gpu) {
-      auto ns = [](double us) { return static_cast<std::uint64_t>(std::llround(us * 1000.0)); };
-      packet.gpu_trace = device::analyze_gpu(
-          doc, {ns(args->kernel_wait_us), ns(args->runtime_cutoff_us), ns(args->delay_cutoff_us)});
-    }
+    auto ns = [](double us) { return static_cast<std::uint64_t>(std::llround(us * 1000.0)); };
+    const device::GpuOptions gpu{ns(args->kernel_wait_us), ns(args->runtime_cutoff_us),
+                                 ns(args->delay_cutoff_us)};
+    const device::GpuOptions defaults;
+    // The packet holds the analysis with the default thresholds: redo it only for others.
+    if (kind == evidence::QueryKind::gpu && (gpu.kernel_wait_ns != defaults.kernel_wait_ns ||
+                                             gpu.runtime_cutoff_ns != defaults.runtime_cutoff_ns ||
+                                             gpu.delay_cutoff_ns != defaults.delay_cutoff_ns))
+      packet.gpu_trace = device::analyze_gpu(doc, gpu);
     emit_json(args->output, {args->trace}, [&](output::JsonStream& w) {
       evidence::write_query_document(w, packet, kind, args->limit);
     });
