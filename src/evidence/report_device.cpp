@@ -120,6 +120,23 @@ void kernel_type_rows(std::string& md, const device::DeviceGpu& d) {
           " |\n";
 }
 
+// Where the host waited for the device: synchronizing calls by span, against the measured total.
+void sync_stall_rows(std::string& md, const EvidencePacket& p, std::size_t limit) {
+  const auto& stalls = p.gpu_trace.span_sync_stalls;
+  if (stalls.empty()) return;
+  const auto total = static_cast<std::uint64_t>(std::llround(p.graph.summary.total_ms * 1e6));
+  md += "\nThe host blocked in synchronizing calls, by span (" +
+        format_duration_ns(p.gpu_trace.host_sync_ns) + " in all):\n\n";
+  md += "| Span | Call | Calls | Time | Share of the measured total |\n";
+  md += "| --- | --- | ---: | ---: | ---: |\n";
+  for (std::size_t i = 0; i < stalls.size() && i < limit; ++i) {
+    const device::SpanSyncStall& s = stalls[i];
+    md += "| " + code(p.doc->spans()[s.span].name) + " | " + code(s.call) + " | " +
+          std::to_string(s.count) + " | " + format_duration_ns(s.ns) + " | " +
+          share_of(s.ns, total) + " |\n";
+  }
+}
+
 }  // namespace
 
 void device_time_section(std::string& md, const EvidencePacket& p,
@@ -145,6 +162,7 @@ void device_time_section(std::string& md, const EvidencePacket& p,
   for (const device::DeviceGpu& d : p.gpu_trace.devices) device_lines(md, d);
   for (const device::DeviceGpu& d : p.gpu_trace.devices)
     if (!d.kernel_types.empty()) kernel_type_rows(md, d);
+  sync_stall_rows(md, p, limits.sync_stalls);
   md += "\n";
   kernel_rows(md, kernels, t.device_ns, limits.kernels);
   launcher_rows(md, op_table(p.graph, t).rows, limits.ops);

@@ -13,6 +13,7 @@ struct DeviceSectionLimits {
   std::size_t kernels = 10;
   std::size_t ops = 10;
   std::size_t steps = 20;
+  std::size_t sync_stalls = 5;
 };
 
 // `## GPU from the trace` when the trace holds device work, else nothing: per device busy and idle
