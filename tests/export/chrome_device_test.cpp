@@ -1,0 +1,289 @@
+// Device work in the Chrome export (chrome.md §E8), on real Kineto traces.
+// The expected values come from an independent parse of the fixture with nlohmann (not our
+// importer): device events (cat kernel, gpu_memcpy, gpu_memset) per `args.stream`, kept when the
+// runtime call with the same `args.correlation` (else the `ac2g` flow start of that id, else the
+// event itself) starts inside the measured region — the last `ProfilerStep#N` when there is one,
+// else the whole file (pytorch.md, "Measured region"). The export is read back with nlohmann too.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_support.hpp"
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+fs::path kineto(std::string_view name) {
+  return fs::path(CG_SHARED_FIXTURE_DIR) / "pytorch-chrome-trace" / name;
+}
+
+std::string inflate_gzip(const std::string& gz) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+  std::string out;
+  char buf[1 << 16];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  }
+  EXPECT_EQ(rc, Z_STREAM_END);
+  inflateEnd(&z);
+  return out;
+}
+
+json read_json(const fs::path& p) {
+  const std::string bytes = cgcli::read_file(p);
+  return json::parse(p.extension() == ".gz" ? inflate_gzip(bytes) : bytes);
+}
+
+// Kineto writes `ts` as integer or fractional µs; ns as integers, rounded like our reader.
+long long ns_of(const json& v) {
+  return std::llround(v.get<double>() * 1000.0);
+}
+
+// The independent reading: kernels, memcpys and memsets launched in the measured region, per
+// args.stream.
+std::map<long long, std::size_t> expected_device_work(const json& trace) {
+  const json& events = trace.at("traceEvents");
+  std::optional<std::pair<long long, long long>> region;  // the last ProfilerStep
+  std::map<long long, long long> launch;                  // correlation -> launch time
+  for (const json& e : events) {
+    if (e.value("ph", "") != "X") continue;
+    const std::string cat = e.value("cat", ""), name = e.value("name", "");
+    if (name.rfind("ProfilerStep#", 0) == 0 && cat != "gpu_user_annotation") {
+      const long long ts = ns_of(e.at("ts")), end = ts + ns_of(e.at("dur"));
+      if (!region || ts > region->first) region = {{ts, end}};
+    }
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
+        e["args"].contains("correlation"))
+      launch.emplace(e["args"]["correlation"].get<long long>(), ns_of(e.at("ts")));
+  }
+  for (const json& e : events)
+    if (e.value("ph", "") == "s" && e.value("cat", "") == "ac2g" && e.at("id").is_number())
+      launch.emplace(e["id"].get<long long>(), ns_of(e.at("ts")));
+  std::map<long long, std::size_t> per_stream;
+  for (const json& e : events) {
+    const std::string cat = e.value("cat", "");
+    if (e.value("ph", "") != "X" || (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset"))
+      continue;
+    const json& args = e.at("args");
+    long long t = ns_of(e.at("ts"));
+    if (args.contains("correlation") && launch.count(args["correlation"].get<long long>()))
+      t = launch[args["correlation"].get<long long>()];
+    if (region && (t < region->first || t > region->second)) continue;
+    ++per_stream[args.at("stream").get<long long>()];
+  }
+  return per_stream;
+}
+
+json export_chrome(const fs::path& input, const fs::path& output) {
+  const auto r =
+      cgcli::run_cli({"export", input.string(), "--format", "chrome", "-o", output.string()});
+  EXPECT_EQ(r.exit_code, 0) << cgcli::describe(r);
+  return json::parse(cgcli::read_file(output));
+}
+
+// The slices of `at`'s (pid, tid) that contain its ts. Several when calls of 0 µs share an instant
+// (Kineto's integer µs): a reader cannot tell them apart either, so any of them may be the one.
+std::vector<const json*> slices_at(const std::vector<const json*>& slices, const json& at) {
+  std::vector<const json*> found;
+  const double ts = at.at("ts").get<double>();
+  for (const json* s : slices) {
+    if (s->at("pid") != at.at("pid") || s->at("tid") != at.at("tid")) continue;
+    const double from = s->at("ts").get<double>();
+    const double to = from + (s->contains("dur") ? s->at("dur").get<double>() : 0.0);
+    if (from <= ts && ts <= to) found.push_back(s);
+  }
+  return found;
+}
+
+// True when a runtime call slice under the flow's start and a device slice under its end share
+// the correlation id.
+bool joins_by_correlation(const std::vector<const json*>& calls,
+                          const std::vector<const json*>& work) {
+  for (const json* c : calls) {
+    if (c->at("args").value("op_kind", "") != "runtime" || !c->at("args").contains("correlation"))
+      continue;
+    for (const json* w : work)
+      if (w->at("args").value("correlation", -1LL) == c->at("args").at("correlation")) return true;
+  }
+  return false;
+}
+
+struct Exported {
+  std::vector<const json*> device, host;  // device slices; host op slices (X and instants)
+  std::map<long long, const json*> starts, ends;
+};
+
+Exported classify(const json& out) {
+  Exported x;
+  for (const json& e : out.at("traceEvents")) {
+    const std::string ph = e.at("ph"), cat = e.value("cat", "");
+    if (ph == "X" && (cat == "device" || cat == "sync")) x.device.push_back(&e);
+    if ((ph == "X" || ph == "i") && cat == "op") x.host.push_back(&e);
+    if (cat == "ac2g" && ph == "s") {
+      EXPECT_TRUE(x.starts.emplace(e.at("id"), &e).second);
+    }
+    if (cat == "ac2g" && ph == "f") {
+      EXPECT_TRUE(x.ends.emplace(e.at("id"), &e).second);
+    }
+  }
+  return x;
+}
+
+void expect_device_tracks_and_flows(std::string_view fixture) {
+  SCOPED_TRACE(std::string(fixture));
+  cgcli::TempDir dir;
+  const std::map<long long, std::size_t> expected =
+      expected_device_work(read_json(kineto(fixture)));
+  ASSERT_FALSE(expected.empty());
+  const json out = export_chrome(kineto(fixture), dir / "out.json");
+  const Exported x = classify(out);
+
+  // Slices per stream: the work (not the syncs), counted by the slice's own args.stream.
+  std::map<long long, std::size_t> got;
+  for (const json* s : x.device) {
+    EXPECT_GE(s->at("pid").get<int>(), 1000);
+    if (s->at("cat") == "device") ++got[s->at("args").at("stream").get<long long>()];
+    if (s->at("cat") == "sync") {
+      EXPECT_EQ(s->at("args").at("op_kind"), "sync");
+    }
+  }
+  EXPECT_EQ(got, expected);
+
+  // Every flow start has its end, and the other way round.
+  ASSERT_FALSE(x.starts.empty());
+  std::set<long long> start_ids, end_ids;
+  for (const auto& [id, e] : x.starts) start_ids.insert(id);
+  for (const auto& [id, e] : x.ends) end_ids.insert(id);
+  EXPECT_EQ(start_ids, end_ids);
+  // Each start lies on a runtime call slice with the correlation of the device slice its end
+  // binds to (bp "e": a slice enclosing the end's ts on its track).
+  for (const auto& [id, s] : x.starts) {
+    if (!x.ends.count(id)) continue;
+    const json& f = *x.ends.at(id);
+    EXPECT_EQ(f.value("bp", ""), "e") << f.dump();
+    const auto work = slices_at(x.device, f);
+    const auto calls = slices_at(x.host, *s);
+    ASSERT_FALSE(work.empty()) << f.dump();
+    ASSERT_FALSE(calls.empty()) << s->dump();
+    EXPECT_TRUE(joins_by_correlation(calls, work)) << s->dump() << "\n" << f.dump();
+  }
+}
+
+TEST(ChromeDevice, TwoStreamsWholeWindowHaveTheirWorkAndLaunchFlows) {
+  expect_device_tracks_and_flows("hta-alexnet-a100-2streams.json.gz");
+}
+
+TEST(ChromeDevice, OnlyWorkLaunchedInTheMeasuredStepIsExported) {
+  expect_device_tracks_and_flows("hta-sampled-rank0-of128-nccl.json.gz");
+}
+
+TEST(ChromeDevice, StreamsAreNamedThreadsOfADeviceProcess) {
+  cgcli::TempDir dir;
+  const json out =
+      export_chrome(kineto("hta-event-sync-multistream-a100.json.gz"), dir / "out.json");
+  std::map<std::pair<int, int>, std::string> thread_names;
+  std::map<int, std::string> process_names;
+  for (const json& e : out.at("traceEvents")) {
+    if (e.at("ph") != "M") continue;
+    if (e.at("name") == "process_name") process_names[e.at("pid")] = e.at("args").at("name");
+    if (e.at("name") == "thread_name")
+      thread_names[{e.at("pid"), e.at("tid")}] = e.at("args").at("name");
+  }
+  EXPECT_EQ(process_names.at(1000), "cuda:0");
+  std::set<std::string> streams;
+  for (const auto& [track, name] : thread_names)
+    if (track.first == 1000) streams.insert(name);
+  // SOURCES.md: kernel/memcpy/memset on streams 20, 24 and 28.
+  for (const char* s : {"stream 20", "stream 24", "stream 28"}) EXPECT_TRUE(streams.count(s)) << s;
+  // Every device slice is on a named track of a named process.
+  for (const json& e : out.at("traceEvents")) {
+    if (e.at("ph") != "X" || e.at("pid").get<int>() < 1000) continue;
+    EXPECT_TRUE(thread_names.count({e.at("pid"), e.at("tid")})) << e.dump();
+    EXPECT_TRUE(process_names.count(e.at("pid"))) << e.dump();
+  }
+}
+
+// The op lines of a trace/6 file whose op_kind is device work, sorted (their order in the file is
+// the writer's, not part of the content).
+std::multiset<std::string> device_op_lines(const fs::path& trace) {
+  std::multiset<std::string> out;
+  std::istringstream in(cgcli::read_file(trace));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const json e = json::parse(line);
+    const std::string kind = e.value("op_kind", "");
+    if (e.at("kind") == "op" &&
+        (kind == "kernel" || kind == "memcpy" || kind == "memset" || kind == "sync"))
+      out.insert(e.dump());
+  }
+  return out;
+}
+
+TEST(ChromeDevice, ConvertOfTheExportKeepsEveryDeviceOpWithItsFields) {
+  cgcli::TempDir dir;
+  const fs::path source = kineto("hta-alexnet-a100-2streams.json.gz");
+  export_chrome(source, dir / "out.json");
+  for (const auto& [in, out] : {std::pair{source, dir / "direct.jsonl"},
+                                std::pair{dir / "out.json", dir / "round.jsonl"}}) {
+    const auto r = cgcli::run_cli({"convert", in.string(), "-o", out.string()});
+    ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
+  }
+  const auto direct = device_op_lines(dir / "direct.jsonl");
+  EXPECT_EQ(direct.size(), 139u);  // SOURCES.md: kernel 79 + memcpy 16 + memset 3 + cuda_sync 41
+  EXPECT_EQ(device_op_lines(dir / "round.jsonl"), direct);
+  // And the host side did not gain them: the same number of op lines in all.
+  const auto count_ops = [](const fs::path& p) {
+    const std::string text = cgcli::read_file(p);
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = text.find("{\"kind\":\"op\"", at)) != std::string::npos; ++at)
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count_ops(dir / "round.jsonl"), count_ops(dir / "direct.jsonl"));
+}
+
+TEST(ChromeDevice, ADeviceSliceWithoutOpKindIsStillDeviceWork) {
+  // A hand-edited export: a device slice that lost its args.op_kind must not become a host op
+  // (its device time would count as host time).
+  cgcli::TempDir dir;
+  const auto path = dir.write("edited.json", R"({"traceEvents":[
+{"ph":"X","cat":"span","name":"root","pid":1,"tid":1,"ts":0,"dur":10,"args":{"span_id":"s1","measured":true,"span_kind":"function","start_ns":0,"duration_ns":10000}},
+{"ph":"X","cat":"device","name":"k","pid":1000,"tid":1,"ts":1,"dur":2,"args":{"span_id":"s1","device":"cuda:0","stream":7}},
+{"ph":"X","cat":"sync","name":"w","pid":1000,"tid":2,"ts":1,"dur":2,"args":{"span_id":"s1","device":"cuda:0","stream":7}}
+],"otherData":{"schema":"candle-graph/chrome/1"}})");
+  const auto r = cgcli::run_cli({"convert", path.string(), "-o", (dir / "t.jsonl").string()});
+  ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
+  const auto ops = device_op_lines(dir / "t.jsonl");
+  ASSERT_EQ(ops.size(), 2u);
+  std::multiset<std::string> kinds;
+  for (const std::string& line : ops) kinds.insert(json::parse(line).at("op_kind"));
+  EXPECT_EQ(kinds, (std::multiset<std::string>{"kernel", "sync"}));
+}
+
+TEST(ChromeDevice, AHostOnlyTraceHasNoDeviceTrack) {
+  cgcli::TempDir dir;
+  const json out = export_chrome(cgcli::fixture("spec_example.jsonl"), dir / "out.json");
+  for (const json& e : out.at("traceEvents")) {
+    EXPECT_EQ(e.value("pid", 1), 1) << e.dump();
+    EXPECT_NE(e.value("cat", ""), "ac2g") << e.dump();
+  }
+}
+
+}  // namespace
