@@ -1,11 +1,7 @@
 // Device work in the Chrome export (chrome.md §E8), on real Kineto traces.
-// The expected values come from an independent parse of the fixture with nlohmann (not our
-// importer): device events (cat kernel, gpu_memcpy, gpu_memset) per `args.stream`, kept when the
-// runtime call with the same `args.correlation` (else the `ac2g` flow start of that id, else the
-// event itself) starts inside the measured region — the last `ProfilerStep#N` when there is one,
-// else the whole file (pytorch.md, "Measured region"). The export is read back with nlohmann too.
+// The expected values come from an independent parse of the fixture with nlohmann, not our
+// importer (support/kineto_reference.hpp). The export is read back with nlohmann too.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <cmath>
 #include <map>
@@ -17,79 +13,14 @@
 #include <vector>
 
 #include "cli/cli_test_support.hpp"
+#include "support/kineto_reference.hpp"
 
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-fs::path kineto(std::string_view name) {
-  return fs::path(CG_SHARED_FIXTURE_DIR) / "pytorch-chrome-trace" / name;
-}
-
-std::string inflate_gzip(const std::string& gz) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-  std::string out;
-  char buf[1 << 16];
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  }
-  EXPECT_EQ(rc, Z_STREAM_END);
-  inflateEnd(&z);
-  return out;
-}
-
-json read_json(const fs::path& p) {
-  const std::string bytes = cgcli::read_file(p);
-  return json::parse(p.extension() == ".gz" ? inflate_gzip(bytes) : bytes);
-}
-
-// Kineto writes `ts` as integer or fractional µs; ns as integers, rounded like our reader.
-long long ns_of(const json& v) {
-  return std::llround(v.get<double>() * 1000.0);
-}
-
-// The independent reading: kernels, memcpys and memsets launched in the measured region, per
-// args.stream.
-std::map<long long, std::size_t> expected_device_work(const json& trace) {
-  const json& events = trace.at("traceEvents");
-  std::optional<std::pair<long long, long long>> region;  // the last ProfilerStep
-  std::map<long long, long long> launch;                  // correlation -> launch time
-  for (const json& e : events) {
-    if (e.value("ph", "") != "X") continue;
-    const std::string cat = e.value("cat", ""), name = e.value("name", "");
-    if (name.rfind("ProfilerStep#", 0) == 0 && cat != "gpu_user_annotation") {
-      const long long ts = ns_of(e.at("ts")), end = ts + ns_of(e.at("dur"));
-      if (!region || ts > region->first) region = {{ts, end}};
-    }
-    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
-        e["args"].contains("correlation"))
-      launch.emplace(e["args"]["correlation"].get<long long>(), ns_of(e.at("ts")));
-  }
-  for (const json& e : events)
-    if (e.value("ph", "") == "s" && e.value("cat", "") == "ac2g" && e.at("id").is_number())
-      launch.emplace(e["id"].get<long long>(), ns_of(e.at("ts")));
-  std::map<long long, std::size_t> per_stream;
-  for (const json& e : events) {
-    const std::string cat = e.value("cat", "");
-    if (e.value("ph", "") != "X" || (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset"))
-      continue;
-    const json& args = e.at("args");
-    long long t = ns_of(e.at("ts"));
-    if (args.contains("correlation") && launch.count(args["correlation"].get<long long>()))
-      t = launch[args["correlation"].get<long long>()];
-    if (region && (t < region->first || t > region->second)) continue;
-    ++per_stream[args.at("stream").get<long long>()];
-  }
-  return per_stream;
-}
+using cgtest::kineto;
+using cgtest::read_json;
 
 json export_chrome(const fs::path& input, const fs::path& output) {
   const auto r =
@@ -149,8 +80,10 @@ Exported classify(const json& out) {
 void expect_device_tracks_and_flows(std::string_view fixture) {
   SCOPED_TRACE(std::string(fixture));
   cgcli::TempDir dir;
-  const std::map<long long, std::size_t> expected =
-      expected_device_work(read_json(kineto(fixture)));
+  // Kernels, memcpys and memsets launched in the measured region, per args.stream.
+  std::map<long long, std::size_t> expected;
+  for (const auto& w : cgtest::device_work_in_region(read_json(kineto(fixture))))
+    if (w.cat != "cuda_sync") ++expected[w.stream];
   ASSERT_FALSE(expected.empty());
   const json out = export_chrome(kineto(fixture), dir / "out.json");
   const Exported x = classify(out);
