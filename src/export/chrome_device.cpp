@@ -211,10 +211,11 @@ void write_device_slices(output::JsonLines& w, const TraceDocument& doc, const D
   if (doc.device_ops().empty()) return;
   const HostNesting nesting = nest_host_ops(doc);
   const device::DeviceTime attribution = device::attribute_device_time(doc, nesting);
+  device::DemangledNames names;
   for (const std::uint32_t k : layout.order) {
     const OpEvent& o = doc.device_ops()[k];
     const DeviceLane& lane = layout.lanes[layout.lane_of[k]];
-    const std::string demangled = device::demangled(o.op_name);
+    const std::string& demangled = names(o.op_name);
     const std::uint32_t launcher = attribution.launcher[k];
     double ts = 0, dur = 0;
     to_microseconds(o.timestamp_ns, device_end(o), ts, dur);

@@ -20,7 +20,9 @@
 // - Metadata (`M`): process_name, thread_name, thread_sort_index.
 //
 // The text is streamed to the sink in ~1 MiB pieces; beyond the document the writer keeps
-// per-span state and 16 bytes per op (placement for the data flows and the producer index).
+// per-span state and 16 bytes per op (placement for the data flows and the producer index), and,
+// when there is device work, the host nesting (20 bytes per op), the device time attribution and
+// about 40 bytes per device op (its lane and the write order).
 #pragma once
 
 #include <cstdint>

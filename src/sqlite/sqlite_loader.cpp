@@ -222,11 +222,11 @@ void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
 void load_kernels(const Connection& db, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const device::DeviceTime& device = packet.device;
+  device::DemangledNames names;  // bound without a copy: declared before the statement
   Insert kernels(db, "kernels", 15);
   for (std::uint32_t k = 0; k < doc.device_ops().size(); ++k) {
     const OpEvent& op = doc.device_ops()[k];
-    const std::string demangled = device::demangled(op.op_name);
-    kernels.text(doc.run().run_id).u64(k).text(op.op_name).owned(demangled);
+    kernels.text(doc.run().run_id).u64(k).text(op.op_name).text(names(op.op_name));
     kernels.text(to_string(op.op_kind)).text(op.device).u64(op.lane).u64(op.timestamp_ns);
     kernels.u64(device::device_duration(op)).u64(op.correlation);
     kernels.u64(op.storage_bytes.value_or(0)).index(device.launcher[k]);
