@@ -153,6 +153,61 @@ TEST(ChromeDevice, StreamsAreNamedThreadsOfADeviceProcess) {
   }
 }
 
+// A constructed trace/6 run: two devices (cuda:10 sorts after cuda:2), a stream whose second
+// kernel overlaps the first (it goes to "stream 7 #2"), a sync that overlaps the work (its own
+// track), a mangled name, and a kernel whose correlation no runtime call has (no flow).
+constexpr std::string_view kLanes =
+    R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cuda:2","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}
+{"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"op","span_id":"root","op_name":"aten::mm","inputs":[],"shape":[],"dtype":"f32","device":"cpu","duration_ns":800,"timestamp_ns":100,"total_ns":1000,"thread":1}
+{"kind":"op","span_id":"root","op_name":"cudaLaunchKernel","inputs":[],"shape":[],"dtype":"unknown","device":"cpu","duration_ns":100,"timestamp_ns":200,"op_kind":"runtime","total_ns":100,"thread":1,"correlation":1}
+{"kind":"op","span_id":"root","op_name":"cudaLaunchKernel","inputs":[],"shape":[],"dtype":"unknown","device":"cpu","duration_ns":100,"timestamp_ns":400,"op_kind":"runtime","total_ns":100,"thread":1,"correlation":2}
+{"kind":"op","span_id":"root","op_name":"_Z6squarePfi","inputs":[],"shape":[],"dtype":"unknown","device":"cuda:2","duration_ns":0,"timestamp_ns":2000,"op_kind":"kernel","total_ns":3000,"stream":7,"correlation":1}
+{"kind":"op","span_id":"root","op_name":"overlapping","inputs":[],"shape":[],"dtype":"unknown","device":"cuda:2","duration_ns":0,"timestamp_ns":4000,"op_kind":"kernel","total_ns":3000,"stream":7,"correlation":2}
+{"kind":"op","span_id":"root","op_name":"Stream Sync","inputs":[],"shape":[],"dtype":"unknown","device":"cuda:2","duration_ns":0,"timestamp_ns":1500,"op_kind":"sync","total_ns":6000,"stream":7}
+{"kind":"op","span_id":"root","op_name":"Memcpy DtoD","inputs":[],"shape":[],"dtype":"unknown","device":"cuda:10","duration_ns":0,"timestamp_ns":3000,"storage_bytes":4096,"op_kind":"memcpy","total_ns":500,"stream":3,"correlation":99}
+{"kind":"span_end","id":"root","duration_ns":10000}
+)";
+
+TEST(ChromeDevice, LanesSeparateOverlapsSyncsAndDevices) {
+  cgcli::TempDir dir;
+  const json out = export_chrome(dir.write("lanes.jsonl", kLanes), dir / "out.json");
+  std::map<std::pair<int, int>, std::string> threads;
+  std::map<int, std::string> processes;
+  std::map<std::string, json> slice;  // by args.op_name
+  std::size_t starts = 0;
+  for (const json& e : out.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "process_name")
+      processes[e.at("pid")] = e.at("args").at("name");
+    if (e.at("ph") == "M" && e.at("name") == "thread_name")
+      threads[{e.at("pid"), e.at("tid")}] = e.at("args").at("name");
+    if (e.at("ph") == "X" && e.at("pid").get<int>() >= 1000) slice[e.at("args").at("op_name")] = e;
+    starts += e.at("ph") == "s" && e.value("cat", "") == "ac2g";
+  }
+  EXPECT_EQ(processes.at(1000), "cuda:2");
+  EXPECT_EQ(processes.at(1001), "cuda:10");
+  auto track_of = [&](const std::string& op) {
+    const json& e = slice.at(op);
+    return threads.at({e.at("pid"), e.at("tid")});
+  };
+  EXPECT_EQ(track_of("_Z6squarePfi"), "stream 7");
+  EXPECT_EQ(track_of("overlapping"), "stream 7 #2");
+  EXPECT_EQ(track_of("Stream Sync"), "stream 7 sync");
+  EXPECT_EQ(track_of("Memcpy DtoD"), "stream 3");
+  EXPECT_EQ(slice.at("Stream Sync").at("cat"), "sync");
+  // The slice shows the demangled name; the raw one stays in args.
+  EXPECT_EQ(slice.at("_Z6squarePfi").at("name"), "square(float*, int)");
+  EXPECT_EQ(slice.at("_Z6squarePfi").at("args").at("demangled"), "square(float*, int)");
+  EXPECT_EQ(slice.at("_Z6squarePfi").at("args").at("launched_by"), "aten::mm");
+  EXPECT_FALSE(slice.at("overlapping").at("args").contains("demangled"));
+  // Device time: total_ns in µs.
+  EXPECT_EQ(slice.at("_Z6squarePfi").at("ts"), 2.0);
+  EXPECT_EQ(slice.at("_Z6squarePfi").at("dur"), 3.0);
+  EXPECT_EQ(slice.at("Memcpy DtoD").at("args").at("bytes"), 4096);
+  // Two kernels have their runtime call; the memcpy's correlation 99 has none, the sync none.
+  EXPECT_EQ(starts, 2u);
+}
+
 // The op lines of a trace/6 file whose op_kind is device work, sorted (their order in the file is
 // the writer's, not part of the content).
 std::multiset<std::string> device_op_lines(const fs::path& trace) {
