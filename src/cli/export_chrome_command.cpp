@@ -62,6 +62,13 @@ int run_export_chrome(const ExportArgs& args) {
                static_cast<unsigned long long>(stats.edge_flows),
                static_cast<unsigned long long>(stats.data_flows),
                static_cast<unsigned long long>(stats.counter_samples));
+  if (stats.device_slices > 0)
+    std::fprintf(stderr,
+                 "%llu device slices (%llu moved to an overlap track of their stream), %llu "
+                 "launch flows\n",
+                 static_cast<unsigned long long>(stats.device_slices),
+                 static_cast<unsigned long long>(stats.device_overflowed),
+                 static_cast<unsigned long long>(stats.launch_flows));
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "candle_graph/trace_document.hpp"
@@ -28,5 +29,19 @@ std::vector<KernelRow> kernel_table(const TraceDocument& doc);
 
 // `raw` demangled when it is a mangled C++ name (`_Z…`), else `raw` itself.
 std::string demangled(std::string_view raw);
+
+// demangled() once per distinct name: a trace repeats a few hundred kernel names up to millions of
+// times. The names are views into the document, which must outlive the cache.
+class DemangledNames {
+ public:
+  const std::string& operator()(std::string_view raw) {
+    auto it = names_.find(raw);
+    if (it == names_.end()) it = names_.emplace(raw, demangled(raw)).first;
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, std::string> names_;
+};
 
 }  // namespace candle_graph::device

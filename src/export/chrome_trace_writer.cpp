@@ -7,23 +7,17 @@
 #include <vector>
 
 #include "candle_graph/graph.hpp"
+#include "export/chrome_device.hpp"
+#include "export/chrome_events.hpp"
 #include "export/chrome_tracks.hpp"
 #include "output/json_lines.hpp"
 
 namespace candle_graph::exporting {
 namespace {
 
-// Starts an event: `{"ph":"X"` and the separator from the previous one.
-void begin_event(output::JsonLines& w, char ph) {
-  const char member[] = {'"', 'p', 'h', '"', ':', '"', ph, '"'};
-  w.begin(std::string_view(member, sizeof member));
-}
-
-// `"pid":1,"tid":T,"ts":X` after the event's name.
-void where(output::JsonLines& w, std::uint32_t tid, double ts_us) {
-  w.key("pid").raw("1");
-  w.key("tid").u64(tid);
-  w.key("ts").f64(ts_us);
+// `"pid":1,"tid":T,"ts":X` after the event's name: pid 1 is the run.
+void on_run(output::JsonLines& w, std::uint32_t tid, double ts_us) {
+  where(w, 1, tid, ts_us);
 }
 
 // The common head of a span or op slice, up to the opening brace of its args:
@@ -36,7 +30,7 @@ void begin_slice(output::JsonLines& w, std::string_view quoted_cat, std::string_
   begin_event(w, instant ? 'i' : 'X');
   w.key("cat").raw(quoted_cat);
   w.key("name").str(name);
-  where(w, p.tid, p.ts_us);
+  on_run(w, p.tid, p.ts_us);
   if (instant)
     w.key("s").raw("\"t\"");
   else
@@ -97,7 +91,7 @@ void write_flow(output::JsonLines& w, std::uint64_t id, std::string_view cat, st
     w.key("id").u64(id);
     w.key("cat").str(cat);
     w.key("name").str(name);
-    where(w, end == 0 ? from_tid : to_tid, end == 0 ? from_us : to_us);
+    on_run(w, end == 0 ? from_tid : to_tid, end == 0 ? from_us : to_us);
     w.end();
   }
 }
@@ -151,14 +145,14 @@ struct CounterState {
     const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
     begin_event(*w, 'C');
     w->key("name").str(d.live_name);
-    where(*w, 1, ts);
+    on_run(*w, 1, ts);
     w->key("args").raw("{");
     w->first_key("bytes").u64(p.live_bytes);
     w->raw("}");
     w->end();
     begin_event(*w, 'C');
     w->key("name").str(d.category_name);
-    where(*w, 1, ts);
+    on_run(*w, 1, ts);
     w->key("args").raw("{");
     bool first = true;
     for (MemoryCategory c : p.by_category.keys()) {
@@ -199,7 +193,7 @@ void write_device_memory(output::JsonLines& w, const TraceDocument& doc, ChromeE
     const DeviceMemoryEvent& d = doc.device_memory()[i];
     begin_event(w, 'C');
     w.key("name").str("device memory " + std::string(d.device));
-    where(w, 1, static_cast<double>(d.timestamp_ns) / 1000.0);
+    on_run(w, 1, static_cast<double>(d.timestamp_ns) / 1000.0);
     w.key("args").raw("{");
     w.first_key("used_bytes").u64(d.used_bytes);
     w.key("free_bytes").u64(d.free_bytes);
@@ -304,6 +298,12 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   stats.tracks = layout.tracks;
   stats.clamped = layout.clamped;
   stats.overflowed = layout.overflowed;
+  // Device work after the host slices, on its own processes (chrome.md §E8).
+  const DeviceLayout device_layout = layout_device_lanes(doc);
+  DeviceExportStats device_stats;
+  write_device_slices(w, doc, device_layout, device_stats);
+  stats.device_slices = device_stats.slices;
+  stats.device_overflowed = device_stats.overflowed;
 
   // Flows. Ids are unique per category pair (s and f of one flow share cat, name and id).
   std::uint64_t flow_id = 0;
@@ -334,6 +334,8 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
       producers.set(k);
     }
   }
+  write_launch_flows(w, doc, device_layout, HostPlacement{op_tid, op_bind}, flow_id, device_stats);
+  stats.launch_flows = device_stats.launch_flows;
   std::vector<std::uint32_t>().swap(op_tid);
   std::vector<double>().swap(op_bind);
 
@@ -346,6 +348,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   write_device_memory(w, doc, stats);
 
   write_metadata(w, doc, stats.tracks);
+  write_device_metadata(w, device_layout);
   write_other_data(w, doc);
   w.flush();
   stats.bytes = w.bytes();

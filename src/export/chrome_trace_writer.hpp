@@ -14,10 +14,15 @@
 //   order.
 // - Flows (`s`/`f`, bp "e"): cat "edge" for trace edge events (span → span), cat "data" for the
 //   graph's tensor data edges (the op that produced an input → the op that consumed it).
+// - Device work (export/chrome_device.hpp): kernels, memcpys, memsets and syncs on one process
+//   per device and one track per stream, with `ac2g` flows from the runtime calls that launched
+//   them; nothing of it for a trace without device ops.
 // - Metadata (`M`): process_name, thread_name, thread_sort_index.
 //
 // The text is streamed to the sink in ~1 MiB pieces; beyond the document the writer keeps
-// per-span state and 16 bytes per op (placement for the data flows and the producer index).
+// per-span state and 16 bytes per op (placement for the data flows and the producer index), and,
+// when there is device work, the host nesting (20 bytes per op), the device time attribution and
+// about 40 bytes per device op (its lane and the write order).
 #pragma once
 
 #include <cstdint>
@@ -40,7 +45,10 @@ struct ChromeExportStats {
   std::uint64_t edge_flows = 0;
   std::uint64_t data_flows = 0;
   std::uint64_t counter_samples = 0;
-  std::uint64_t bytes = 0;  // JSON text written (before any compression)
+  std::uint64_t device_slices = 0;      // kernels, memcpys, memsets and syncs (chrome.md §E8)
+  std::uint64_t device_overflowed = 0;  // of them, moved off their stream's own track
+  std::uint64_t launch_flows = 0;       // runtime call → device work
+  std::uint64_t bytes = 0;              // JSON text written (before any compression)
 };
 
 // Writes the whole document. The trace should be trusted (callers check health first): the

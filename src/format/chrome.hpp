@@ -16,4 +16,14 @@ inline constexpr std::string_view kOpCategory = "op";
 inline constexpr std::string_view kEdgeFlowCategory = "edge";
 inline constexpr std::string_view kDataFlowCategory = "data";
 
+// Device work (chrome.md §E8): `cat` of a kernel, memcpy or memset slice, and of a sync, which is
+// a wait on the device, not work, and is marked so for the reader.
+inline constexpr std::string_view kDeviceCategory = "device";
+inline constexpr std::string_view kSyncCategory = "sync";
+// The flow from a runtime call to the device work it launched: Kineto's own name for it, so a
+// reader that knows Kineto's launch arrows draws ours the same way.
+inline constexpr std::string_view kLaunchFlowCategory = "ac2g";
+// Device processes are pid 1000 + the device's ordinal (chrome.md §5 rule 1); pid 1 is the run.
+inline constexpr unsigned kFirstDevicePid = 1000;
+
 }  // namespace candle_graph::format::chrome

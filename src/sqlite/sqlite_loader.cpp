@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "candle_graph/error.hpp"
+#include "device/kernel_table.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::sqlite {
@@ -195,8 +196,9 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
 void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
+  const device::DeviceTime& device = packet.device;
   const std::size_t n_spans = doc.spans().size();
-  Insert ops(db, "ops", 17);
+  Insert ops(db, "ops", 23);
   std::string id, shape;
   for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
     const OpEvent& op = doc.ops()[k];
@@ -207,7 +209,28 @@ void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
     ops.u64(node.op_ordinal).text(op.op_name).u64(op.timestamp_ns).u64(op.duration_ns);
     ops.u64(node.self_time_ns).text(op.device).text(op.dtype).text(shape_json(op.shape, shape));
     ops.u64(op.storage_bytes.value_or(0)).u64(op.input_storage_bytes.value_or(0));
-    ops.text(op.output).u64(op.inputs.size()).done();
+    ops.text(op.output).u64(op.inputs.size());
+    // trace6.md §4.5.1: the inclusive extent (duration_ns for an op without total_ns), and the
+    // device time of the work the op launched, itself and through the ops nested in it.
+    ops.text(to_string(op.op_kind)).u64(op.total_ns.value_or(op.duration_ns)).u64(op.lane);
+    ops.u64(op.correlation).u64(device.op_self_ns[k]).u64(device.op_total_ns[k]).done();
+  }
+}
+
+// One row per device op (kernel, memcpy, memset, sync) with the host op it is attributed to and
+// its runtime call, as device time attribution found them (device/device_time.hpp).
+void load_kernels(const Connection& db, const evidence::EvidencePacket& packet) {
+  const TraceDocument& doc = *packet.doc;
+  const device::DeviceTime& device = packet.device;
+  device::DemangledNames names;  // bound without a copy: declared before the statement
+  Insert kernels(db, "kernels", 15);
+  for (std::uint32_t k = 0; k < doc.device_ops().size(); ++k) {
+    const OpEvent& op = doc.device_ops()[k];
+    kernels.text(doc.run().run_id).u64(k).text(op.op_name).text(names(op.op_name));
+    kernels.text(to_string(op.op_kind)).text(op.device).u64(op.lane).u64(op.timestamp_ns);
+    kernels.u64(device::device_duration(op)).u64(op.correlation);
+    kernels.u64(op.storage_bytes.value_or(0)).index(device.launcher[k]);
+    kernels.index(device.launch_call[k]).text(op.span_id).index(doc.device_op_span()[k]).done();
   }
 }
 
@@ -356,6 +379,7 @@ void load_analysis_tables(const Connection& db, const evidence::EvidencePacket& 
   load_meta(db, packet, source);
   load_spans(db, packet);
   load_ops(db, packet);
+  load_kernels(db, packet);
   load_graph_memory(db, packet);
   load_evidence(db, packet);
   load_nsight(db, packet);

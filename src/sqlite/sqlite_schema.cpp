@@ -106,7 +106,30 @@ CREATE TABLE ops (
   storage_bytes INTEGER NOT NULL,
   input_storage_bytes INTEGER NOT NULL,
   output TEXT,
-  input_count INTEGER NOT NULL
+  input_count INTEGER NOT NULL,
+  op_kind TEXT NOT NULL,
+  total_ns INTEGER NOT NULL,
+  thread INTEGER,
+  correlation INTEGER,
+  device_self_ns INTEGER NOT NULL,
+  device_total_ns INTEGER NOT NULL
+);
+CREATE TABLE kernels (
+  run_id TEXT NOT NULL,
+  kernel_index INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  demangled TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  device TEXT NOT NULL,
+  stream INTEGER,
+  start_ns INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  correlation INTEGER,
+  bytes INTEGER NOT NULL,
+  launch_op_index INTEGER,
+  runtime_op_index INTEGER,
+  span_id TEXT NOT NULL,
+  span_index INTEGER
 );
 CREATE TABLE op_inputs (
   run_id TEXT NOT NULL,
@@ -264,12 +287,13 @@ CREATE TABLE nsight_timeline (
 );
 )sql";
 
-constexpr std::array<std::string_view, 22> kTableNames{"schema",
+constexpr std::array<std::string_view, 23> kTableNames{"schema",
                                                        "runs",
                                                        "run_tags",
                                                        "peak_by_category",
                                                        "spans",
                                                        "ops",
+                                                       "kernels",
                                                        "op_inputs",
                                                        "tensors",
                                                        "memory_events",
@@ -326,6 +350,11 @@ CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (run_id, parent_index);
 CREATE INDEX IF NOT EXISTS ops_by_span ON ops (run_id, span_index);
 CREATE INDEX IF NOT EXISTS ops_by_name ON ops (run_id, op_name);
 CREATE INDEX IF NOT EXISTS ops_by_node ON ops (run_id, node_id);
+CREATE INDEX IF NOT EXISTS ops_by_correlation ON ops (run_id, correlation);
+CREATE UNIQUE INDEX IF NOT EXISTS kernels_key ON kernels (run_id, kernel_index);
+CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels (run_id, correlation);
+CREATE INDEX IF NOT EXISTS kernels_by_launcher ON kernels (run_id, launch_op_index);
+CREATE INDEX IF NOT EXISTS kernels_by_span ON kernels (run_id, span_index);
 CREATE INDEX IF NOT EXISTS op_inputs_by_op ON op_inputs (run_id, op_index);
 CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (run_id, tensor_id);
 CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (run_id, tensor_id);
@@ -342,6 +371,17 @@ CREATE INDEX IF NOT EXISTS gaps_by_run ON gaps (run_id);
 CREATE INDEX IF NOT EXISTS nsight_summary_by_run ON nsight_summary (run_id, section);
 CREATE INDEX IF NOT EXISTS nsight_timeline_by_run ON nsight_timeline (run_id, section);
 )sql";
+
+// True when the database `schema_name` has the columns device work added to sql/1 (the `kernels`
+// table, `ops.op_kind`): rows are copied and appended positionally, so an earlier layout of the
+// same schema name cannot take them.
+bool has_device_columns(const Connection& db, std::string_view schema_name) {
+  Statement probe(db,
+                  "SELECT (SELECT COUNT(*) FROM pragma_table_info('kernels', ?1)) > 0 AND "
+                  "(SELECT COUNT(*) FROM pragma_table_info('ops', ?1) WHERE name = 'op_kind') > 0");
+  probe.bind_text(1, schema_name, /*stable=*/false);
+  return probe.step() && sqlite3_column_int(probe.get(), 0) == 1;
+}
 
 }  // namespace
 
@@ -379,6 +419,11 @@ void check_schema(const Connection& db, std::string_view schema_name, const std:
                                     std::string(kSqlSchema) + ")"
                               : "database schema is " + found + ", this build reads " +
                                     std::string(kSqlSchema));
+  if (!has_device_columns(db, schema_name))
+    throw Error(path, 0,
+                "database has an earlier layout of " + std::string(kSqlSchema) +
+                    " (no `kernels` table, no `ops.op_kind`); export its traces again to add "
+                    "runs to it or merge it");
 }
 
 }  // namespace candle_graph::sqlite

@@ -22,7 +22,8 @@ void create_schema(const Connection& db);
 void create_indices(const Connection& db);
 
 // Throws Error naming `path` unless the database `schema_name` ("main", or an attached one)
-// holds a `schema` table naming kSqlSchema.
+// holds a `schema` table naming kSqlSchema and the tables and columns this build appends to
+// (a database of the same schema name written before device work was added has fewer).
 void check_schema(const Connection& db, std::string_view schema_name, const std::string& path);
 
 }  // namespace candle_graph::sqlite

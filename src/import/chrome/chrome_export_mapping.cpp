@@ -1,8 +1,9 @@
 // candle-graph's own Chrome export (otherData.schema == "candle-graph/chrome/1") back to trace/6:
 // spans are `X` events with cat "span" and ops `X` events with cat "op"; their args carry the
 // original ids, measured flag, step, kind and exact nanoseconds, so convert(export(trace)) keeps
-// span names, op counts and durations. Counters, flows and metadata are views derived from the
-// trace and are not read back (counted in the tags).
+// span names, op counts and durations. Device slices (cat "device" and "sync") carry the device
+// ops' fields the same way and become device ops again. Counters, flows and metadata are views
+// derived from the trace and are not read back (counted in the tags).
 #include <algorithm>
 
 #include <simdjson.h>
@@ -75,6 +76,14 @@ bool read_other_data(const Model& m, OtherData* out) {
   return true;
 }
 
+// A device slice (chrome.md §E8) is device work whatever its args say: never a host op, which
+// would count its device time as host time.
+OpKind op_kind_of(const Slice& s, const CandleOpArgs& a) {
+  const auto kind = static_cast<OpKind>(a.op_kind);
+  if (s.role != Role::candle_device || is_device_kind(kind)) return kind;
+  return s.kind == OpKind::sync ? OpKind::sync : OpKind::kernel;
+}
+
 }  // namespace
 
 ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
@@ -95,7 +104,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
     const Role r = m.slices[i].role;
     if (r == Role::candle_span) {
       spans.push_back(i);
-    } else if (r == Role::candle_op) {
+    } else if (r == Role::candle_op || r == Role::candle_device) {
       ops.push_back(i);
     } else {
       ++rep["convert.ignored.non-span/op slices"];
@@ -187,7 +196,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
       throw Error(path, 0, "candle-graph Chrome export: an op without args.span_id");
     OpEvent e;
     e.span_id = m.strings.str(a.span_id);
-    e.op_name = m.strings.str(s.name);
+    e.op_name = m.strings.str(a.op_name != kNone ? a.op_name : s.name);
     inputs.clear();
     for (std::uint32_t k = 0; k < a.inputs_count; ++k) {
       inputs.push_back(m.strings.str(m.candle_inputs[a.inputs_begin + k]));
@@ -204,7 +213,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
                          : static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns, 0));
     e.storage_bytes = a.storage_bytes;
     e.input_storage_bytes = a.input_storage_bytes;
-    e.op_kind = static_cast<OpKind>(a.op_kind);
+    e.op_kind = op_kind_of(s, a);
     e.total_ns = a.total_ns;
     e.lane = a.lane;
     e.correlation = a.correlation;

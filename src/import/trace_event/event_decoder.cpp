@@ -280,18 +280,21 @@ void EventDecoder::decode_slice(const Fields& f) {
     } else if (s.role == Role::candle_span) {
       s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
       m_.candle_spans.push_back(read_candle_span_args(f.args));
-    } else if (s.role == Role::candle_op) {
+    } else if (s.role == Role::candle_op || s.role == Role::candle_device) {
       s.extra = static_cast<std::uint32_t>(m_.candle_ops.size());
       m_.candle_ops.push_back(read_candle_op_args(f.args));
     }
   } else if (s.role == Role::candle_span) {
     s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
     m_.candle_spans.push_back({});
-  } else if (s.role == Role::candle_op) {
+  } else if (s.role == Role::candle_op || s.role == Role::candle_device) {
     s.extra = static_cast<std::uint32_t>(m_.candle_ops.size());
     m_.candle_ops.push_back({});
   }
   if (s.role == Role::device_op && s.kind == OpKind::host) s.kind = device_kind(f.cat);
+  // Our export's device work: what the cat says, for a slice whose args lack op_kind.
+  if (s.role == Role::candle_device)
+    s.kind = f.cat == format::chrome::kSyncCategory ? OpKind::sync : OpKind::kernel;
   if (s.role == Role::device_op && s.device < 0 && f.has_pid) {
     const auto pid = as_int(f.pid);
     if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
@@ -376,6 +379,7 @@ CandleOpArgs EventDecoder::read_candle_op_args(simdjson::dom::object args) {
   CandleOpArgs c;
   element v;
   if (!args["span_id"].get(v)) c.span_id = m_.strings.intern(as_string(v));
+  if (!args["op_name"].get(v) && v.is_string()) c.op_name = m_.strings.intern(as_string(v));
   simdjson::dom::array arr;
   if (!args["inputs"].get(v) && !v.get_array().get(arr)) {
     c.inputs_begin = static_cast<std::uint32_t>(m_.candle_inputs.size());
@@ -395,6 +399,7 @@ CandleOpArgs EventDecoder::read_candle_op_args(simdjson::dom::object args) {
   }
   if (!args["total_ns"].get(v)) c.total_ns = as_u64(v);
   if (!args["thread"].get(v)) c.lane = as_u64(v);
+  if (!args["stream"].get(v)) c.lane = as_u64(v);  // device work (chrome.md §E8)
   if (!args["correlation"].get(v)) c.correlation = as_u64(v);
   return c;
 }

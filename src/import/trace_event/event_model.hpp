@@ -39,14 +39,15 @@ class Interner {
 
 // What one complete (`X`) event is for the converter (see kineto_mapping.cpp, legacy_mapping.cpp).
 enum class Role : std::uint8_t {
-  cpu_op,       // -> op on the host
-  annotation,   // user_annotation / record_function -> span
-  step_marker,  // ProfilerStep#N -> the measured region candidates
-  device_op,    // kernel, memcpy, memset, cuda_sync -> device work on its device and stream
-  runtime,      // cuda_runtime / cuda_driver / hip* calls -> runtime calls on the host
-  candle_span,  // candle-graph's own Chrome export (cat "span")
-  candle_op,    // candle-graph's own Chrome export (cat "op")
-  ignored,      // counted per category, not mapped
+  cpu_op,         // -> op on the host
+  annotation,     // user_annotation / record_function -> span
+  step_marker,    // ProfilerStep#N -> the measured region candidates
+  device_op,      // kernel, memcpy, memset, cuda_sync -> device work on its device and stream
+  runtime,        // cuda_runtime / cuda_driver / hip* calls -> runtime calls on the host
+  candle_span,    // candle-graph's own Chrome export (cat "span")
+  candle_op,      // candle-graph's own Chrome export (cat "op")
+  candle_device,  // candle-graph's own Chrome export: device work (cat "device" or "sync")
+  ignored,        // counted per category, not mapped
 };
 
 struct Slice {
@@ -94,6 +95,7 @@ struct CandleSpanArgs {
 };
 struct CandleOpArgs {
   std::uint32_t span_id = kNone;
+  std::uint32_t op_name = kNone;   // device slices: the raw name (the slice shows it demangled)
   std::uint32_t inputs_begin = 0;  // range in Model::candle_inputs
   std::uint32_t inputs_count = 0;
   std::uint32_t output = kNone;
@@ -107,7 +109,7 @@ struct CandleOpArgs {
   // trace6.md §4.5.1
   std::int8_t op_kind = 0;  // OpKind
   std::optional<std::uint64_t> total_ns;
-  std::optional<std::uint64_t> lane;
+  std::optional<std::uint64_t> lane;  // `thread` of a host op, `stream` of device work
   std::optional<std::uint64_t> correlation;
 };
 

@@ -30,6 +30,8 @@ Role kineto_role(std::string_view cat, std::string_view name) {
   if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") return Role::runtime;
   if (cat == format::chrome::kSpanCategory) return Role::candle_span;
   if (cat == format::chrome::kOpCategory) return Role::candle_op;
+  if (cat == format::chrome::kDeviceCategory || cat == format::chrome::kSyncCategory)
+    return Role::candle_device;
   return Role::ignored;  // python_function, gpu_user_annotation, Trace, ...
 }
 
