@@ -234,6 +234,26 @@ void load_kernels(const Connection& db, const evidence::EvidencePacket& packet) 
   }
 }
 
+// The GPU analysis of the trace's own device work (device/gpu_analysis.hpp): one row per device
+// and one per stream, the numbers of `query --kind gpu`.
+void load_gpu(const Connection& db, const evidence::EvidencePacket& packet) {
+  const std::string_view run_id = packet.doc->run().run_id;
+  Insert devices(db, "gpu_devices", 18);
+  Insert streams(db, "gpu_streams", 7);
+  for (const device::DeviceGpu& d : packet.gpu_trace.devices) {
+    const device::LaunchStats& l = d.launches;
+    devices.text(run_id).text(d.device).u64(d.window_ns).u64(d.busy_ns).u64(d.idle_ns);
+    devices.u64(d.compute_ns).u64(d.communication_ns).u64(d.memory_ns).u64(d.sync_ns);
+    devices.f64(d.comm_compute_overlap).u64(l.count).u64(l.short_kernels).u64(l.runtime_outliers);
+    devices.u64(l.delay_outliers).u64(l.mean_delay_ns).u64(l.p50_delay_ns).u64(l.p95_delay_ns);
+    devices.u64(l.max_delay_ns).done();
+    for (const device::StreamIdle& s : d.streams) {
+      streams.text(run_id).text(d.device).u64(s.stream).u64(s.busy_ns).u64(s.host_wait_ns);
+      streams.u64(s.kernel_wait_ns).u64(s.other_wait_ns).done();
+    }
+  }
+}
+
 // The tables that need only the document (no analysis): they can load while the analysis runs.
 void load_document_tables(const Connection& db, const TraceDocument& doc) {
   const std::string_view run_id = doc.run().run_id;
@@ -380,6 +400,7 @@ void load_analysis_tables(const Connection& db, const evidence::EvidencePacket& 
   load_spans(db, packet);
   load_ops(db, packet);
   load_kernels(db, packet);
+  load_gpu(db, packet);
   load_graph_memory(db, packet);
   load_evidence(db, packet);
   load_nsight(db, packet);

@@ -131,6 +131,35 @@ CREATE TABLE kernels (
   span_id TEXT NOT NULL,
   span_index INTEGER
 );
+CREATE TABLE gpu_devices (
+  run_id TEXT NOT NULL,
+  device TEXT NOT NULL,
+  window_ns INTEGER NOT NULL,
+  busy_ns INTEGER NOT NULL,
+  idle_ns INTEGER NOT NULL,
+  compute_ns INTEGER NOT NULL,
+  communication_ns INTEGER NOT NULL,
+  memory_ns INTEGER NOT NULL,
+  sync_ns INTEGER NOT NULL,
+  comm_compute_overlap REAL,
+  launches INTEGER NOT NULL,
+  short_kernels INTEGER NOT NULL,
+  runtime_outliers INTEGER NOT NULL,
+  delay_outliers INTEGER NOT NULL,
+  mean_delay_ns INTEGER NOT NULL,
+  p50_delay_ns INTEGER NOT NULL,
+  p95_delay_ns INTEGER NOT NULL,
+  max_delay_ns INTEGER NOT NULL
+);
+CREATE TABLE gpu_streams (
+  run_id TEXT NOT NULL,
+  device TEXT NOT NULL,
+  stream INTEGER NOT NULL,
+  busy_ns INTEGER NOT NULL,
+  host_wait_ns INTEGER NOT NULL,
+  kernel_wait_ns INTEGER NOT NULL,
+  other_wait_ns INTEGER NOT NULL
+);
 CREATE TABLE op_inputs (
   run_id TEXT NOT NULL,
   op_index INTEGER NOT NULL,
@@ -287,13 +316,15 @@ CREATE TABLE nsight_timeline (
 );
 )sql";
 
-constexpr std::array<std::string_view, 23> kTableNames{"schema",
+constexpr std::array<std::string_view, 25> kTableNames{"schema",
                                                        "runs",
                                                        "run_tags",
                                                        "peak_by_category",
                                                        "spans",
                                                        "ops",
                                                        "kernels",
+                                                       "gpu_devices",
+                                                       "gpu_streams",
                                                        "op_inputs",
                                                        "tensors",
                                                        "memory_events",
@@ -355,6 +386,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS kernels_key ON kernels (run_id, kernel_index);
 CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels (run_id, correlation);
 CREATE INDEX IF NOT EXISTS kernels_by_launcher ON kernels (run_id, launch_op_index);
 CREATE INDEX IF NOT EXISTS kernels_by_span ON kernels (run_id, span_index);
+CREATE UNIQUE INDEX IF NOT EXISTS gpu_devices_key ON gpu_devices (run_id, device);
+CREATE INDEX IF NOT EXISTS gpu_streams_by_device ON gpu_streams (run_id, device);
 CREATE INDEX IF NOT EXISTS op_inputs_by_op ON op_inputs (run_id, op_index);
 CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (run_id, tensor_id);
 CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (run_id, tensor_id);
@@ -378,6 +411,7 @@ CREATE INDEX IF NOT EXISTS nsight_timeline_by_run ON nsight_timeline (run_id, se
 bool has_device_columns(const Connection& db, std::string_view schema_name) {
   Statement probe(db,
                   "SELECT (SELECT COUNT(*) FROM pragma_table_info('kernels', ?1)) > 0 AND "
+                  "(SELECT COUNT(*) FROM pragma_table_info('gpu_devices', ?1)) > 0 AND "
                   "(SELECT COUNT(*) FROM pragma_table_info('ops', ?1) WHERE name = 'op_kind') > 0");
   probe.bind_text(1, schema_name, /*stable=*/false);
   return probe.step() && sqlite3_column_int(probe.get(), 0) == 1;

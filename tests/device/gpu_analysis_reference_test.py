@@ -308,5 +308,35 @@ def test_where_we_differ_from_hta_on_a_constructed_trace(tmp_path):
     assert stream3["kernel_wait_ns"] == 100 and stream3["host_wait_ns"] == 0
 
 
+def test_sql_tables_hold_the_gpu_numbers(tmp_path):
+    # gpu_devices and gpu_streams, read back through Debian's sqlite3 shell, against the
+    # reference numbers computed above from the raw trace.
+    path = os.path.join(KINETO, "hta-alexnet-a100-2streams.json.gz")
+    events = load_events(path)
+    want = expected_devices(events, None)
+    db = tmp_path / "g.db"
+    subprocess.run([CG, "export", path, "--format", "sqlite", "-o", str(db)], check=True,
+                   capture_output=True)
+
+    def rows(sql):
+        out = subprocess.run(["sqlite3", "-separator", "|", str(db), sql], capture_output=True,
+                             text=True, check=True).stdout
+        return [line.split("|") for line in out.splitlines()]
+    devices = rows("SELECT device, window_ns, busy_ns, idle_ns, compute_ns, memory_ns, "
+                   "launches FROM gpu_devices")
+    assert sorted(r[0] for r in devices) == sorted(want)
+    for r in devices:
+        w = want[r[0]]
+        assert [int(v) for v in r[1:]] == [w["window_ns"], w["busy_ns"], w["idle_ns"],
+                                           w["compute_ns"], w["memory_ns"],
+                                           w["launches"]["count"]]
+    streams = rows("SELECT device, stream, busy_ns, host_wait_ns, kernel_wait_ns, other_wait_ns "
+                   "FROM gpu_streams")
+    got = {(r[0], int(r[1])): [int(v) for v in r[2:]] for r in streams}
+    expected = {(d, s): [v["busy_ns"], v["host_wait_ns"], v["kernel_wait_ns"], v["other_wait_ns"]]
+                for d, w in want.items() for s, v in w["streams"].items()}
+    assert got == expected
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
