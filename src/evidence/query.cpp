@@ -6,6 +6,7 @@
 #include "evidence/gpu_trace_json.hpp"
 #include "evidence/op_table.hpp"
 #include "evidence/step_stats.hpp"
+#include "evidence/table_rows_json.hpp"
 #include "graph/graph_json.hpp"
 #include "memory/memory_json.hpp"
 
@@ -65,17 +66,7 @@ void write_ops(JsonStream& w, const EvidencePacket& p, std::size_t limit) {
   w.key("device_ns").u64(t.device_ns);
   w.key("entrypoint").string(p.graph.summary.entrypoint);
   w.key("items").begin_array();
-  for (std::size_t i = 0; i < t.rows.size() && i < limit; ++i) {
-    const OpRow& r = t.rows[i];
-    w.begin_object();
-    w.key("calls").u64(r.calls);
-    w.key("device_self_ns").u64(r.device_self_ns);
-    w.key("device_total_ns").u64(r.device_total_ns);
-    w.key("host_self_ns").u64(r.host_self_ns);
-    w.key("host_total_ns").u64(r.host_total_ns);
-    w.key("name").string(r.name);
-    w.end_object();
-  }
+  for (std::size_t i = 0; i < t.rows.size() && i < limit; ++i) write_op_row(w, t.rows[i]);
   w.end_array();
   w.key("kind").string("ops");
   w.key("schema").string(kQuerySchema);
@@ -87,20 +78,7 @@ void write_kernels(JsonStream& w, const EvidencePacket& p, std::size_t limit) {
   const std::vector<device::KernelRow> rows = device::kernel_table(*p.doc);
   w.key("entrypoint").string(p.graph.summary.entrypoint);
   w.key("items").begin_array();
-  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
-    const device::KernelRow& r = rows[i];
-    w.begin_object();
-    w.key("calls").u64(r.calls);
-    w.key("device").string(r.device);
-    w.key("kind").string(to_string(r.kind));
-    w.key("max_ns").u64(r.max_ns);
-    w.key("mean_ns").u64(r.calls ? r.total_ns / r.calls : 0);
-    w.key("min_ns").u64(r.min_ns);
-    w.key("name").string(r.name);
-    w.key("raw_name").string(r.raw_name);
-    w.key("total_ns").u64(r.total_ns);
-    w.end_object();
-  }
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) write_kernel_row(w, rows[i]);
   w.end_array();
   w.key("kind").string("kernels");
   w.key("schema").string(kQuerySchema);

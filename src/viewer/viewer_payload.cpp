@@ -7,6 +7,7 @@
 #include "device/kernel_table.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/op_table.hpp"
+#include "evidence/table_rows_json.hpp"
 #include "memory/memory_json.hpp"
 #include "output/json_stream.hpp"
 
@@ -219,17 +220,7 @@ void write_operators(output::JsonStream& w, const evidence::OpTable& t,
   w.key("device_ns").u64(t.device_ns);
   w.key("host_self_ns").u64(host_self);
   w.key("items").begin_array();
-  for (std::uint32_t i : kept) {
-    const evidence::OpRow& r = t.rows[i];
-    w.begin_object();
-    w.key("calls").u64(r.calls);
-    w.key("device_self_ns").u64(r.device_self_ns);
-    w.key("device_total_ns").u64(r.device_total_ns);
-    w.key("host_self_ns").u64(r.host_self_ns);
-    w.key("host_total_ns").u64(r.host_total_ns);
-    w.key("name").string(r.name);
-    w.end_object();
-  }
+  for (std::uint32_t i : kept) evidence::write_op_row(w, t.rows[i]);
   w.end_array();
   w.key("unattributed_device_ns").u64(t.unattributed_device_ns);
   w.end_object();
@@ -243,19 +234,7 @@ void write_kernels(output::JsonStream& w, const std::vector<device::KernelRow>& 
   w.begin_object();
   w.key("device_ns").u64(device_ns);
   w.key("items").begin_array();
-  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
-    const device::KernelRow& r = rows[i];
-    w.begin_object();
-    w.key("calls").u64(r.calls);
-    w.key("device").string(r.device);
-    w.key("kind").string(to_string(r.kind));
-    w.key("max_ns").u64(r.max_ns);
-    w.key("min_ns").u64(r.min_ns);
-    w.key("name").string(r.name);
-    w.key("raw_name").string(r.raw_name);
-    w.key("total_ns").u64(r.total_ns);
-    w.end_object();
-  }
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) evidence::write_kernel_row(w, rows[i]);
   w.end_array();
   w.end_object();
 }

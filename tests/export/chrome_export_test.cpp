@@ -21,6 +21,7 @@
 #include "export/chrome_trace_writer.hpp"
 #include "export/chrome_tracks.hpp"
 #include "export/gzip_sink.hpp"
+#include "support/kineto_reference.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace {
@@ -383,25 +384,6 @@ TEST(ChromeExport, OutputIsStreamedInBoundedPieces) {
   EXPECT_LT(largest, (std::size_t{1} << 20) + (64 << 10));
 }
 
-std::string gunzip(const std::string& gz) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-  std::string out;
-  char buf[1 << 16];
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  }
-  EXPECT_EQ(rc, Z_STREAM_END);
-  inflateEnd(&z);
-  return out;
-}
-
 TEST(ChromeExport, GzipSinkWritesAGzipOfTheSameText) {
   const TraceDocument doc = candle_graph::parse_trace_text(synth_text(50, 4), "synth.jsonl");
   const std::string plain = export_text(doc);
@@ -413,7 +395,7 @@ TEST(ChromeExport, GzipSinkWritesAGzipOfTheSameText) {
   EXPECT_EQ(static_cast<unsigned char>(gz[0]), 0x1f);
   EXPECT_EQ(static_cast<unsigned char>(gz[1]), 0x8b);
   EXPECT_LT(gz.size(), plain.size() / 4);
-  EXPECT_EQ(gunzip(gz), plain);
+  EXPECT_EQ(cgtest::inflate_gzip(gz), plain);
 }
 
 // ---- the CLI ----------------------------------------------------------------------------------
@@ -430,7 +412,8 @@ TEST(ExportChromeCli, WritesJsonAndGzipAtomically) {
   const auto rz = cgcli::run_cli(
       {"export", trace.string(), "--format", "chrome", "-o", (dir / "t.json.gz").string()});
   ASSERT_EQ(rz.exit_code, 0) << cgcli::describe(rz);
-  EXPECT_EQ(gunzip(cgcli::read_file(dir / "t.json.gz")), cgcli::read_file(dir / "t.json"));
+  EXPECT_EQ(cgtest::inflate_gzip(cgcli::read_file(dir / "t.json.gz")),
+            cgcli::read_file(dir / "t.json"));
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"t.json", "t.json.gz", "t.jsonl"}));
 }
 

@@ -221,9 +221,9 @@ TEST(ViewerPayload, OperatorsAndKernelsAreTheTablesOfTheTrace) {
   // Demangled by c++filt: `echo _Z4gemmv | c++filt` prints gemm().
   // R"J(: the name gemm() holds the default raw-string terminator.
   const Json kernels = Json::parse(R"J({"device_ns":1500000,"items":[
-      {"calls":1,"device":"cuda:0","kind":"kernel","max_ns":1000000,"min_ns":1000000,
+      {"calls":1,"device":"cuda:0","kind":"kernel","max_ns":1000000,"mean_ns":1000000,"min_ns":1000000,
        "name":"gemm()","raw_name":"_Z4gemmv","total_ns":1000000},
-      {"calls":1,"device":"cuda:0","kind":"memcpy","max_ns":500000,"min_ns":500000,
+      {"calls":1,"device":"cuda:0","kind":"memcpy","max_ns":500000,"mean_ns":500000,"min_ns":500000,
        "name":"Memcpy HtoD (Pageable -> Device)","raw_name":"Memcpy HtoD (Pageable -> Device)",
        "total_ns":500000}]})J");
   EXPECT_EQ(j["views"]["kernels"], kernels);
