@@ -312,6 +312,10 @@ await withBrowser(async (context) => {
     const tip = await p.locator('#view-panel-timeline .chart-tip').innerText();
     assert(tip.startsWith(`${HOSTILE_KERNEL} (kernel) · cuda:0 stream 7`), `tip "${tip}"`);
     assert(tip.includes('launched by cudaLaunchKernel'), `launch in "${tip}"`);
+    // A click on the kernel inspects the runtime call that launched it.
+    await p.mouse.click(box.x + box.width * (2.7 / 10), box.y + laneY);
+    await settle(p);
+    assert((await p.innerText('#insp-label')) === 'cudaLaunchKernel', 'inspector shows the launch');
     assert((await p.locator('img').count()) === 0, 'no <img> element');
     assert(dialogs.length === 0, `alert ran: ${dialogs}`);
     assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
