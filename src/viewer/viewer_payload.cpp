@@ -316,8 +316,12 @@ void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, St
   const std::uint64_t idle_kernel = scaled(d.idle_ns, kernel, waits);
   const std::uint64_t idle_other = d.idle_ns - idle_host - idle_kernel;
   const std::uint64_t window_end = d.window_begin_ns + d.window_ns;
-  const std::uint64_t begin = std::min(step.begin_ns, d.window_begin_ns);
-  const std::uint64_t end = std::max(step.begin_ns + step.ns, window_end);
+  // A device with only waits (sync rows) has no window: its whole step is host only.
+  const bool no_window = d.window_ns == 0;
+  const std::uint64_t begin =
+      no_window ? step.begin_ns : std::min(step.begin_ns, d.window_begin_ns);
+  const std::uint64_t end =
+      no_window ? step.begin_ns + step.ns : std::max(step.begin_ns + step.ns, window_end);
   const std::uint64_t total = end - begin;
 
   w.begin_object();

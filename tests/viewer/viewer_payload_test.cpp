@@ -363,3 +363,32 @@ TEST(ViewerPayload, DeviceWorkIsBoundedToTheLongestItems) {
   // The Overview is the analysis of all device work, not of what the lanes kept.
   EXPECT_EQ(j["views"]["overview"]["devices"][0]["busy_ns"], 1'500'000);
 }
+
+// A device with nothing but a wait has no window: its whole step is host only. The step is moved to
+// start at 0.5 ms so that a window taken to begin at 0 would show (it would add 0.5 ms before it).
+TEST(ViewerPayload, OverviewOfADeviceWithOnlyWaitsIsHostOnly) {
+  std::string text = cg_viewer_test::read_fixture("device_work.jsonl");
+  const std::string start = R"("start_ns":0,)", end = R"({"kind":"span_end")";
+  ASSERT_NE(text.find(start), std::string::npos);
+  text.replace(text.find(start), start.size(), R"("start_ns":500000,)");
+  ASSERT_NE(text.find(end), std::string::npos);
+  text.insert(text.find(end),
+              R"({"kind":"op","span_id":"s1","op_name":"Event Sync","inputs":[],"dtype":"f32",)"
+              R"("device":"cuda:1","duration_ns":0,"timestamp_ns":7000000,"total_ns":100000,)"
+              R"("stream":3,"op_kind":"sync"})"
+              "\n");
+  const Packet p(text);
+  const Json j = Json::parse(viewer::project(p.packet));
+  const Json& devices = j["views"]["overview"]["devices"];
+  ASSERT_EQ(devices.size(), 2u);
+  const Json& d = devices[1];
+  EXPECT_EQ(d["device"], "cuda:1");
+  EXPECT_EQ(d["window_ns"], 0);
+  EXPECT_EQ(d["sync_ns"], 100'000);
+  EXPECT_EQ(d["total_begin_ns"], 500'000);
+  EXPECT_EQ(d["total_ns"], 10'000'000);
+  EXPECT_EQ(d["host_only_ns"], 10'000'000);
+  // Its wait still gets a lane of its own.
+  EXPECT_EQ(j["views"]["device_work"]["lanes"][1],
+            Json::parse(R"({"device":"cuda:1","stream":3,"total":1})"));
+}
