@@ -4,6 +4,9 @@
 #include <map>
 #include <numeric>
 #include <string_view>
+#include <tuple>
+
+#include "device/device_time.hpp"
 
 namespace candle_graph::viewer {
 namespace {
@@ -121,6 +124,28 @@ std::vector<std::uint32_t> select_op_rows(const evidence::OpTable& table, std::s
   for (std::uint32_t i = 0; i < rows.size(); ++i)
     if (kept[i]) out.push_back(i);
   return out;
+}
+
+std::vector<std::uint32_t> select_device_work(const TraceDocument& doc, std::size_t limit) {
+  const auto& work = doc.device_ops();
+  std::vector<std::uint32_t> ids(work.size());
+  std::iota(ids.begin(), ids.end(), 0u);
+  if (ids.size() > limit) {
+    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(limit), ids.end(),
+                      [&](std::uint32_t a, std::uint32_t b) {
+                        const auto da = device::device_duration(work[a]);
+                        const auto db = device::device_duration(work[b]);
+                        return da != db ? da > db : a < b;
+                      });
+    ids.resize(limit);
+  }
+  // Lane by lane in time order: the viewer reads each lane as one sorted run.
+  std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const OpEvent &x = work[a], &y = work[b];
+    return std::tuple(x.device, x.lane.value_or(0), x.timestamp_ns, a) <
+           std::tuple(y.device, y.lane.value_or(0), y.timestamp_ns, b);
+  });
+  return ids;
 }
 
 std::vector<std::uint32_t> select_memory_points(const MemoryProfile& memory,

@@ -20,6 +20,11 @@ struct PayloadLimits {
   // Rows of the Operators and Kernels tables each. Real traces have tens to hundreds of op names
   // and kernel names, but templated kernel names can be kilobytes long, so the count is capped.
   std::size_t table_rows = 2'000;
+  // Device work drawn on the timeline's stream lanes. One training step rarely launches more than
+  // a few thousand kernels; the cap keeps a 10^5-kernel trace's page small and quick to parse.
+  std::size_t device_items = 20'000;
+  // Streams and synchronizing calls listed per device on the Overview (a device has a handful).
+  std::size_t overview_rows = 100;
 };
 
 struct NodeSelection {
@@ -45,6 +50,12 @@ NodeSelection select_nodes(const ExecutionGraph& graph, const PayloadLimits& lim
 // the rest by host self time, so that sorting the viewer's table by either kind of time still
 // shows the rows that matter most. n·log n.
 std::vector<std::uint32_t> select_op_rows(const evidence::OpTable& table, std::size_t limit);
+
+// Indices into doc.device_ops() to draw on the timeline, ordered by (device, stream, start, index):
+// all when there are at most `limit`; else the `limit` longest by device time (ties: earlier in
+// the document), so that the fitted timeline still shows where each stream spent its time and only
+// the work too short to see at that zoom is left out. n·log n.
+std::vector<std::uint32_t> select_device_work(const TraceDocument& doc, std::size_t limit);
 
 // Indices into `timeline` to keep: all when small; else per device and time bucket the points of
 // minimum and maximum live bytes, plus the first, last and the device peak. Sorted, unique.

@@ -1,11 +1,17 @@
 #include "viewer/viewer_payload.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <unordered_map>
 
+#include "device/device_time.hpp"
 #include "device/kernel_table.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/gpu_findings.hpp"
 #include "evidence/op_table.hpp"
 #include "evidence/table_rows_json.hpp"
 #include "memory/memory_json.hpp"
@@ -239,6 +245,240 @@ void write_kernels(output::JsonStream& w, const std::vector<device::KernelRow>& 
   w.end_object();
 }
 
+// The measured step's interval in trace time (the first measured span, trace6.md §4.3).
+struct Step {
+  std::uint64_t begin_ns = 0, ns = 0;
+};
+Step measured_step(const TraceDocument& doc) {
+  for (const SpanRecord& s : doc.spans())
+    if (s.measured) return {s.start_ns, s.duration_ns};
+  return {};
+}
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+// ⌊value × part ÷ whole⌋ without overflow (the product of two ns counts can exceed 64 bits).
+std::uint64_t scaled(std::uint64_t value, std::uint64_t part, std::uint64_t whole) {
+  return whole ? static_cast<std::uint64_t>(static_cast<unsigned __int128>(value) * part / whole)
+               : 0;
+}
+
+// Added: one device's Overview row (docs/compatibility.md, Viewer): the step split into parts that
+// add up exactly, every part derived from the device's gpu_trace numbers.
+//   busy   = compute + communication not under compute + memory under neither
+//            (the kernel_types segments, which partition busy time);
+//   window = busy + idle, idle = host wait + kernel wait + other, in the proportions of the
+//            streams' idle causes (exact on a one-stream device; all "other" when no stream
+//            waited, i.e. the gaps lie before a stream's first work);
+//   total  = window + host only, host only = the part of [step ∪ window] outside the window.
+void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, Step step,
+                           std::size_t stream_limit) {
+  std::uint64_t comm_exposed = 0, memory_exposed = 0;
+  for (const device::KernelTypeTime& t : d.kernel_types) {
+    const bool compute = t.type.find("COMPUTATION") != std::string::npos;
+    if (compute) continue;  // counted in compute_ns, the union of compute work
+    if (t.type.find("COMMUNICATION") != std::string::npos)
+      comm_exposed = sat_add(comm_exposed, t.ns);
+    else
+      memory_exposed = sat_add(memory_exposed, t.ns);
+  }
+  std::uint64_t host = 0, kernel = 0, other = 0;
+  for (const device::StreamIdle& s : d.streams) {
+    host = sat_add(host, s.host_wait_ns);
+    kernel = sat_add(kernel, s.kernel_wait_ns);
+    other = sat_add(other, s.other_wait_ns);
+  }
+  const std::uint64_t waits = sat_add(sat_add(host, kernel), other);
+  const std::uint64_t idle_host = scaled(d.idle_ns, host, waits);
+  const std::uint64_t idle_kernel = scaled(d.idle_ns, kernel, waits);
+  const std::uint64_t idle_other = d.idle_ns - idle_host - idle_kernel;
+  const std::uint64_t window_end = d.window_begin_ns + d.window_ns;
+  // A device with only waits (sync rows) has no window: its whole step is host only.
+  const bool no_window = d.window_ns == 0;
+  const std::uint64_t begin =
+      no_window ? step.begin_ns : std::min(step.begin_ns, d.window_begin_ns);
+  const std::uint64_t end =
+      no_window ? step.begin_ns + step.ns : std::max(step.begin_ns + step.ns, window_end);
+  const std::uint64_t total = end - begin;
+
+  w.begin_object();
+  w.key("busy_ns").u64(d.busy_ns);
+  w.key("comm_compute_overlap");
+  d.comm_compute_overlap ? w.f64(*d.comm_compute_overlap) : w.null();
+  w.key("communication_exposed_ns").u64(comm_exposed);
+  w.key("communication_ns").u64(d.communication_ns);
+  w.key("compute_ns").u64(d.compute_ns);
+  w.key("device").string(d.device);
+  w.key("host_only_ns").u64(total - d.window_ns);
+  w.key("idle_host_wait_ns").u64(idle_host);
+  w.key("idle_kernel_wait_ns").u64(idle_kernel);
+  w.key("idle_ns").u64(d.idle_ns);
+  w.key("idle_other_ns").u64(idle_other);
+  w.key("launches").begin_object();
+  w.key("count").u64(d.launches.count);
+  w.key("delay_outliers").u64(d.launches.delay_outliers);
+  w.key("max_delay_ns").u64(d.launches.max_delay_ns);
+  w.key("mean_delay_ns").u64(d.launches.mean_delay_ns);
+  w.key("p50_delay_ns").u64(d.launches.p50_delay_ns);
+  w.key("p95_delay_ns").u64(d.launches.p95_delay_ns);
+  w.key("runtime_outliers").u64(d.launches.runtime_outliers);
+  w.key("short_kernels").u64(d.launches.short_kernels);
+  w.end_object();
+  w.key("memory_exposed_ns").u64(memory_exposed);
+  w.key("memory_ns").u64(d.memory_ns);
+  w.key("streams").begin_array();
+  for (std::size_t i = 0; i < d.streams.size() && i < stream_limit; ++i) {
+    const device::StreamIdle& s = d.streams[i];
+    w.begin_object();
+    w.key("busy_ns").u64(s.busy_ns);
+    w.key("host_wait_ns").u64(s.host_wait_ns);
+    w.key("kernel_wait_ns").u64(s.kernel_wait_ns);
+    w.key("other_wait_ns").u64(s.other_wait_ns);
+    w.key("stream").u64(s.stream);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("streams_total").u64(d.streams.size());
+  w.key("sync_ns").u64(d.sync_ns);
+  w.key("sync_stalls").begin_array();
+  for (std::size_t i = 0; i < d.sync_stalls.size() && i < stream_limit; ++i) {
+    const device::SyncStall& s = d.sync_stalls[i];
+    w.begin_object().key("call").string(s.call).key("count").u64(s.count);
+    w.key("ns").u64(s.ns).end_object();
+  }
+  w.end_array();
+  w.key("total_begin_ns").u64(begin);
+  w.key("total_ns").u64(total);
+  w.key("window_begin_ns").u64(d.window_begin_ns);
+  w.key("window_ns").u64(d.window_ns);
+  w.end_object();
+}
+
+// Added: the Overview view (views.overview), built from the packet's gpu_trace; `devices` is empty
+// for a trace without device work, and then the viewer shows no Overview. The findings are the
+// packet's own GPU findings (gpu_findings.hpp), in the packet's order and wording.
+void write_overview(output::JsonStream& w, const evidence::EvidencePacket& p, std::size_t limit) {
+  const TraceDocument& doc = *p.doc;
+  const Step step = measured_step(doc);
+  const std::vector<std::string> gpu = evidence::gpu_findings(
+      p.gpu_trace, doc, static_cast<std::uint64_t>(std::llround(p.graph.summary.total_ms * 1e6)));
+  w.begin_object();
+  w.key("devices").begin_array();
+  for (const device::DeviceGpu& d : p.gpu_trace.devices) write_overview_device(w, d, step, limit);
+  w.end_array();
+  w.key("findings").begin_array();
+  for (const std::string& f : p.findings)
+    if (std::find(gpu.begin(), gpu.end(), f) != gpu.end()) w.string(f);
+  w.end_array();
+  w.key("host_sync_ns").u64(p.gpu_trace.host_sync_ns);
+  w.key("step_begin_ns").u64(step.begin_ns);
+  w.key("step_ns").u64(step.ns);
+  w.end_object();
+}
+
+// Names longer than this are cut (at a UTF-8 boundary) in the timeline's name list: templated
+// kernel names can be kilobytes, and 20,000 distinct ones would make the page huge. The Kernels
+// view keeps the whole name.
+constexpr std::size_t kLaneNameBytes = 512;
+std::string lane_name(std::string_view raw) {
+  std::string name = device::demangled(raw);
+  if (name.size() <= kLaneNameBytes) return name;
+  std::size_t cut = kLaneNameBytes;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  name.resize(cut);
+  return name + "…";
+}
+
+// Added: device work for the timeline's stream lanes (views.device_work), columnar so that 20,000
+// items cost a few hundred kB: per item its lane (index into `lanes`), start and device duration
+// in trace time, kind (index into `kinds`; a kernel that is communication by its name, pytorch.md
+// §G1, is "communication"), name (index into `names`) and `launch`, the index into
+// views.trace.nodes of the runtime call with its correlation (-1 when there is none, or it was
+// folded out of the bounded payload).
+void write_device_work(output::JsonStream& w, const TraceDocument& doc,
+                       const std::vector<std::uint32_t>& items,
+                       const std::vector<std::int64_t>& node_position) {
+  static constexpr std::string_view kKinds[] = {"communication", "kernel", "memcpy", "memset",
+                                                "sync"};
+  const auto kind_of = [](const OpEvent& op) -> std::uint64_t {
+    switch (op.op_kind) {
+      case OpKind::memcpy:
+        return 2;
+      case OpKind::memset:
+        return 3;
+      case OpKind::sync:
+        return 4;
+      default:
+        return device::is_communication_kernel(op.op_name) ? 0 : 1;
+    }
+  };
+  std::unordered_map<std::uint64_t, std::uint32_t> call_of;  // correlation → doc.ops() index
+  for (std::uint32_t i = 0; i < doc.ops().size(); ++i) {
+    const OpEvent& op = doc.ops()[i];
+    if (op.op_kind == OpKind::runtime && op.correlation) call_of.try_emplace(*op.correlation, i);
+  }
+  const auto spans = static_cast<std::uint32_t>(doc.spans().size());
+  // Every (device, stream) of the document is a lane, in that order, even one whose work all fell
+  // to the cap: the lane and its `total` still say the stream was used.
+  std::map<std::pair<std::string_view, std::uint64_t>, std::uint64_t> lane_total;
+  for (const OpEvent& op : doc.device_ops()) ++lane_total[{op.device, op.lane.value_or(0)}];
+  std::map<std::pair<std::string_view, std::uint64_t>, std::uint32_t> lane_of;
+  for (const auto& [key, total] : lane_total) lane_of.emplace(key, lane_of.size());
+  // Names in order of first use.
+  std::unordered_map<std::string_view, std::uint32_t> name_of;
+  std::vector<std::string_view> names;
+  std::vector<std::uint32_t> lane_col, name_col;
+  lane_col.reserve(items.size());
+  name_col.reserve(items.size());
+  for (std::uint32_t k : items) {
+    const OpEvent& op = doc.device_ops()[k];
+    lane_col.push_back(lane_of.at({op.device, op.lane.value_or(0)}));
+    const auto [name, new_name] = name_of.try_emplace(op.op_name, names.size());
+    if (new_name) names.push_back(op.op_name);
+    name_col.push_back(name->second);
+  }
+  w.begin_object();
+  w.key("items").begin_object();
+  w.key("duration_ns").begin_array();
+  for (std::uint32_t k : items) w.u64(device::device_duration(doc.device_ops()[k]));
+  w.end_array();
+  w.key("kind").begin_array();
+  for (std::uint32_t k : items) w.u64(kind_of(doc.device_ops()[k]));
+  w.end_array();
+  w.key("lane").begin_array();
+  for (std::uint32_t l : lane_col) w.u64(l);
+  w.end_array();
+  w.key("launch").begin_array();
+  for (std::uint32_t k : items) {
+    const OpEvent& op = doc.device_ops()[k];
+    const auto call = op.correlation ? call_of.find(*op.correlation) : call_of.end();
+    w.i64(call == call_of.end() ? -1 : node_position[spans + call->second]);
+  }
+  w.end_array();
+  w.key("name").begin_array();
+  for (std::uint32_t n : name_col) w.u64(n);
+  w.end_array();
+  w.key("start_ns").begin_array();
+  for (std::uint32_t k : items) w.u64(doc.device_ops()[k].timestamp_ns);
+  w.end_array();
+  w.end_object();
+  w.key("kinds").begin_array();
+  for (std::string_view k : kKinds) w.string(k);
+  w.end_array();
+  w.key("lanes").begin_array();
+  for (const auto& [key, total] : lane_total) {
+    w.begin_object().key("device").string(key.first);
+    w.key("stream").u64(key.second).key("total").u64(total).end_object();
+  }
+  w.end_array();
+  w.key("names").begin_array();
+  for (std::string_view n : names) w.string(lane_name(n));
+  w.end_array();
+  w.end_object();
+}
+
 }  // namespace
 
 std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limits) {
@@ -277,10 +517,17 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   const evidence::OpTable op_rows = evidence::op_table(g, p.device);
   const std::vector<std::uint32_t> op_rows_kept = select_op_rows(op_rows, limits.table_rows);
   const std::vector<device::KernelRow> kernel_rows = device::kernel_table(doc);
+  const std::vector<std::uint32_t> device_items = select_device_work(doc, limits.device_items);
+  // Position of each graph node in views.trace.nodes (the kept nodes in order), -1 when folded.
+  std::vector<std::int64_t> node_position(g.nodes.size(), -1);
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    node_position[kept[i]] = static_cast<std::int64_t>(i);
+  const bool has_device = !p.gpu_trace.devices.empty();
 
   output::JsonStream w({}, output::JsonStyle::compact);
   w.begin_object();
-  w.key("default_view").string("evidence");
+  // A trace with device work opens on its Overview (the TensorBoard profiler plugin's first page).
+  w.key("default_view").string(has_device ? "overview" : "evidence");
   const std::vector<const GradientEvent*> gradients =
       bounded_gradients(doc, limits.peak_breakdown_rows);
   std::uint64_t attention = 0;
@@ -289,6 +536,8 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   write_gradients(w, gradients);
   // Added: how the payload was bounded (all zero for traces below the limits).
   w.key("payload_limits").begin_object();
+  w.key("device_work_kept").u64(device_items.size());
+  w.key("device_work_total").u64(doc.device_ops().size());
   w.key("gradients_attention").u64(attention);
   w.key("gradients_total").u64(doc.gradients().size());
   w.key("kernel_rows_total").u64(kernel_rows.size());
@@ -319,6 +568,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   w.key("total_ms").f64(g.summary.total_ms);
   w.end_object();
   w.key("views").begin_object();
+  write_device_work(w.key("device_work"), doc, device_items, node_position);
   w.key("evidence").begin_object();
   w.key("comparison");
   if (p.comparison)
@@ -377,6 +627,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
   }));
   w.end_object();
   write_operators(w.key("operators"), op_rows, op_rows_kept);
+  write_overview(w.key("overview"), p, limits.overview_rows);
   w.key("span_costs").begin_object().key("items").begin_array();
   for (std::uint32_t i : by_total) write_span_cost(w, c, i);
   w.end_array().end_object();

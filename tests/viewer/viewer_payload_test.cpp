@@ -72,9 +72,13 @@ TEST(ViewerPayload, SchemaSortedKeysAndCompactText) {
   for (auto it = j["views"].begin(); it != j["views"].end(); ++it) views.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"default_view", "gradients", "payload_limits", "schema",
                                             "span_tree", "summary", "views"}));
-  // Added: kernels and operators (the Operators and Kernels views), present even when empty.
-  EXPECT_EQ(views, (std::vector<std::string>{"evidence", "gpu", "kernels", "memory", "operators",
-                                             "span_costs", "trace"}));
+  // Added: kernels and operators (the Operators and Kernels views), device_work (the timeline's
+  // stream lanes) and overview, present even when empty.
+  EXPECT_EQ(views, (std::vector<std::string>{"device_work", "evidence", "gpu", "kernels", "memory",
+                                             "operators", "overview", "span_costs", "trace"}));
+  // No device work: no Overview to open on, no lanes.
+  EXPECT_TRUE(j["views"]["overview"]["devices"].empty());
+  EXPECT_TRUE(j["views"]["device_work"]["lanes"].empty());
 }
 
 TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
@@ -84,7 +88,8 @@ TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
   const Packet p(cg_viewer_test::read_fixture("spec_example.jsonl"));
   const Json j = Json::parse(viewer::project(p.packet));
   // Two op names (matmul, sgd_update), no device work.
-  const Json expected = Json::parse(R"({"gradients_attention":0,"gradients_total":1,
+  const Json expected = Json::parse(R"({"device_work_kept":0,"device_work_total":0,
+      "gradients_attention":0,"gradients_total":1,
       "kernel_rows_total":0,"memory_points_dropped":0,"memory_points_total":4,"nodes_kept":7,
       "nodes_total":7,"operator_rows_total":2,"ops_folded":0,"peak_breakdown_total":2,
       "spans_folded":0,"tensors_total":1})");
@@ -274,4 +279,116 @@ TEST(ViewerPayload, HostileOpAndKernelNamesSurviveUnchanged) {
       Json::parse(cg_viewer_test::between(page, "type=\"application/json\">", "</script>"));
   EXPECT_EQ(back["views"]["operators"]["items"][1]["name"], "<img src=x onerror=alert(1)>");
   EXPECT_EQ(back["views"]["kernels"]["items"][0]["name"], "</script><b>k");
+  EXPECT_EQ(back["views"]["device_work"]["names"][0], "</script><b>k");
+}
+
+// tests/fixtures/device_work.jsonl by hand (see OperatorsAndKernelsAreTheTablesOfTheTrace): the
+// measured step is [0, 10) ms; on cuda:0 stream 7 the kernel runs [2.2, 3.2) ms, the memcpy
+// [6, 6.5) ms. Busy 1.5 ms: compute 1 ms, memory alone 0.5 ms, no communication. The window
+// [2.2, 6.5) ms is 4.3 ms, so 2.8 ms idle, one gap before the memcpy, which no runtime call
+// launched and which is over 30 µs: "other" (pytorch.md §G4). Host only = 10 − 4.3 = 5.7 ms.
+TEST(ViewerPayload, OverviewSplitsTheStepIntoPartsThatAddUp) {
+  const Packet p(cg_viewer_test::read_fixture("device_work.jsonl"));
+  const Json j = Json::parse(viewer::project(p.packet));
+  expect_sorted_keys(j, "");
+  EXPECT_EQ(j["default_view"], "overview");  // device work: the page opens on the Overview
+  const Json& o = j["views"]["overview"];
+  EXPECT_EQ(o["step_begin_ns"], 0);
+  EXPECT_EQ(o["step_ns"], 10'000'000);
+  ASSERT_EQ(o["devices"].size(), 1u);
+  const Json& d = o["devices"][0];
+  EXPECT_EQ(d["device"], "cuda:0");
+  const std::vector<std::pair<std::string, std::uint64_t>> parts = {
+      {"compute_ns", 1'000'000},  {"communication_exposed_ns", 0}, {"memory_exposed_ns", 500'000},
+      {"idle_host_wait_ns", 0},   {"idle_kernel_wait_ns", 0},      {"idle_other_ns", 2'800'000},
+      {"host_only_ns", 5'700'000}};
+  std::uint64_t sum = 0;
+  for (const auto& [key, ns] : parts) {
+    EXPECT_EQ(d[key], ns) << key;
+    sum += d[key].get<std::uint64_t>();
+  }
+  // The identity the Overview states: the parts add up to the total, here the step.
+  EXPECT_EQ(sum, d["total_ns"]);
+  EXPECT_EQ(d["total_ns"], 10'000'000);
+  EXPECT_EQ(d["window_ns"], 4'300'000);
+  EXPECT_EQ(d["window_begin_ns"], 2'200'000);
+  EXPECT_EQ(d["launches"]["count"], 1);  // the kernel; the memcpy has no launch call
+  // The kernel starts 0.1 ms after its launch call ends ([2, 2.1) ms): the only delay.
+  EXPECT_EQ(d["launches"]["p50_delay_ns"], 100'000);
+  // The device is idle 65 % of its window: the idle finding of the packet, and only it.
+  ASSERT_EQ(o["findings"].size(), 1u);
+  EXPECT_EQ(o["findings"][0].get<std::string>().rfind("GPU cuda:0 idle 65.1%", 0), 0u)
+      << o["findings"][0];
+  EXPECT_NE(std::find(p.packet.findings.begin(), p.packet.findings.end(), o["findings"][0]),
+            p.packet.findings.end());
+}
+
+// The same trace's device work as the timeline draws it: one lane, both items in start order with
+// their device time, the kernel linked to its launch call's node, the memcpy to none.
+TEST(ViewerPayload, DeviceWorkIsOneLanePerStreamWithItsLaunches) {
+  const Packet p(cg_viewer_test::read_fixture("device_work.jsonl"));
+  const Json j = Json::parse(viewer::project(p.packet));
+  const Json& w = j["views"]["device_work"];
+  EXPECT_EQ(w["lanes"], Json::parse(R"([{"device":"cuda:0","stream":7,"total":2}])"));
+  EXPECT_EQ(w["kinds"], Json::parse(R"(["communication","kernel","memcpy","memset","sync"])"));
+  // Demangled as the Kernels view shows it (`echo _Z4gemmv | c++filt` prints gemm()).
+  EXPECT_EQ(w["names"], Json::parse(R"J(["gemm()","Memcpy HtoD (Pageable -> Device)"])J"));
+  const Json& items = w["items"];
+  EXPECT_EQ(items["lane"], Json::parse("[0,0]"));
+  EXPECT_EQ(items["start_ns"], Json::parse("[2200000,6000000]"));
+  EXPECT_EQ(items["duration_ns"], Json::parse("[1000000,500000]"));
+  EXPECT_EQ(items["kind"], Json::parse("[1,2]"));
+  EXPECT_EQ(items["name"], Json::parse("[0,1]"));
+  ASSERT_EQ(items["launch"].size(), 2u);
+  EXPECT_EQ(items["launch"][1], -1);
+  const Json& call = j["views"]["trace"]["nodes"][items["launch"][0].get<std::size_t>()];
+  EXPECT_EQ(call["label"], "cudaLaunchKernel");
+  EXPECT_EQ(call["start_ns"], 2'000'000);
+  EXPECT_EQ(j["payload_limits"]["device_work_kept"], 2);
+  EXPECT_EQ(j["payload_limits"]["device_work_total"], 2);
+}
+
+TEST(ViewerPayload, DeviceWorkIsBoundedToTheLongestItems) {
+  const Packet p(cg_viewer_test::read_fixture("device_work.jsonl"));
+  viewer::PayloadLimits limits;
+  limits.device_items = 1;
+  const Json j = Json::parse(viewer::project(p.packet, limits));
+  const Json& w = j["views"]["device_work"];
+  // The 1 ms kernel is kept over the 0.5 ms memcpy; the lane still counts both.
+  EXPECT_EQ(w["items"]["duration_ns"], Json::parse("[1000000]"));
+  EXPECT_EQ(w["names"], Json::parse(R"J(["gemm()"])J"));
+  EXPECT_EQ(w["lanes"][0]["total"], 2);
+  EXPECT_EQ(j["payload_limits"]["device_work_kept"], 1);
+  EXPECT_EQ(j["payload_limits"]["device_work_total"], 2);
+  // The Overview is the analysis of all device work, not of what the lanes kept.
+  EXPECT_EQ(j["views"]["overview"]["devices"][0]["busy_ns"], 1'500'000);
+}
+
+// A device with nothing but a wait has no window: its whole step is host only. The step is moved to
+// start at 0.5 ms so that a window taken to begin at 0 would show (it would add 0.5 ms before it).
+TEST(ViewerPayload, OverviewOfADeviceWithOnlyWaitsIsHostOnly) {
+  std::string text = cg_viewer_test::read_fixture("device_work.jsonl");
+  const std::string start = R"("start_ns":0,)", end = R"({"kind":"span_end")";
+  ASSERT_NE(text.find(start), std::string::npos);
+  text.replace(text.find(start), start.size(), R"("start_ns":500000,)");
+  ASSERT_NE(text.find(end), std::string::npos);
+  text.insert(text.find(end),
+              R"({"kind":"op","span_id":"s1","op_name":"Event Sync","inputs":[],"dtype":"f32",)"
+              R"("device":"cuda:1","duration_ns":0,"timestamp_ns":7000000,"total_ns":100000,)"
+              R"("stream":3,"op_kind":"sync"})"
+              "\n");
+  const Packet p(text);
+  const Json j = Json::parse(viewer::project(p.packet));
+  const Json& devices = j["views"]["overview"]["devices"];
+  ASSERT_EQ(devices.size(), 2u);
+  const Json& d = devices[1];
+  EXPECT_EQ(d["device"], "cuda:1");
+  EXPECT_EQ(d["window_ns"], 0);
+  EXPECT_EQ(d["sync_ns"], 100'000);
+  EXPECT_EQ(d["total_begin_ns"], 500'000);
+  EXPECT_EQ(d["total_ns"], 10'000'000);
+  EXPECT_EQ(d["host_only_ns"], 10'000'000);
+  // Its wait still gets a lane of its own.
+  EXPECT_EQ(j["views"]["device_work"]["lanes"][1],
+            Json::parse(R"({"device":"cuda:1","stream":3,"total":1})"));
 }

@@ -12,12 +12,15 @@ import { renderSpanCosts } from './views/span_costs.js';
 import { renderMemory } from './views/memory.js';
 import { renderGpu } from './views/gpu.js';
 import { hasKernels, hasOperators, renderKernels, renderOperators } from './views/tables.js';
+import { hasOverview, renderOverview } from './views/overview.js';
 import { createInspector } from './inspector.js';
 import { buildIndex } from './model.js';
 
-// `when`: views that only make sense for some traces. Operators needs host ops, Kernels device
-// work: a trace without any gets no tab rather than an empty table (docs/compatibility.md).
+// `when`: views that only make sense for some traces. Operators needs host ops, Kernels and
+// Overview device work: a trace without any gets no tab rather than an empty table
+// (docs/compatibility.md). Overview comes first, as in the TensorBoard profiler plugin.
 const ALL_VIEWS = [
+  { id: 'overview', label: 'Overview', when: hasOverview },
   { id: 'evidence', label: 'Evidence' },
   { id: 'trace', label: 'Trace' },
   { id: 'timeline', label: 'Timeline' },
@@ -96,6 +99,7 @@ function main() {
     gpu: (panel) => renderGpu(panel, payload),
     operators: (panel) => renderOperators(panel, payload),
     kernels: (panel) => renderKernels(panel, payload),
+    overview: (panel) => renderOverview(panel, payload),
   };
   const rendered = new Set();
 
