@@ -19,6 +19,13 @@ std::string u64(std::uint64_t v) {
   return std::to_string(v);
 }
 
+// A headline label padded to the width of `Measured total: ` (at least one space after it).
+std::string pad_label(std::string label) {
+  constexpr std::size_t kWidth = 16;
+  label.resize(std::max(kWidth, label.size() + 1), ' ');
+  return label;
+}
+
 std::string percent_change(const std::optional<double>& p) {
   if (!p) return "n/a";
   char buf[64];
@@ -262,6 +269,14 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
   // After the lines whose positions readers of the headline rely on.
   if (p.capture_overhead)
     out += "Capture cost:   " + describe_capture_overhead(*p.capture_overhead) + "\n";
+  for (const device::DeviceGpu& g : p.gpu_trace.devices)
+    if (g.window_ns > 0)
+      out += pad_label("GPU " + std::string(g.device) + ":") + "busy " +
+             format_share(static_cast<double>(g.busy_ns) / static_cast<double>(g.window_ns)) +
+             " of its " + format_duration_ns(g.window_ns) + " window (compute " +
+             format_duration_ns(g.compute_ns) + ", communication " +
+             format_duration_ns(g.communication_ns) + ", memory " +
+             format_duration_ns(g.memory_ns) + "); see the report's GPU from the trace\n";
   if (const Comparison* c = d.comparison) {
     out += std::string("Against base:   ") + (c->comparable ? "comparable" : "NOT comparable") +
            ", total " + format_signed_duration_ns(c->total_delta_ns) + " (" +

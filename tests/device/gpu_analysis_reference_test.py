@@ -244,10 +244,13 @@ def test_report_and_findings_state_the_devices_numbers(tmp_path):
     want = expected_devices(events, region_of(events, 1014))["cuda:3"]
     md = tmp_path / "r.md"
     r = subprocess.run([CG, "report", path, "--json", str(tmp_path / "e.json"), "--markdown",
-                        str(md)], capture_output=True, text=True, check=False)
+                        str(md), "--headline"], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
     text = md.read_text()
     ms = lambda v: f"{v / 1e6:.2f} ms"  # noqa: E731 (the report's format above 1 ms)
+    assert (f"GPU cuda:3:     busy {100 * want['busy_ns'] / want['window_ns']:.1f}% of its "
+            f"{ms(want['window_ns'])} window (compute {ms(want['compute_ns'])}, communication "
+            f"{ms(want['communication_ns'])}, memory {ms(want['memory_ns'])})") in r.stdout
     idle = 100 * want["idle_ns"] / want["window_ns"]
     assert (f"- `cuda:3`: window {ms(want['window_ns'])}, busy {ms(want['busy_ns'])} "
             f"({100 * want['busy_ns'] / want['window_ns']:.1f}%), idle {ms(want['idle_ns'])} "
