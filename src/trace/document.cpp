@@ -287,7 +287,17 @@ void DocumentAssembler::add_span_end(const SpanEndEvent& e, std::uint64_t line) 
 
 void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   ++index_;
-  (void)line;
+  // trace6.md §4.5.1: a host op's inclusive time holds its exclusive time; device work takes no
+  // host time. Either broken would make self and total times that cannot be true.
+  if (e.total_ns && !is_device_kind(e.op_kind) && *e.total_ns < e.duration_ns)
+    fail(line, "op `" + std::string(e.op_name) + "` has total_ns " + std::to_string(*e.total_ns) +
+                   " below its duration_ns " + std::to_string(e.duration_ns) +
+                   " (total_ns is the inclusive time, duration_ns the exclusive part of it)");
+  if (is_device_kind(e.op_kind) && e.duration_ns != 0)
+    fail(line, "device op `" + std::string(e.op_name) + "` (op_kind " +
+                   std::string(to_string(e.op_kind)) + ") has duration_ns " +
+                   std::to_string(e.duration_ns) +
+                   ": device work takes no host time, its device time is total_ns");
   OpEvent o = e;
   std::uint32_t span_index;
   o.span_id = span_ref(e.span_id, span_index);
