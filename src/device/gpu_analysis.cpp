@@ -63,6 +63,44 @@ std::vector<KernelTypeTime> kernel_type_table(const std::vector<Interval> (&by_c
   return out;
 }
 
+enum class GapCause { host_wait, kernel_wait, other };
+
+// Why the device (or a stream) was idle from `idle_since` until `work` started (pytorch.md §G4):
+// the host had not begun the launch call yet, or the gap was a short one between kernels, or other.
+GapCause gap_cause(const TraceDocument& doc, const OpEvent& work, std::uint64_t idle_since,
+                   const std::unordered_map<std::uint64_t, std::uint32_t>& calls,
+                   const GpuOptions& options) {
+  const auto call = work.correlation ? calls.find(*work.correlation) : calls.end();
+  if (call != calls.end() && doc.ops()[call->second].timestamp_ns > idle_since)
+    return GapCause::host_wait;
+  return work.timestamp_ns - idle_since < options.kernel_wait_ns ? GapCause::kernel_wait
+                                                                 : GapCause::other;
+}
+
+// Adds the idle gaps of `items` (device work, sorted by start) to host, kernel and other, each
+// gap measured from the latest end so far.
+void add_gaps(const TraceDocument& doc, const std::vector<std::uint32_t>& items,
+              const std::unordered_map<std::uint64_t, std::uint32_t>& calls,
+              const GpuOptions& options, std::uint64_t (&by_cause)[3]) {
+  std::uint64_t reach = 0;
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    const OpEvent& w = doc.device_ops()[items[n]];
+    const Interval iv = interval_of(w);
+    if (n > 0 && iv.first > reach) {
+      const auto cause = static_cast<int>(gap_cause(doc, w, reach, calls, options));
+      by_cause[cause] = sat_add(by_cause[cause], iv.first - reach);
+    }
+    reach = n == 0 ? iv.second : std::max(reach, iv.second);
+  }
+}
+
+std::vector<std::uint32_t> by_start(const TraceDocument& doc, std::vector<std::uint32_t> items) {
+  std::stable_sort(items.begin(), items.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return doc.device_ops()[a].timestamp_ns < doc.device_ops()[b].timestamp_ns;
+  });
+  return items;
+}
+
 // Per stream: busy time, and each idle gap (measured from the latest end so far, so never
 // negative) split by its cause (pytorch.md §G4 with correction 6).
 std::vector<StreamIdle> stream_idle(const TraceDocument& doc,
@@ -73,29 +111,16 @@ std::vector<StreamIdle> stream_idle(const TraceDocument& doc,
   for (std::uint32_t k : work) by_stream[doc.device_ops()[k].lane.value_or(0)].push_back(k);
   std::vector<StreamIdle> out;
   for (auto& [stream, items] : by_stream) {
-    std::stable_sort(items.begin(), items.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return doc.device_ops()[a].timestamp_ns < doc.device_ops()[b].timestamp_ns;
-    });
+    const std::vector<std::uint32_t> sorted = by_start(doc, std::move(items));
     StreamIdle s;
     s.stream = stream;
+    std::uint64_t by_cause[3] = {0, 0, 0};
+    add_gaps(doc, sorted, calls, options, by_cause);
+    s.host_wait_ns = by_cause[0];
+    s.kernel_wait_ns = by_cause[1];
+    s.other_wait_ns = by_cause[2];
     std::vector<Interval> intervals;
-    std::uint64_t reach = 0;
-    for (std::size_t n = 0; n < items.size(); ++n) {
-      const OpEvent& w = doc.device_ops()[items[n]];
-      const Interval iv = interval_of(w);
-      intervals.push_back(iv);
-      if (n > 0 && iv.first > reach) {
-        const std::uint64_t gap = iv.first - reach;
-        const auto call = w.correlation ? calls.find(*w.correlation) : calls.end();
-        if (call != calls.end() && doc.ops()[call->second].timestamp_ns > reach)
-          s.host_wait_ns = sat_add(s.host_wait_ns, gap);
-        else if (gap < options.kernel_wait_ns)
-          s.kernel_wait_ns = sat_add(s.kernel_wait_ns, gap);
-        else
-          s.other_wait_ns = sat_add(s.other_wait_ns, gap);
-      }
-      reach = n == 0 ? iv.second : std::max(reach, iv.second);
-    }
+    for (std::uint32_t k : sorted) intervals.push_back(interval_of(doc.device_ops()[k]));
     s.busy_ns = length(merged(std::move(intervals)));
     out.push_back(s);
   }
@@ -163,6 +188,11 @@ DeviceGpu analyze_device(const TraceDocument& doc, std::string_view device,
   }
   d.busy_ns = length(busy);
   d.idle_ns = d.window_ns - d.busy_ns;
+  std::uint64_t by_cause[3] = {0, 0, 0};
+  add_gaps(doc, by_start(doc, work), calls, options, by_cause);
+  d.idle_host_wait_ns = by_cause[0];
+  d.idle_kernel_wait_ns = by_cause[1];
+  d.idle_other_ns = by_cause[2];
   for (auto& c : by_class) c = merged(std::move(c));
   d.compute_ns = length(by_class[0]);
   d.communication_ns = length(by_class[1]);

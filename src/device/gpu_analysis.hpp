@@ -70,6 +70,9 @@ struct DeviceGpu {
   std::string_view device;
   std::uint64_t window_begin_ns = 0, window_ns = 0;
   std::uint64_t busy_ns = 0, idle_ns = 0;
+  // The device's own idle gaps (between its busy intervals, over all streams) by the cause of the
+  // work that ended each one, with the per-stream rules: they add up to idle_ns exactly.
+  std::uint64_t idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   std::uint64_t compute_ns = 0, communication_ns = 0, memory_ns = 0;
   std::uint64_t sync_ns = 0;                 // device-side waits (cuda_sync rows): not busy time
   std::vector<KernelTypeTime> kernel_types;  // by time, descending

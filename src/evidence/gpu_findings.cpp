@@ -17,27 +17,22 @@ double share(std::uint64_t part, std::uint64_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-// Why the device's streams waited, by the largest cause, with the advice it suggests.
+// Why the device waited, by the largest cause of its idle time, with the advice it suggests.
 std::string idle_cause(const device::DeviceGpu& d) {
-  std::uint64_t host = 0, kernel = 0, other = 0;
-  for (const device::StreamIdle& s : d.streams) {
-    host += s.host_wait_ns;
-    kernel += s.kernel_wait_ns;
-    other += s.other_wait_ns;
-  }
-  const std::uint64_t all = host + kernel + other;
-  if (all == 0) return "";
+  const std::uint64_t host = d.idle_host_wait_ns, kernel = d.idle_kernel_wait_ns,
+                      other = d.idle_other_ns;
+  if (d.idle_ns == 0) return "";
   if (host >= kernel && host >= other)
-    return "; " + pct(share(host, all)) +
-           " of the streams' idle time the host had not yet launched the next work (launch-bound: "
+    return "; " + pct(share(host, d.idle_ns)) +
+           " of the idle time the host had not yet launched the next work (launch-bound: "
            "fewer, larger kernels or CUDA graphs would help)";
   if (kernel >= other)
-    return "; " + pct(share(kernel, all)) +
-           " of the streams' idle time was short gaps between back-to-back kernels (kernel wait: "
-           "fusing small kernels would help)";
-  return "; " + pct(share(other, all)) +
-         " of the streams' idle time had another cause (long gaps after work the host launched "
-         "early: synchronization or dependencies between streams)";
+    return "; " + pct(share(kernel, d.idle_ns)) +
+           " of the idle time was short gaps between back-to-back kernels (kernel wait: fusing "
+           "small kernels would help)";
+  return "; " + pct(share(other, d.idle_ns)) +
+         " of the idle time had another cause (long gaps after work the host launched early: "
+         "synchronization or dependencies between streams)";
 }
 
 }  // namespace

@@ -26,7 +26,10 @@ void write_device(JsonStream& w, const device::DeviceGpu& d) {
   w.key("communication_ns").u64(d.communication_ns);
   w.key("compute_ns").u64(d.compute_ns);
   w.key("device").string(d.device);
+  w.key("idle_host_wait_ns").u64(d.idle_host_wait_ns);
+  w.key("idle_kernel_wait_ns").u64(d.idle_kernel_wait_ns);
   w.key("idle_ns").u64(d.idle_ns);
+  w.key("idle_other_ns").u64(d.idle_other_ns);
   w.key("kernel_types").begin_array();
   for (const device::KernelTypeTime& t : d.kernel_types)
     w.begin_object().key("ns").u64(t.ns).key("type").string(t.type).end_object();

@@ -82,19 +82,13 @@ std::uint64_t busy_of_all(const device::GpuAnalysis& a) {
 
 // One bullet per device: how busy it was and why it waited, what kept it busy, its launches.
 void device_lines(std::string& md, const device::DeviceGpu& d) {
-  std::uint64_t host = 0, kernel = 0, other = 0;
-  for (const device::StreamIdle& s : d.streams) {
-    host += s.host_wait_ns;
-    kernel += s.kernel_wait_ns;
-    other += s.other_wait_ns;
-  }
-  const std::uint64_t waits = host + kernel + other;
   md += "- " + code(d.device) + ": window " + format_duration_ns(d.window_ns) + ", busy " +
         format_duration_ns(d.busy_ns) + " (" + share_of(d.busy_ns, d.window_ns) + "), idle " +
         format_duration_ns(d.idle_ns) + " (" + share_of(d.idle_ns, d.window_ns) + ")";
-  if (waits > 0)
-    md += "; the streams' idle time: host wait " + share_of(host, waits) + ", kernel wait " +
-          share_of(kernel, waits) + ", other " + share_of(other, waits);
+  if (d.idle_ns > 0)
+    md += "; idle because of: host wait " + share_of(d.idle_host_wait_ns, d.idle_ns) +
+          ", kernel wait " + share_of(d.idle_kernel_wait_ns, d.idle_ns) + ", other " +
+          share_of(d.idle_other_ns, d.idle_ns);
   md += "\n  - compute " + format_duration_ns(d.compute_ns) + ", communication " +
         format_duration_ns(d.communication_ns) + ", memory " + format_duration_ns(d.memory_ns);
   if (d.comm_compute_overlap)

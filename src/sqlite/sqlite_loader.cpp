@@ -238,11 +238,12 @@ void load_kernels(const Connection& db, const evidence::EvidencePacket& packet) 
 // and one per stream, the numbers of `query --kind gpu`.
 void load_gpu(const Connection& db, const evidence::EvidencePacket& packet) {
   const std::string_view run_id = packet.doc->run().run_id;
-  Insert devices(db, "gpu_devices", 18);
+  Insert devices(db, "gpu_devices", 21);
   Insert streams(db, "gpu_streams", 7);
   for (const device::DeviceGpu& d : packet.gpu_trace.devices) {
     const device::LaunchStats& l = d.launches;
     devices.text(run_id).text(d.device).u64(d.window_ns).u64(d.busy_ns).u64(d.idle_ns);
+    devices.u64(d.idle_host_wait_ns).u64(d.idle_kernel_wait_ns).u64(d.idle_other_ns);
     devices.u64(d.compute_ns).u64(d.communication_ns).u64(d.memory_ns).u64(d.sync_ns);
     devices.f64(d.comm_compute_overlap).u64(l.count).u64(l.short_kernels).u64(l.runtime_outliers);
     devices.u64(l.delay_outliers).u64(l.mean_delay_ns).u64(l.p50_delay_ns).u64(l.p95_delay_ns);

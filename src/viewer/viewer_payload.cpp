@@ -259,19 +259,12 @@ std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
   return a + b < a ? UINT64_MAX : a + b;
 }
 
-// ⌊value × part ÷ whole⌋ without overflow (the product of two ns counts can exceed 64 bits).
-std::uint64_t scaled(std::uint64_t value, std::uint64_t part, std::uint64_t whole) {
-  return whole ? static_cast<std::uint64_t>(static_cast<unsigned __int128>(value) * part / whole)
-               : 0;
-}
-
 // Added: one device's Overview row (docs/compatibility.md, Viewer): the step split into parts that
 // add up exactly, every part derived from the device's gpu_trace numbers.
 //   busy   = compute + communication not under compute + memory under neither
 //            (the kernel_types segments, which partition busy time);
-//   window = busy + idle, idle = host wait + kernel wait + other, in the proportions of the
-//            streams' idle causes (exact on a one-stream device; all "other" when no stream
-//            waited, i.e. the gaps lie before a stream's first work);
+//   window = busy + idle, idle = host wait + kernel wait + other (the device's own gaps, each
+//            by the cause of the work that ended it);
 //   total  = window + host only, host only = the part of [step ∪ window] outside the window.
 void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, Step step,
                            std::size_t stream_limit) {
@@ -284,16 +277,8 @@ void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, St
     else
       memory_exposed = sat_add(memory_exposed, t.ns);
   }
-  std::uint64_t host = 0, kernel = 0, other = 0;
-  for (const device::StreamIdle& s : d.streams) {
-    host = sat_add(host, s.host_wait_ns);
-    kernel = sat_add(kernel, s.kernel_wait_ns);
-    other = sat_add(other, s.other_wait_ns);
-  }
-  const std::uint64_t waits = sat_add(sat_add(host, kernel), other);
-  const std::uint64_t idle_host = scaled(d.idle_ns, host, waits);
-  const std::uint64_t idle_kernel = scaled(d.idle_ns, kernel, waits);
-  const std::uint64_t idle_other = d.idle_ns - idle_host - idle_kernel;
+  const std::uint64_t idle_host = d.idle_host_wait_ns, idle_kernel = d.idle_kernel_wait_ns,
+                      idle_other = d.idle_other_ns;
   const std::uint64_t window_end = d.window_begin_ns + d.window_ns;
   // A device with only waits (sync rows) has no window: its whole step is host only.
   const bool no_window = d.window_ns == 0;

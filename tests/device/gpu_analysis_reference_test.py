@@ -149,6 +149,18 @@ def expected_devices(events, region):
                 reach = end if reach is None else max(reach, end)
             streams[stream] = s
         d["streams"] = streams
+        # The device's own gaps (all streams together), each by the cause of the work ending it.
+        causes = {"host_wait_ns": 0, "kernel_wait_ns": 0, "other_wait_ns": 0}
+        reach = None
+        for e in sorted(work, key=lambda e: ns(e["ts"])):
+            start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+            if reach is not None and start > reach:
+                call = in_region_calls.get((e.get("args") or {}).get("correlation"))
+                key = ("host_wait_ns" if call and call[0] > reach else
+                       "kernel_wait_ns" if start - reach < KERNEL_WAIT_NS else "other_wait_ns")
+                causes[key] += start - reach
+            reach = end if reach is None else max(reach, end)
+        d["idle_causes"] = causes
         delays, short, outliers, late = [], 0, 0, 0
         for e in work:
             call = in_region_calls.get((e.get("args") or {}).get("correlation"))
@@ -205,6 +217,10 @@ def test_gpu_analysis_matches_the_reference(name, step):
                     "memory_ns"):
             assert d[key] == want[key], (device, key)
         assert {t["type"]: t["ns"] for t in d["kernel_types"]} == want["kernel_types"]
+        c = want["idle_causes"]
+        assert (d["idle_host_wait_ns"], d["idle_kernel_wait_ns"], d["idle_other_ns"]) == (
+            c["host_wait_ns"], c["kernel_wait_ns"], c["other_wait_ns"]), device
+        assert d["idle_host_wait_ns"] + d["idle_kernel_wait_ns"] + d["idle_other_ns"] == d["idle_ns"]
         assert {s["stream"]: {k: v for k, v in s.items() if k != "stream"}
                 for s in d["streams"]} == want["streams"]
         for key, value in want["launches"].items():

@@ -58,26 +58,24 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 /**
  * The Overview's parts of one device of `query --kind gpu`, by the definitions of
  * docs/compatibility.md (Viewer): kernel-type segments without COMPUTATION split the rest of busy
- * time; idle in the proportions of the streams' causes (⌊idle × part ÷ all⌋ for host and kernel
- * wait, in BigInt so no rounding of doubles enters); host only = step − window, which holds when
- * the device window lies inside the step (asserted by the caller).
+ * time; idle by the causes `query --kind gpu` gives the device's own gaps (their sum is checked
+ * against idle_ns); host only = step − window, which holds when the device window lies inside the
+ * step (asserted by the caller).
  */
 function expectedParts(d, stepNs) {
   const seg = (pred) => d.kernel_types.filter((t) => pred(t.type)).reduce((s, t) => s + t.ns, 0);
   const has = (t, w) => t.split(' overlapping ').includes(w);
-  const sum = (k) => d.streams.reduce((s, x) => s + BigInt(x[k]), 0n);
-  const [h, k, o] = [sum('host_wait_ns'), sum('kernel_wait_ns'), sum('other_wait_ns')];
-  const all = h + k + o;
-  const idle = BigInt(d.idle_ns);
-  const host = all ? Number((idle * h) / all) : 0;
-  const kernel = all ? Number((idle * k) / all) : 0;
+  assert(
+    d.idle_host_wait_ns + d.idle_kernel_wait_ns + d.idle_other_ns === d.idle_ns,
+    'the idle causes add up to idle_ns',
+  );
   return {
     compute_ns: d.compute_ns,
     communication_exposed_ns: seg((t) => has(t, 'COMMUNICATION') && !has(t, 'COMPUTATION')),
     memory_exposed_ns: seg((t) => t === 'MEMORY'),
-    idle_host_wait_ns: host,
-    idle_kernel_wait_ns: kernel,
-    idle_other_ns: d.idle_ns - host - kernel,
+    idle_host_wait_ns: d.idle_host_wait_ns,
+    idle_kernel_wait_ns: d.idle_kernel_wait_ns,
+    idle_other_ns: d.idle_other_ns,
     host_only_ns: stepNs - d.window_ns,
   };
 }

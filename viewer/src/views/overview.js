@@ -193,7 +193,7 @@ export function renderOverview(panel, payload) {
       el('strong', null, 'memory'),
       ' the time only copies or memsets ran. These three make the device’s busy time, the union of its work. ',
       el('strong', null, 'Idle'),
-      ' is the rest of the device window (its first work’s start to its last work’s end), split in the proportions of its streams’ idle gaps: host wait (the next work was launched only after the stream went idle), kernel wait (a gap under 30 µs) and other. ',
+      ' is the rest of the device window (its first work’s start to its last work’s end), split by its gaps’ causes: host wait (the work that ended a gap was launched only after the device went idle), kernel wait (a gap under 30 µs) and other. ',
       el('strong', null, 'Host only'),
       ' is the time of the step outside the device window. Compute + communication + memory + idle + host only = total = the measured step, extended to the device window’s end when device work ran past the step.',
     ),
