@@ -173,7 +173,7 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
   const std::vector<std::uint32_t> depth = span_depths(doc);
-  Insert spans(db, "spans", 18);
+  Insert spans(db, "spans", 20);
   for (std::uint32_t s = 0; s < doc.spans().size(); ++s) {
     const SpanRecord& rec = doc.spans()[s];
     const GraphNode& node = g.nodes[s];
@@ -189,7 +189,7 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
       spans.null();
     spans.u64(depth[s]).u64(rec.start_ns).boolean(rec.closed).u64(rec.duration_ns);
     spans.u64(node.total_time_ns).u64(node.self_time_ns).u64(node.bytes).u64(node.peak_bytes);
-    spans.done();
+    spans.u64(packet.device.span_self_ns[s]).u64(packet.device.span_total_ns[s]).done();
   }
 }
 

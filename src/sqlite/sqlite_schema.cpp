@@ -87,7 +87,9 @@ CREATE TABLE spans (
   total_time_ns INTEGER NOT NULL,
   self_time_ns INTEGER NOT NULL,
   bytes INTEGER NOT NULL,
-  peak_bytes INTEGER NOT NULL
+  peak_bytes INTEGER NOT NULL,
+  device_self_ns INTEGER NOT NULL,
+  device_total_ns INTEGER NOT NULL
 );
 CREATE TABLE ops (
   run_id TEXT NOT NULL,

@@ -349,6 +349,13 @@ def test_sql_tables_hold_the_gpu_numbers(tmp_path):
         assert [int(v) for v in r[1:]] == [w["window_ns"], w["busy_ns"], w["idle_ns"],
                                            w["compute_ns"], w["memory_ns"],
                                            w["launches"]["count"]]
+    # Device time per span: the root's total and the spans' own times both hold all the work of
+    # this whole-window trace (counted here from the raw file).
+    total = sum(ns(e["dur"]) for e in events
+                if e.get("ph") == "X" and e.get("cat") in WORK_CATS)
+    assert [int(r[0]) for r in rows("SELECT device_total_ns FROM spans "
+                                    "WHERE parent_index IS NULL")] == [total]
+    assert int(rows("SELECT SUM(device_self_ns) FROM spans")[0][0]) == total
     streams = rows("SELECT device, stream, busy_ns, host_wait_ns, kernel_wait_ns, other_wait_ns "
                    "FROM gpu_streams")
     got = {(r[0], int(r[1])): [int(v) for v in r[2:]] for r in streams}
