@@ -286,17 +286,21 @@ std::optional<StepEstimate> estimate_step(const std::vector<const RankProfile*>&
   return e;
 }
 
+// The top straggler only: the stragglers list has the rest.
+void add_straggler_finding(RanksAnalysis& a) {
+  if (a.stragglers.empty()) return;
+  const Straggler& s = a.stragglers.front();
+  std::uint64_t matched = 0;
+  for (const CollectiveSkew& c : a.collectives) matched += c.count;
+  a.findings.push_back("rank " + std::to_string(s.rank) + " arrived last at " +
+                       std::to_string(s.times_last) + " of " + std::to_string(matched) +
+                       " collectives, imposing " + duration_text(s.imposed_wait_ns) +
+                       " of wait on the others (rule: latest start on the aligned clock; "
+                       "wait = Σ its start − each other rank's start)");
+}
+
 void add_findings(RanksAnalysis& a) {
-  for (const Straggler& s : a.stragglers) {
-    std::uint64_t matched = 0;
-    for (const CollectiveSkew& c : a.collectives) matched += c.count;
-    a.findings.push_back("rank " + std::to_string(s.rank) + " arrived last at " +
-                         std::to_string(s.times_last) + " of " + std::to_string(matched) +
-                         " collectives, imposing " + duration_text(s.imposed_wait_ns) +
-                         " of wait on the others (rule: latest start on the aligned clock; "
-                         "wait = Σ its start − each other rank's start)");
-    break;  // the top straggler; the list has the rest
-  }
+  add_straggler_finding(a);
   for (const CollectiveSkew& c : a.collectives)
     if (c.count)
       a.findings.push_back(c.name + ": arrival skew up to " + duration_text(c.max_skew_ns) +
