@@ -33,6 +33,7 @@ Runner register_export(CLI::App& app);   // export_command.cpp (formats: export_
 Runner register_convert(CLI::App& app);  // convert_command.cpp
 Runner register_sql(CLI::App& app);      // sql_command.cpp
 Runner register_verify(CLI::App& app);   // verify_command.cpp
+Runner register_ranks(CLI::App& app);    // ranks_command.cpp
 
 // `export TRACE... --format F -o OUT`: what the export command parsed, handed to the format's
 // runner (one file per format).

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   add(register_convert(app));
   add(register_sql(app));
   add(register_verify(app));
+  add(register_ranks(app));
 
   try {
     app.parse(argc, argv);

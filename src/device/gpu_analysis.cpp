@@ -199,9 +199,10 @@ DeviceGpu analyze_device(const TraceDocument& doc, std::string_view device,
   d.memory_ns = length(by_class[2]);
   d.kernel_types = kernel_type_table(by_class);
   d.streams = stream_idle(doc, work, calls, options);
+  d.comm_compute_overlap_ns = overlap_length(by_class[1], by_class[0]);
   if (d.communication_ns > 0)
-    d.comm_compute_overlap = static_cast<double>(overlap_length(by_class[1], by_class[0])) /
-                             static_cast<double>(d.communication_ns);
+    d.comm_compute_overlap =
+        static_cast<double>(d.comm_compute_overlap_ns) / static_cast<double>(d.communication_ns);
   d.launches = launch_stats(doc, work, calls, options);
   return d;
 }

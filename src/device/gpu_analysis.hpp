@@ -79,6 +79,9 @@ struct DeviceGpu {
   std::vector<StreamIdle> streams;           // by stream
   // Share of communication time during which compute ran too; absent without communication.
   std::optional<double> comm_compute_overlap;
+  // The same overlap in ns (communication union ∩ compute union): communication_ns minus it is
+  // the exposed communication, the part no compute hides.
+  std::uint64_t comm_compute_overlap_ns = 0;
   LaunchStats launches;
   std::vector<SyncStall> sync_stalls;  // by time, descending
 };

@@ -25,6 +25,25 @@ std::optional<std::int64_t> top_level_int(const Model& m, const std::string& key
   return std::nullopt;
 }
 
+// distributedInfo's rank, world_size and backend as `source.*` tags, when they have the types
+// Kineto writes (non-negative integers, a string); anything else is left out, not an error: the
+// tags are provenance, and `ranks` says which file lacks a rank.
+void add_distributed_tags(const Model& m, trace_event::OwnedTags& owned) {
+  const auto it = m.top_level.find("distributedInfo");
+  if (it == m.top_level.end()) return;
+  simdjson::dom::parser parser;
+  simdjson::dom::element info;
+  if (parser.parse(it->second).get(info) || !info.is_object()) return;
+  for (const char* key : {"rank", "world_size"}) {
+    std::int64_t v = -1;
+    if (!info[key].get_int64().get(v) && v >= 0)
+      owned.add(std::string("source.") + key, std::to_string(v));
+  }
+  std::string_view backend;
+  if (!info["backend"].get_string().get(backend))
+    owned.add("source.backend", std::string(backend.substr(0, 64)));
+}
+
 void emit_span(const Assembly& a, std::uint32_t i, TraceDocumentBuilder& out) {
   const std::vector<Draft>& drafts = a.spans.drafts;
   const Draft& d = drafts[i];
@@ -109,15 +128,22 @@ void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuild
   owned.add("source.events", std::to_string(a.model->events));
   owned.add("source.measured", a.region.measured_name);
   if (src.gzip) owned.add("source.gzip", "true");
-  for (const auto& [k, v] : report.repairs) owned.add(k, std::to_string(v));
-  const std::vector<Tag> tags = owned.sorted();
-
+  add_distributed_tags(*a.model, owned);
   const std::int64_t r0 = a.region.begin;
+  // The region's start on the source's own clock (trace timestamps, plus baseTimeNanoseconds
+  // when they are relative to it): every other time in the document is relative to it, and
+  // `ranks` needs it to put the ranks of one run on one clock.
+  std::int64_t source_start = r0;
   std::int64_t epoch = r0;
   if (epoch < 1000000000000000000LL) {
     const auto base = top_level_int(*a.model, "baseTimeNanoseconds");
     epoch = base ? *base + r0 : 0;
+    if (base) source_start = *base + r0;
   }
+  owned.add("source.region_start_ns", std::to_string(source_start));
+  for (const auto& [k, v] : report.repairs) owned.add(k, std::to_string(v));
+  const std::vector<Tag> tags = owned.sorted();
+
   const bool training = a.spans.training;
   const std::uint64_t capture_step = a.region.capture_step;
   const std::string device =

@@ -30,9 +30,10 @@ bool is_space(unsigned char c) {
 }
 
 // Top-level Kineto keys the converter reads; the rest (deviceProperties, INFO, ...) is skipped.
+// distributedInfo ({"backend", "rank", "world_size"}) names the rank of a distributed run.
 bool wanted_top_level(std::string_view key) {
   return key == "otherData" || key == "traceName" || key == "baseTimeNanoseconds" ||
-         key == "schemaVersion" || key == "displayTimeUnit";
+         key == "schemaVersion" || key == "displayTimeUnit" || key == "distributedInfo";
 }
 
 struct GzCloser {

@@ -1,0 +1,370 @@
+#include "ranks/rank_analysis.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace candle_graph::ranks {
+namespace {
+
+constexpr std::size_t kListed = 16;  // ranks named in one health message, at most
+// A clock residual above this after alignment means the matched ends disagree: the fabric (or
+// the matching) is not what the alignment assumes.
+constexpr std::uint64_t kResidualWarnNs = 100'000;
+
+std::string duration_text(std::uint64_t ns) {
+  char buf[48];
+  if (ns >= 1'000'000)
+    std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f µs", static_cast<double>(ns) / 1e3);
+  return buf;
+}
+
+std::string rank_list(const std::vector<std::uint64_t>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size() && i < kListed; ++i)
+    out += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > kListed) out += " and " + std::to_string(ranks.size() - kListed) + " more";
+  return out;
+}
+
+template <typename T>
+T lower_median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+// By rank; the first file of a rank stays, the others are reported and dropped.
+std::vector<RankProfile> unique_ranks(std::vector<RankProfile> in,
+                                      std::vector<HealthFinding>& health) {
+  std::stable_sort(in.begin(), in.end(),
+                   [](const RankProfile& a, const RankProfile& b) { return a.rank < b.rank; });
+  std::vector<RankProfile> out;
+  for (RankProfile& p : in) {
+    if (!out.empty() && out.back().rank == p.rank) {
+      health.push_back({"duplicate_rank", "rank " + std::to_string(p.rank) + " is in both " +
+                                              out.back().file + " and " + p.file +
+                                              "; the second is left out"});
+      continue;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// One world size for all, every rank below it, every rank of it present.
+void check_world(const std::vector<RankProfile>& ranks, std::vector<HealthFinding>& health) {
+  std::map<std::uint64_t, std::vector<std::uint64_t>> by_size;
+  for (const RankProfile& p : ranks)
+    if (p.world_size) by_size[*p.world_size].push_back(p.rank);
+  if (by_size.empty()) {
+    health.push_back(
+        {"world_size_unknown", "no trace states its world_size: missing ranks cannot be detected"});
+    return;
+  }
+  if (by_size.size() > 1) {
+    std::string msg = "the traces are of different runs: world_size";
+    for (const auto& [size, rs] : by_size)
+      msg += " " + std::to_string(size) + " (ranks " + rank_list(rs) + ");";
+    msg.pop_back();
+    health.push_back({"world_size_mismatch", msg});
+    return;
+  }
+  const std::uint64_t world = by_size.begin()->first;
+  std::set<std::uint64_t> present;
+  std::vector<std::uint64_t> outside;
+  for (const RankProfile& p : ranks) {
+    present.insert(p.rank);
+    if (p.rank >= world) outside.push_back(p.rank);
+  }
+  if (!outside.empty())
+    health.push_back(
+        {"rank_outside_world",
+         "rank " + rank_list(outside) + " is not below world_size " + std::to_string(world)});
+  std::vector<std::uint64_t> missing;
+  for (std::uint64_t r = 0; r < world; ++r)
+    if (!present.count(r)) missing.push_back(r);
+  if (!missing.empty())
+    health.push_back({"missing_ranks", std::to_string(missing.size()) + " of " +
+                                           std::to_string(world) +
+                                           " ranks have no trace: " + rank_list(missing)});
+}
+
+// Every rank profiled the same steps (ProfilerStep#N numbers), as one run's ranks do.
+void check_steps(const std::vector<RankProfile>& ranks, std::vector<HealthFinding>& health) {
+  auto numbers = [](const RankProfile& p) {
+    std::vector<std::uint64_t> n;
+    for (const StepWall& s : p.steps) n.push_back(s.step);
+    return n;
+  };
+  if (ranks.empty()) return;
+  const std::vector<std::uint64_t> first = numbers(ranks.front());
+  std::vector<std::uint64_t> differ;
+  for (const RankProfile& p : ranks)
+    if (numbers(p) != first) differ.push_back(p.rank);
+  if (!differ.empty())
+    health.push_back({"step_mismatch", "the traces are of different runs or windows: ranks " +
+                                           rank_list(differ) + " profiled other steps than rank " +
+                                           std::to_string(ranks.front().rank)});
+}
+
+// The k-th call of one name on every clocked rank (index = position in `clocked`).
+struct MatchedCall {
+  std::size_t collective = 0;  // index into the names
+  std::vector<CollectiveCall> calls;
+};
+
+struct Matching {
+  std::vector<std::string> names;
+  std::vector<MatchedCall> calls;
+};
+
+const RankCollective* find_collective(const RankProfile& p, const std::string& name) {
+  for (const RankCollective& c : p.collectives)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+Matching match_collectives(const std::vector<const RankProfile*>& clocked,
+                           std::vector<HealthFinding>& health) {
+  Matching m;
+  if (clocked.empty()) return m;
+  std::set<std::string> names;
+  for (const RankProfile* p : clocked)
+    for (const RankCollective& c : p->collectives) names.insert(c.name);
+  for (const std::string& name : names) {
+    std::vector<const RankCollective*> per_rank;
+    std::vector<std::uint64_t> without;
+    for (const RankProfile* p : clocked) {
+      per_rank.push_back(find_collective(*p, name));
+      if (!per_rank.back()) without.push_back(p->rank);
+    }
+    if (!without.empty()) {
+      health.push_back({"collective_not_on_every_rank",
+                        name + " is not on ranks " + rank_list(without) + "; it is not matched"});
+      continue;
+    }
+    std::size_t lo = SIZE_MAX, hi = 0;
+    for (const RankCollective* c : per_rank) {
+      lo = std::min(lo, c->calls.size());
+      hi = std::max(hi, c->calls.size());
+    }
+    if (lo != hi)
+      health.push_back(
+          {"collective_count_mismatch", name + " ran " + std::to_string(lo) + " to " +
+                                            std::to_string(hi) + " times per rank; the first " +
+                                            std::to_string(lo) + " of each rank are matched"});
+    m.names.push_back(name);
+    for (std::size_t k = 0; k < lo; ++k) {
+      MatchedCall call{m.names.size() - 1, {}};
+      for (const RankCollective* c : per_rank) call.calls.push_back(c->calls[k]);
+      m.calls.push_back(std::move(call));
+    }
+  }
+  return m;
+}
+
+// Offsets against the first clocked rank (the lowest), from the matched calls' ends.
+std::vector<ClockAlignment> align_clocks(const std::vector<const RankProfile*>& clocked,
+                                         const Matching& m) {
+  std::vector<ClockAlignment> out;
+  if (m.calls.empty()) return out;
+  for (std::size_t r = 0; r < clocked.size(); ++r) {
+    std::vector<std::int64_t> diffs;
+    for (const MatchedCall& c : m.calls) diffs.push_back(c.calls[r].end_ns - c.calls[0].end_ns);
+    ClockAlignment a{clocked[r]->rank, lower_median(diffs), 0};
+    for (std::int64_t d : diffs) {
+      const std::int64_t off = d - a.offset_ns;
+      a.residual_ns = std::max(a.residual_ns, static_cast<std::uint64_t>(off < 0 ? -off : off));
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+// Per matched call: who arrived last, the skew and the wait the last one imposed.
+struct Arrival {
+  std::size_t last = 0;  // index into clocked
+  std::uint64_t skew_ns = 0;
+  std::uint64_t imposed_ns = 0;
+  std::uint64_t behind_next_ns = 0;  // last start − the next-latest start
+};
+
+Arrival arrival_of(const MatchedCall& c, const std::vector<ClockAlignment>& clock) {
+  std::vector<std::int64_t> starts;
+  for (std::size_t r = 0; r < c.calls.size(); ++r)
+    starts.push_back(c.calls[r].start_ns - clock[r].offset_ns);
+  Arrival a;
+  // Ties go to the lowest rank: max_element keeps the first maximum.
+  a.last =
+      static_cast<std::size_t>(std::max_element(starts.begin(), starts.end()) - starts.begin());
+  const std::int64_t latest = starts[a.last];
+  std::int64_t earliest = latest, next = INT64_MIN;
+  for (std::size_t r = 0; r < starts.size(); ++r) {
+    earliest = std::min(earliest, starts[r]);
+    if (r == a.last) continue;
+    next = std::max(next, starts[r]);
+    a.imposed_ns += static_cast<std::uint64_t>(latest - starts[r]);
+  }
+  a.skew_ns = static_cast<std::uint64_t>(latest - earliest);
+  a.behind_next_ns = next == INT64_MIN ? 0 : static_cast<std::uint64_t>(latest - next);
+  return a;
+}
+
+struct ArrivalSummary {
+  std::vector<CollectiveSkew> collectives;
+  std::vector<Straggler> stragglers;
+  std::vector<std::uint64_t> saved_if_median;  // per clocked rank: Σ behind_next_ns when last
+};
+
+ArrivalSummary summarize_arrivals(const std::vector<const RankProfile*>& clocked, const Matching& m,
+                                  const std::vector<ClockAlignment>& clock) {
+  ArrivalSummary s;
+  for (const std::string& name : m.names) s.collectives.push_back({name, 0, 0, 0});
+  std::vector<std::uint64_t> skew_sum(m.names.size(), 0);
+  std::vector<Straggler> per_rank(clocked.size());
+  s.saved_if_median.assign(clocked.size(), 0);
+  for (std::size_t r = 0; r < clocked.size(); ++r) per_rank[r].rank = clocked[r]->rank;
+  for (const MatchedCall& c : m.calls) {
+    const Arrival a = arrival_of(c, clock);
+    CollectiveSkew& k = s.collectives[c.collective];
+    ++k.count;
+    skew_sum[c.collective] += a.skew_ns;
+    k.max_skew_ns = std::max(k.max_skew_ns, a.skew_ns);
+    if (clocked.size() < 2) continue;  // nobody to arrive after
+    ++per_rank[a.last].times_last;
+    per_rank[a.last].imposed_wait_ns += a.imposed_ns;
+    s.saved_if_median[a.last] += a.behind_next_ns;
+  }
+  for (std::size_t i = 0; i < s.collectives.size(); ++i)
+    if (s.collectives[i].count)
+      s.collectives[i].mean_skew_ns = skew_sum[i] / s.collectives[i].count;
+  for (const Straggler& st : per_rank)
+    if (st.times_last > 0) s.stragglers.push_back(st);
+  std::stable_sort(s.stragglers.begin(), s.stragglers.end(),
+                   [](const Straggler& a, const Straggler& b) {
+                     if (a.times_last != b.times_last) return a.times_last > b.times_last;
+                     return a.imposed_wait_ns > b.imposed_wait_ns;
+                   });
+  return s;
+}
+
+std::vector<StepSpread> step_spreads(const std::vector<RankProfile>& ranks) {
+  std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> by_step;
+  for (const RankProfile& p : ranks)
+    for (const StepWall& s : p.steps) by_step[s.step].emplace_back(p.rank, s.wall_ns);
+  std::vector<StepSpread> out;
+  for (const auto& [step, walls] : by_step) {
+    StepSpread s{step, walls.size(), 0, 0, 0, 0};
+    std::vector<std::uint64_t> values;
+    for (const auto& [rank, wall] : walls) {
+      values.push_back(wall);
+      if (values.size() == 1 || wall > s.max_wall_ns) {  // ties: the lowest rank (walls by rank)
+        s.max_wall_ns = wall;
+        s.slowest_rank = rank;
+      }
+    }
+    s.median_wall_ns = lower_median(values);
+    s.spread_ns = s.max_wall_ns - s.median_wall_ns;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::optional<StepEstimate> estimate_step(const std::vector<const RankProfile*>& clocked,
+                                          const ArrivalSummary& s) {
+  if (s.stragglers.empty()) return std::nullopt;
+  StepEstimate e;
+  e.straggler = s.stragglers.front().rank;
+  for (std::size_t r = 0; r < clocked.size(); ++r) {
+    e.measured_ns = std::max(e.measured_ns, clocked[r]->region_ns);
+    if (clocked[r]->rank == e.straggler) e.saved_ns = s.saved_if_median[r];
+  }
+  e.estimated_ns = e.measured_ns - std::min(e.saved_ns, e.measured_ns);
+  return e;
+}
+
+// The top straggler only: the stragglers list has the rest.
+void add_straggler_finding(RanksAnalysis& a) {
+  if (a.stragglers.empty()) return;
+  const Straggler& s = a.stragglers.front();
+  std::uint64_t matched = 0;
+  for (const CollectiveSkew& c : a.collectives) matched += c.count;
+  a.findings.push_back("rank " + std::to_string(s.rank) + " arrived last at " +
+                       std::to_string(s.times_last) + " of " + std::to_string(matched) +
+                       " collectives, imposing " + duration_text(s.imposed_wait_ns) +
+                       " of wait on the others (rule: latest start on the aligned clock; "
+                       "wait = Σ its start − each other rank's start)");
+}
+
+void add_findings(RanksAnalysis& a) {
+  add_straggler_finding(a);
+  for (const CollectiveSkew& c : a.collectives)
+    if (c.count)
+      a.findings.push_back(c.name + ": arrival skew up to " + duration_text(c.max_skew_ns) +
+                           " (mean " + duration_text(c.mean_skew_ns) + ") over " +
+                           std::to_string(c.count) +
+                           " matched calls (rule: the k-th call of a name on each rank is one "
+                           "collective; skew = latest − earliest aligned start)");
+  for (const StepSpread& s : a.steps)
+    if (s.ranks > 1 && s.median_wall_ns > 0)
+      a.findings.push_back("step " + std::to_string(s.step) + ": rank " +
+                           std::to_string(s.slowest_rank) + " is slowest at " +
+                           duration_text(s.max_wall_ns) + ", " + duration_text(s.spread_ns) +
+                           " above the median rank (rule: spread = max − median wall time)");
+  if (a.estimate)
+    a.findings.push_back("if rank " + std::to_string(a.estimate->straggler) +
+                         " arrived at its collectives like the median rank, the measured step "
+                         "would take about " +
+                         duration_text(a.estimate->estimated_ns) + " instead of " +
+                         duration_text(a.estimate->measured_ns) +
+                         " (model: each collective it was last at starts at the next-latest "
+                         "arrival; the saving carries to the end of the slowest rank's step)");
+}
+
+}  // namespace
+
+RanksAnalysis analyze_ranks(std::vector<RankProfile> profiles) {
+  RanksAnalysis a;
+  a.ranks = unique_ranks(std::move(profiles), a.health);
+  check_world(a.ranks, a.health);
+  check_steps(a.ranks, a.health);
+  std::vector<const RankProfile*> clocked;
+  for (const RankProfile& p : a.ranks) {
+    if (p.region_start_ns) {
+      clocked.push_back(&p);
+    } else {
+      a.health.push_back({"clock_unknown", "rank " + std::to_string(p.rank) + " (" + p.file +
+                                               ") has no absolute region start "
+                                               "(source.region_start_ns): it is left out of the "
+                                               "clock alignment and the collectives"});
+    }
+  }
+  const Matching m = match_collectives(clocked, a.health);
+  a.clock = align_clocks(clocked, m);
+  if (clocked.size() > 1 && a.clock.empty())
+    a.health.push_back({"clocks_not_aligned",
+                        "no collective ran on every rank with a clock: the clocks cannot be "
+                        "aligned, so no arrival skew or straggler is computed"});
+  for (const ClockAlignment& c : a.clock)
+    if (c.residual_ns > kResidualWarnNs)
+      a.health.push_back({"clock_residual_high",
+                          "rank " + std::to_string(c.rank) + ": matched collective ends still " +
+                              "disagree by up to " + duration_text(c.residual_ns) +
+                              " after clock alignment (on a healthy fabric they agree within " +
+                              duration_text(kResidualWarnNs) +
+                              "): the collectives may not match, its skews are approximate"});
+  a.steps = step_spreads(a.ranks);
+  if (!a.clock.empty()) {
+    const ArrivalSummary s = summarize_arrivals(clocked, m, a.clock);
+    a.collectives = s.collectives;
+    a.stragglers = s.stragglers;
+    a.estimate = estimate_step(clocked, s);
+  }
+  add_findings(a);
+  return a;
+}
+
+}  // namespace candle_graph::ranks

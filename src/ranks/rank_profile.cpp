@@ -1,0 +1,133 @@
+#include "ranks/rank_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <map>
+
+#include "candle_graph/error.hpp"
+#include "device/device_time.hpp"
+#include "device/gpu_analysis.hpp"
+
+namespace candle_graph::ranks {
+namespace {
+
+std::optional<std::string_view> tag(const TraceDocument& doc, std::string_view key) {
+  for (const Tag& t : doc.run().tags)
+    if (t.key == key) return t.value;
+  return std::nullopt;
+}
+
+template <typename T>
+std::optional<T> parse_number(std::optional<std::string_view> text) {
+  if (!text || text->empty()) return std::nullopt;
+  T v{};
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || end != text->data() + text->size()) return std::nullopt;
+  return v;
+}
+
+// The digits right after position `at` of `s`, if there are any.
+std::optional<std::uint64_t> digits_at(std::string_view s, std::size_t at) {
+  std::size_t end = at;
+  while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+  if (end == at || end - at > 9) return std::nullopt;
+  return parse_number<std::uint64_t>(s.substr(at, end - at));
+}
+
+void add_gpu_time(const TraceDocument& doc, RankProfile& p) {
+  const device::GpuAnalysis gpu = device::analyze_gpu(doc);
+  std::uint64_t overlap_ns = 0;
+  for (const device::DeviceGpu& d : gpu.devices) {
+    p.busy_ns += d.busy_ns;
+    p.compute_ns += d.compute_ns;
+    p.communication_ns += d.communication_ns;
+    p.idle_ns += d.idle_ns;
+    overlap_ns += d.comm_compute_overlap_ns;
+  }
+  p.exposed_communication_ns = p.communication_ns - overlap_ns;
+  if (p.communication_ns > 0)
+    p.comm_compute_overlap =
+        static_cast<double>(overlap_ns) / static_cast<double>(p.communication_ns);
+}
+
+// Every communication kernel, grouped by collective name and ordered by start: the k-th call of
+// a name is matched with the k-th of the other ranks (rank_analysis.hpp).
+void add_collectives(const TraceDocument& doc, RankProfile& p) {
+  std::map<std::string_view, RankCollective> by_name;
+  const std::int64_t base = p.region_start_ns.value_or(0);
+  for (const OpEvent& op : doc.device_ops()) {
+    if (op.op_kind != OpKind::kernel || !device::is_communication_kernel(op.op_name)) continue;
+    const std::string_view name = collective_name(op.op_name);
+    RankCollective& c = by_name[name];
+    const std::uint64_t dur = device::device_duration(op);
+    const std::int64_t start = base + static_cast<std::int64_t>(op.timestamp_ns);
+    c.calls.push_back({start, start + static_cast<std::int64_t>(dur)});
+    c.total_ns += dur;
+  }
+  for (auto& [name, c] : by_name) {
+    c.name = std::string(name);
+    std::stable_sort(
+        c.calls.begin(), c.calls.end(),
+        [](const CollectiveCall& a, const CollectiveCall& b) { return a.start_ns < b.start_ns; });
+    p.collectives.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> rank_from_file_name(std::string_view file_name) {
+  std::string lower(file_name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::optional<std::uint64_t> found;
+  std::size_t found_at = 0;
+  for (std::string_view word : {"rank-", "rank_", "rank", "worker"}) {
+    for (std::size_t at = lower.find(word); at != std::string::npos;
+         at = lower.find(word, at + 1)) {
+      const auto n = digits_at(lower, at + word.size());
+      // The mention furthest right wins: `rank3-of-8_worker5.json` names worker 5.
+      if (n && (!found || at > found_at)) {
+        found = n;
+        found_at = at;
+      }
+    }
+  }
+  return found;
+}
+
+std::string_view collective_name(std::string_view kernel_name) {
+  const std::size_t paren = kernel_name.find('(');
+  return paren == std::string_view::npos ? kernel_name : kernel_name.substr(0, paren);
+}
+
+RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
+  RankProfile p;
+  p.file = file;
+  if (const auto r = parse_number<std::uint64_t>(tag(doc, "source.rank"))) {
+    p.rank = *r;
+    p.rank_from = "distributedInfo";
+  } else if (const auto f = rank_from_file_name(std::filesystem::path(file).filename().string())) {
+    p.rank = *f;
+    p.rank_from = "file name";
+  } else {
+    throw Error(file, 0,
+                "no rank: the trace has no distributedInfo.rank (tag source.rank) and the file "
+                "name states none (rank-N, rank_N or workerN)");
+  }
+  p.world_size = parse_number<std::uint64_t>(tag(doc, "source.world_size"));
+  p.backend = std::string(tag(doc, "source.backend").value_or(""));
+  p.region_start_ns = parse_number<std::int64_t>(tag(doc, "source.region_start_ns"));
+  for (const SpanRecord& s : doc.spans())
+    if (s.measured) {
+      p.region_ns = s.duration_ns;
+      break;
+    }
+  for (const ProfilerStepRecord& s : doc.run().profiler_steps)
+    p.steps.push_back({s.step, s.wall_ns});
+  add_gpu_time(doc, p);
+  add_collectives(doc, p);
+  return p;
+}
+
+}  // namespace candle_graph::ranks

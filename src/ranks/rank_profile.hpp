@@ -1,0 +1,66 @@
+// One rank of a distributed run, reduced right after its trace is read (docs/ranks.md): who it
+// is (rank, world size), its profiler steps, the GPU time of its measured region and its
+// collective kernels on the trace's own clock. Only this small value outlives the document, so
+// reading a run's ranks takes memory for one trace per thread, not for every rank.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "candle_graph/trace_document.hpp"
+
+namespace candle_graph::ranks {
+
+// One collective kernel on its rank's own clock (the region's absolute start + its offset).
+struct CollectiveCall {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
+// The collective kernels of one name on one rank, by start.
+struct RankCollective {
+  std::string name;  // the kernel name without its parameter list
+  std::vector<CollectiveCall> calls;
+  std::uint64_t total_ns = 0;  // Σ of their device times
+};
+
+struct StepWall {
+  std::uint64_t step = 0;
+  std::uint64_t wall_ns = 0;
+};
+
+struct RankProfile {
+  std::string file;  // the path as it was given
+  std::uint64_t rank = 0;
+  std::string rank_from;  // "distributedInfo" (the `source.rank` tag) or "file name"
+  std::optional<std::uint64_t> world_size;
+  std::string backend;
+  // The measured region's start on the trace's own clock (`source.region_start_ns`); without it
+  // the rank cannot be put on a common clock with the others.
+  std::optional<std::int64_t> region_start_ns;
+  std::uint64_t region_ns = 0;  // the measured region's wall time
+  std::vector<StepWall> steps;  // every profiler step, in order
+  // The GPU analysis of the measured region (device/gpu_analysis.hpp), summed over the rank's
+  // devices (one per rank in the usual one-GPU-per-process layout).
+  std::uint64_t busy_ns = 0, compute_ns = 0, communication_ns = 0, idle_ns = 0;
+  std::uint64_t exposed_communication_ns = 0;  // communication not overlapped by compute
+  std::optional<double> comm_compute_overlap;  // overlap ÷ communication; absent without any
+  std::vector<RankCollective> collectives;     // by name
+};
+
+// The rank a file name states: `rank-N`, `rank_N`, `rankN` or `workerN` (case-insensitive; the
+// last such mention wins, so a directory name does not), else nothing.
+std::optional<std::uint64_t> rank_from_file_name(std::string_view file_name);
+
+// The collective's name of a kernel: its name up to the parameter list.
+std::string_view collective_name(std::string_view kernel_name);
+
+// Reduces `doc` (read from `file`) to its profile. The rank comes from the `source.rank` tag
+// (Kineto's distributedInfo), else from the file name; throws Error naming `file` when neither
+// states one.
+RankProfile profile_rank(const TraceDocument& doc, const std::string& file);
+
+}  // namespace candle_graph::ranks

@@ -1,0 +1,369 @@
+"""`candle-graph ranks` on real and generated rank sets against a reference computation.
+
+The expected numbers are computed here from the raw Kineto JSON (timestamps read with Decimal,
+so exact to the ns) with the rules docs/ranks.md states, written out again independently of the
+C++ code:
+
+- a rank's collectives are its communication kernels (the names gpu_analysis_reference_test.py
+  classifies as COMMUNICATION) whose launch lies in the measured step, grouped by the kernel name
+  up to its parameter list and ordered by start; the k-th call of a name on each rank is one
+  collective (names on every rank, up to the smallest count);
+- clock offset of a rank = the lower median over the matched collectives of (its end − rank 0's
+  end); residual = the largest |end − offset − rank 0's end|;
+- per collective, on the aligned clock: skew = latest − earliest start; the rank with the latest
+  start (the lowest rank on a tie) arrived last and imposed Σ (its start − each other's start);
+- stragglers: ranks that were last at least once, by times last then imposed wait, descending;
+- per step: slowest rank by wall time, spread = max − lower median;
+- estimate: the measured step of the slowest rank minus, for every collective the top straggler
+  was last at, (its start − the next-latest start).
+
+The per-rank GPU numbers are compared with `candle-graph query FILE --kind gpu`, an independent
+path through the CLI, and the exposed communication with its own interval computation here.
+"""
+
+import copy
+import gzip
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from decimal import Decimal
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "device"))
+from gpu_analysis_reference_test import length, merged, overlap, work_class  # noqa: E402
+from key_averages_reference_test import (  # noqa: E402
+    CG, KINETO, RUNTIME_CATS, WORK_CATS, inside, ns, query, region_of)
+
+DLRM = os.path.join(KINETO, "ranks-param-dlrm-8rank-v100")
+STEP = 10
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f, parse_float=Decimal)
+
+
+def run_ranks(*args):
+    r = subprocess.run([CG, "ranks", *args], capture_output=True, text=True, check=False)
+    return r
+
+
+def ranks_json(*args):
+    r = run_ranks(*args)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def lower_median(values):
+    values = sorted(values)
+    return values[(len(values) - 1) // 2]
+
+
+# ---- the reference ------------------------------------------------------------------------------
+
+def device_work_in_region(events, region):
+    launch = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in RUNTIME_CATS:
+            corr = (e.get("args") or {}).get("correlation")
+            if corr is not None:
+                launch.setdefault(corr, ns(e["ts"]))
+    out = []
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") not in WORK_CATS:
+            continue
+        corr = (e.get("args") or {}).get("correlation")
+        if inside(region, launch.get(corr, ns(e["ts"]))):
+            out.append(e)
+    return out
+
+
+def rank_reference(doc):
+    events = doc["traceEvents"]
+    region = region_of(events, STEP)
+    work = device_work_in_region(events, region)
+    calls = defaultdict(list)
+    for e in work:
+        if e["cat"] == "kernel" and work_class(e) == "COMMUNICATION":
+            start = ns(e["ts"])
+            calls[e["name"].split("(")[0]].append((start, start + ns(e["dur"])))
+    for c in calls.values():
+        c.sort(key=lambda se: se[0])
+    iv = lambda es: merged([(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in es])  # noqa: E731
+    comm = iv([e for e in work if work_class(e) == "COMMUNICATION"])
+    compute = iv([e for e in work if work_class(e) == "COMPUTATION"])
+    return {
+        "rank": doc["distributedInfo"]["rank"],
+        "wall": region[1] - region[0],
+        "calls": calls,
+        "exposed": length(comm) - overlap(comm, compute),
+    }
+
+
+def cross_rank_reference(per_rank):
+    per_rank = sorted(per_rank, key=lambda r: r["rank"])
+    names = sorted(set.intersection(*(set(r["calls"]) for r in per_rank)))
+    matched = []  # (name, [(start, end) per rank])
+    for name in names:
+        n = min(len(r["calls"][name]) for r in per_rank)
+        matched += [(name, [r["calls"][name][k] for r in per_rank]) for k in range(n)]
+    offsets, residuals = [], []
+    for i in range(len(per_rank)):
+        diffs = [calls[i][1] - calls[0][1] for _, calls in matched]
+        off = lower_median(diffs)
+        offsets.append(off)
+        residuals.append(max(abs(d - off) for d in diffs))
+    skews = defaultdict(list)
+    last_count = defaultdict(int)
+    imposed = defaultdict(int)
+    behind_next = defaultdict(int)
+    for name, calls in matched:
+        starts = [calls[i][0] - offsets[i] for i in range(len(calls))]
+        latest = max(starts)
+        last = starts.index(latest)  # the first maximum: the lowest rank on a tie
+        skews[name].append(latest - min(starts))
+        last_count[last] += 1
+        imposed[last] += sum(latest - s for i, s in enumerate(starts) if i != last)
+        behind_next[last] += latest - max(s for i, s in enumerate(starts) if i != last)
+    stragglers = sorted(
+        ({"rank": per_rank[i]["rank"], "times_last": last_count[i],
+          "imposed_wait_ns": imposed[i]} for i in last_count),
+        key=lambda s: (-s["times_last"], -s["imposed_wait_ns"], s["rank"]))
+    walls = [r["wall"] for r in per_rank]
+    top = stragglers[0]["rank"]
+    measured = max(walls)
+    saved = behind_next[[r["rank"] for r in per_rank].index(top)]
+    return {
+        "clock": [{"rank": r["rank"], "offset_ns": offsets[i], "residual_ns": residuals[i]}
+                  for i, r in enumerate(per_rank)],
+        "collectives": [{"name": n, "count": len(skews[n]),
+                         "mean_skew_ns": sum(skews[n]) // len(skews[n]),
+                         "max_skew_ns": max(skews[n])} for n in names],
+        "stragglers": stragglers,
+        "step": {"step": STEP, "ranks": len(walls), "max_wall_ns": max(walls),
+                 "slowest_rank": per_rank[walls.index(max(walls))]["rank"],
+                 "median_wall_ns": lower_median(walls),
+                 "spread_ns": max(walls) - lower_median(walls)},
+        "estimate": {"straggler": top, "measured_ns": measured, "saved_ns": saved,
+                     "estimated_ns": measured - min(saved, measured)},
+    }
+
+
+def dlrm_files():
+    return sorted(os.path.join(DLRM, f) for f in os.listdir(DLRM) if f.endswith(".json"))
+
+
+@pytest.fixture(scope="module")
+def dlrm():
+    return ranks_json(DLRM, "-j", "2")
+
+
+# ---- the real 8-rank run ------------------------------------------------------------------------
+
+def test_per_rank_gpu_time_equals_query_gpu(dlrm):
+    assert [r["rank"] for r in dlrm["ranks"]] == list(range(8))
+    for r in dlrm["ranks"]:
+        devices = query(r["file"], "gpu", None)["devices"]
+        assert len(devices) == 1, r["file"]
+        d = devices[0]
+        for key in ("busy_ns", "compute_ns", "communication_ns", "idle_ns"):
+            assert r[key] == d[key], (r["rank"], key)
+        assert r["comm_compute_overlap"] == d["comm_compute_overlap"]
+        assert r["world_size"] == 8 and r["backend"] == "nccl"
+        assert r["rank_from"] == "distributedInfo"
+
+
+def test_exposed_communication_and_collective_times_equal_the_reference(dlrm):
+    for r in dlrm["ranks"]:
+        ref = rank_reference(load(r["file"]))
+        assert r["exposed_communication_ns"] == ref["exposed"], r["rank"]
+        got = {c["name"]: (c["count"], c["total_ns"]) for c in r["collectives"]}
+        want = {n: (len(c), sum(e - s for s, e in c)) for n, c in ref["calls"].items()}
+        assert got == want, r["rank"]
+        assert r["steps"] == [{"step": STEP, "wall_ns": ref["wall"]}]
+
+
+def test_stragglers_skews_and_clocks_equal_the_reference(dlrm):
+    ref = cross_rank_reference([rank_reference(load(f)) for f in dlrm_files()])
+    assert dlrm["health"] == []
+    assert dlrm["stragglers"] == ref["stragglers"]
+    assert dlrm["collectives"] == ref["collectives"]
+    assert dlrm["clock"] == ref["clock"]
+    assert dlrm["steps"] == [ref["step"]]
+    assert dlrm["estimate"] == ref["estimate"]
+    top = ref["stragglers"][0]
+    assert any(f.startswith(f"rank {top['rank']} arrived last at {top['times_last']} of 8 ")
+               for f in dlrm["findings"])
+
+
+def test_one_thread_and_two_threads_write_the_same_bytes(tmp_path):
+    one = run_ranks(DLRM, "-j", "1", "--markdown", str(tmp_path / "one.md"))
+    two = run_ranks(*dlrm_files()[::-1], "-j", "2", "--markdown", str(tmp_path / "two.md"))
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout.replace(DLRM + "/", "") == two.stdout.replace(DLRM + "/", "")
+    assert (tmp_path / "one.md").read_text() == (tmp_path / "two.md").read_text()
+
+
+# ---- a generated run: one rank late by a known amount, on a clock offset by a known constant -----
+
+LATE_US = 100        # the straggler's NCCL kernels start this much later (and end as before)
+CLOCK_US = 2_500_000  # and its whole trace is on a clock this far ahead
+WORLD = 4
+STRAGGLER = 3
+
+
+def write_rank(doc, path, rank, world=WORLD):
+    d = copy.deepcopy(doc)
+    d["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": world}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(d, f)
+    return path
+
+
+def straggler_doc(doc):
+    d = copy.deepcopy(doc)
+    for e in d["traceEvents"]:
+        if e.get("cat") == "kernel" and work_class(e) == "COMMUNICATION":
+            # Arrives late, but the collective still ends when everyone's ends (it waited less).
+            assert e["dur"] > LATE_US
+            e["ts"] += LATE_US
+            e["dur"] -= LATE_US
+        if "ts" in e:
+            e["ts"] += CLOCK_US
+    return d
+
+
+@pytest.fixture(scope="module")
+def rank0_doc():
+    # Plain floats are exact here: every ts and dur of these files is an integer of µs.
+    with open(dlrm_files()[0], encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_an_injected_straggler_and_clock_offset_are_recovered(tmp_path, rank0_doc):
+    # File names without any rank: the rank must come from distributedInfo.
+    for r, name in enumerate("abcd"):
+        doc = straggler_doc(rank0_doc) if r == STRAGGLER else rank0_doc
+        write_rank(doc, tmp_path / f"copy-{name}.json", r)
+    out = ranks_json(str(tmp_path), "-j", "2")
+    calls = sum(len(c) for c in rank_reference(rank0_doc)["calls"].values())
+    assert calls == 8
+    assert out["health"] == []
+    assert out["stragglers"] == [{"rank": STRAGGLER, "times_last": calls,
+                                  "imposed_wait_ns": calls * (WORLD - 1) * LATE_US * 1000}]
+    for c in out["collectives"]:
+        assert c["max_skew_ns"] == c["mean_skew_ns"] == LATE_US * 1000, c
+    assert out["clock"] == [{"rank": r, "offset_ns": CLOCK_US * 1000 if r == STRAGGLER else 0,
+                             "residual_ns": 0} for r in range(WORLD)]
+    assert out["estimate"]["saved_ns"] == calls * LATE_US * 1000
+
+
+# ---- bad sets -----------------------------------------------------------------------------------
+
+def health_codes(out):
+    return [h["code"] for h in out["health"]]
+
+
+def test_a_duplicate_rank_is_reported_and_the_first_file_kept(tmp_path, rank0_doc):
+    for r, name in ((0, "a"), (1, "b"), (1, "c")):
+        write_rank(rank0_doc, tmp_path / f"{name}.json", r, world=2)
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["duplicate_rank"]
+    assert str(tmp_path / "c.json") in out["health"][0]["message"]
+    assert [r["file"] for r in out["ranks"]] == [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+
+
+def test_a_missing_rank_of_the_world_is_reported(tmp_path, rank0_doc):
+    for r in (0, 1, 3):
+        write_rank(rank0_doc, tmp_path / f"t{r}.json", r)
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["missing_ranks"]
+    assert out["health"][0]["message"].endswith("1 of 4 ranks have no trace: 2")
+    assert len(out["ranks"]) == 3 and out["clock"]  # the run goes on with what is there
+
+
+def test_mixed_world_sizes_and_steps_are_different_runs(tmp_path, rank0_doc):
+    write_rank(rank0_doc, tmp_path / "a.json", 0, world=2)
+    write_rank(rank0_doc, tmp_path / "b.json", 1, world=4)
+    other_step = copy.deepcopy(rank0_doc)
+    for e in other_step["traceEvents"]:
+        if e.get("name") == f"ProfilerStep#{STEP}":
+            e["name"] = f"ProfilerStep#{STEP + 1}"
+    write_rank(other_step, tmp_path / "c.json", 2, world=2)
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["world_size_mismatch", "step_mismatch"]
+
+
+def test_a_rank_from_the_file_name_and_a_trace6_rank(tmp_path, rank0_doc):
+    no_info = copy.deepcopy(rank0_doc)
+    del no_info["distributedInfo"]
+    with open(tmp_path / "job_rank-1.json", "w", encoding="utf-8") as f:
+        json.dump(no_info, f)
+    write_rank(rank0_doc, tmp_path / "kineto.json", 0, world=3)
+    # Rank 2 as trace/6: `convert` keeps the source.* tags, so it is still rank 2 on its clock.
+    src = write_rank(rank0_doc, tmp_path / "rank2-kineto.json.tmp", 2, world=3)
+    r = subprocess.run([CG, "convert", str(src), "-o", str(tmp_path / "r2.jsonl")],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    os.remove(src)
+    out = ranks_json(str(tmp_path))
+    assert [(r["rank"], r["rank_from"]) for r in out["ranks"]] == [
+        (0, "distributedInfo"), (1, "file name"), (2, "distributedInfo")]
+    # Rank 1 states no world size; the others' 3 holds, and ranks 0, 1 and 2 are all here.
+    assert health_codes(out) == []
+    assert [c["rank"] for c in out["clock"]] == [0, 1, 2]
+    assert all(c["offset_ns"] == 0 and c["residual_ns"] == 0 for c in out["clock"])
+
+
+def test_a_file_with_no_rank_anywhere_is_an_error_naming_it(tmp_path, rank0_doc):
+    no_info = copy.deepcopy(rank0_doc)
+    del no_info["distributedInfo"]
+    with open(tmp_path / "trace.json", "w", encoding="utf-8") as f:
+        json.dump(no_info, f)
+    write_rank(rank0_doc, tmp_path / "other.json", 0)
+    r = run_ranks(str(tmp_path))
+    assert r.returncode == 1
+    assert str(tmp_path / "trace.json") in r.stderr and "no rank" in r.stderr
+    assert r.stdout == ""
+
+
+def test_a_malformed_rank_file_is_an_error_naming_it(tmp_path, rank0_doc):
+    write_rank(rank0_doc, tmp_path / "a.json", 0)
+    text = (tmp_path / "a.json").read_text()
+    (tmp_path / "rank_1.json").write_text(text[: len(text) // 2])
+    r = run_ranks(str(tmp_path), "-j", "2")
+    assert r.returncode == 1
+    assert str(tmp_path / "rank_1.json") in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run_ranks(DLRM, "-j", "0").returncode == 2
+    assert run_ranks(DLRM, "--step", "ten").returncode == 2
+    r = run_ranks(dlrm_files()[0], "-o", dlrm_files()[0])
+    assert r.returncode == 2 and "refusing" in r.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = run_ranks(str(empty))
+    assert r.returncode == 1 and str(empty) in r.stderr
+
+
+def test_two_gzip_ranks_of_a_128_rank_job(tmp_path):
+    # HTA's sampled pair (SOURCES.md: ranks 0 and 1 of world_size 128, ProfilerStep#551 and
+    # #552, 10 ncclKernel_SendRecv per rank). Their SendRecv calls are point to point between
+    # other pairs too, so the matched ends disagree: the residual must say so, not hide it.
+    pair = [os.path.join(KINETO, f"hta-sampled-rank{r}-of128-nccl.json.gz") for r in (0, 1)]
+    out = ranks_json(*pair, "--step", "all", "--markdown", str(tmp_path / "r.md"))
+    assert health_codes(out) == ["missing_ranks", "clock_residual_high"]
+    assert out["health"][0]["message"].startswith("126 of 128 ranks have no trace: 2, 3, ")
+    assert [s["step"] for s in out["steps"]] == [551, 552]
+    assert [r["steps"] for r in out["ranks"]][0] == [
+        {"step": s["step"], "wall_ns": w} for s, w in
+        zip(out["steps"], [ns(e["dur"]) for e in load(pair[0])["traceEvents"]
+                           if e.get("name", "").startswith("ProfilerStep#")])]
+    assert [c["count"] for r in out["ranks"] for c in r["collectives"]] == [10, 10]
+    assert (tmp_path / "r.md").read_text().startswith("# Ranks\n")
