@@ -215,6 +215,12 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
     e.input_storage_bytes = a.input_storage_bytes;
     e.op_kind = op_kind_of(s, a);
     e.total_ns = a.total_ns;
+    // Device work takes no host time (trace6.md §4.5.1): a slice that lost its fields keeps its
+    // own duration as device time, never as host time.
+    if (is_device_kind(e.op_kind)) {
+      if (!e.total_ns) e.total_ns = e.duration_ns;
+      e.duration_ns = 0;
+    }
     e.lane = a.lane;
     e.correlation = a.correlation;
     out.add(e);
