@@ -25,6 +25,15 @@ constexpr std::array<bool, 256> make_string_stops() {
 }
 constexpr std::array<bool, 256> kStringStop = make_string_stops();
 
+// Inside an event (or another nested value) only strings and brackets move the scanner; commas,
+// colons, numbers and whitespace matter at the top level and between events only.
+constexpr std::array<bool, 256> make_nested_stops() {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {'"', '{', '[', '}', ']'}) t[c] = true;
+  return t;
+}
+constexpr std::array<bool, 256> kNestedStop = make_nested_stops();
+
 bool is_space(unsigned char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
@@ -141,6 +150,10 @@ class Scanner {
         }
         ++i;
         continue;
+      }
+      if (depth_ >= 2 && !(depth_ == events_depth_ && events_open_)) {
+        while (i < n && !kNestedStop[buf[i]]) ++i;
+        if (i == n) break;
       }
       const unsigned char c = buf[i];
       switch (c) {
