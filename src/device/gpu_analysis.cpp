@@ -120,6 +120,7 @@ std::vector<StreamIdle> stream_idle(const TraceDocument& doc,
     s.kernel_wait_ns = by_cause[1];
     s.other_wait_ns = by_cause[2];
     std::vector<Interval> intervals;
+    intervals.reserve(sorted.size());
     for (std::uint32_t k : sorted) intervals.push_back(interval_of(doc.device_ops()[k]));
     s.busy_ns = length(merged(std::move(intervals)));
     out.push_back(s);
