@@ -350,9 +350,9 @@ constexpr std::array<std::string_view, 25> kTableNames{"schema",
 // Views answer the common questions with the stored numbers; they never recompute an analysis.
 constexpr std::string_view kViews = R"sql(
 CREATE VIEW op_stats AS
-  SELECT run_id, op_name AS name, COUNT(*) AS calls, SUM(duration_ns) AS total_ns,
-         SUM(self_time_ns) AS self_ns, AVG(duration_ns) AS mean_ns, MIN(duration_ns) AS min_ns,
-         MAX(duration_ns) AS max_ns, SUM(storage_bytes) AS output_bytes
+  SELECT run_id, op_name AS name, COUNT(*) AS calls, SUM(total_ns) AS total_ns,
+         SUM(self_time_ns) AS self_ns, AVG(total_ns) AS mean_ns, MIN(total_ns) AS min_ns,
+         MAX(total_ns) AS max_ns, SUM(storage_bytes) AS output_bytes
   FROM ops GROUP BY run_id, op_name;
 CREATE VIEW span_costs AS
   SELECT s.run_id, s.span_index, s.span_id, s.parent_id, s.name, s.node_kind AS kind, s.step,

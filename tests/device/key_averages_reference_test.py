@@ -370,5 +370,29 @@ def test_step_all_measures_every_event(tmp_path):
     assert result["device_ns"] == device_ns and result["unattributed_device_ns"] == unattributed
 
 
+def test_sql_op_stats_are_inclusive_and_exclusive_per_event(tmp_path):
+    # op_stats groups every host event by name (no key_averages merge): total = Σ inclusive,
+    # self = Σ exclusive, from the reference nesting above; read through the sqlite3 shell.
+    path = os.path.join(KINETO, "hta-minitoy-train-mi250-rocm6.2.json")
+    events = load_events(path)
+    hosts = host_events(events, region_of(events, 1))
+    nest(hosts)
+    want = defaultdict(lambda: [0, 0, 0])
+    for h in hosts:
+        total = h["end"] - h["start"]
+        w = want[h["name"]]
+        w[0] += 1
+        w[1] += total
+        w[2] += total - sum(c["end"] - c["start"] for c in h["children"])
+    db = tmp_path / "o.db"
+    subprocess.run([CG, "export", path, "--format", "sqlite", "-o", str(db)], check=True,
+                   capture_output=True)
+    out = subprocess.run(["sqlite3", "-separator", "|", str(db),
+                          "SELECT name, calls, total_ns, self_ns FROM op_stats"],
+                         capture_output=True, text=True, check=True).stdout
+    got = {line.split("|")[0]: [int(v) for v in line.split("|")[1:]] for line in out.splitlines()}
+    assert got == dict(want)
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
