@@ -254,6 +254,7 @@ void EventDecoder::decode_slice(const Fields& f) {
   if (f.has_dur) {
     const auto d = us_to_ns(f.dur);
     s.dur_ns = d && *d > 0 ? *d : 0;
+    if (!d || *d < 0) ++m_.zeroed_durations;  // negative or not a number of µs: a repair
   }
   s.role = f.has_cat ? kineto_role(f.cat, f.name) : legacy_role(f.name);
   if (f.has_cat) ++m_.slice_events_with_cat;

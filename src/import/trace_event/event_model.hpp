@@ -129,6 +129,7 @@ struct Model {
   std::uint64_t events = 0;
   std::uint64_t metadata_events = 0;
   std::uint64_t malformed_events = 0;  // valid JSON but missing ph/ts/name: skipped, counted
+  std::uint64_t zeroed_durations = 0;  // a `dur` that was negative or not a number: read as 0
   std::uint64_t slice_events_with_cat = 0;
   // top-level values (raw JSON) the Kineto object carried
   std::map<std::string, std::string> top_level;

@@ -89,6 +89,24 @@ TEST(ConstructedKineto, BrokenNestingIsRepairedAndReported) {
   EXPECT_EQ(span.name, "model/forward");
 }
 
+TEST(ConstructedKineto, UnreadableDurationsAreZeroedAndCounted) {
+  // Two of the three ops carry a `dur` that is no duration (negative, a word): each is read as 0
+  // and counted by that reason, never used as a huge unsigned number.
+  TempDir dir;
+  const Converted c = convert_and_read(dir.write("dur.json", R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":-5},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":20,"dur":"soon"},
+{"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":30,"dur":4}
+]})"),
+                                       dir / "t.jsonl");
+  EXPECT_TRUE(c.health.trusted) << error_codes(c.health);
+  EXPECT_EQ(c.tag("convert.zeroed_negative_or_unreadable_durations"), "2");
+  ASSERT_EQ(c.doc.ops().size(), 3u);
+  std::uint64_t total = 0;
+  for (const auto& op : c.doc.ops()) total += op.total_ns.value_or(op.duration_ns);
+  EXPECT_EQ(total, 4000u);
+}
+
 // candle-graph's own Chrome export, in the shape agreed with the exporter: ids, measured flag,
 // steps and exact ns come back from args (not from the µs ts/dur).
 TEST(ConstructedKineto, CandleGraphChromeExportMapsBackExactly) {
