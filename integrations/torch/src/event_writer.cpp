@@ -1,6 +1,7 @@
 // Op and memory events of a capture (trace6.md §4.5, §4.7).
 #include "event_writer.hpp"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -68,8 +69,12 @@ WrittenEvents write_events(const CaptureState& s, TraceSession& session) {
     r.duration_ns = exclusive_ns(op);
     // Its true extent when recorded ops ran inside it, so that it encloses them on every
     // timeline (trace6.md §4.5.1); a leaf's extent is its duration.
-    if (op.child_ticks > 0 && op.end_tick > op.start_tick)
+    if (op.child_ticks > 0 && op.end_tick > op.start_tick) {
       r.total_ns = s.timestamp_ns(op.end_tick) - s.timestamp_ns(op.start_tick);
+      // An op that began before the session's origin is clamped to it: its exclusive part can
+      // never exceed the extent that is written (readers reject that).
+      r.duration_ns = std::min(r.duration_ns, *r.total_ns);
+    }
     r.timestamp_ns = s.timestamp_ns(op.start_tick);
     r.input_storage_bytes = op.input_bytes;
     if (op.has_output) {
