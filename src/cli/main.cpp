@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
 #endif
   CLI::App app{
       "candle-graph: execution evidence for one ML training update or inference call.\n"
-      "Reads candle-graph/trace/6 JSONL traces (written by the C++ or Rust probes) and tells\n"
-      "whether they can be trusted and what the run actually did."};
+      "Reads candle-graph/trace/6 JSONL traces (written by the C++, LibTorch, Python or Rust\n"
+      "probes) and PyTorch profiler traces (Kineto or legacy, plain or .gz) directly, and tells\n"
+      "whether they can be trusted and what the run actually did, on the host and the GPU."};
   app.set_version_flag("--version", std::string("candle-graph ") + CG_VERSION +
                                         " (reads and writes " + std::string(kTraceSchema) + ")");
   app.require_subcommand(1);
