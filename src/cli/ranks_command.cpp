@@ -35,7 +35,8 @@ int map_rank(const std::vector<std::filesystem::path>& inputs, const std::string
   return static_cast<int>(kExitOk);
 }
 
-// The reduce stage: the summaries in any order (the merge orders the ranks itself).
+// The reduce stage: the summaries in any order, since the merge sorts the ranks itself (of two
+// summaries of one rank the first given is kept, as a local run keeps the first file).
 std::vector<ranks::RankProfile> read_summaries(const std::vector<std::filesystem::path>& inputs) {
   std::vector<ranks::RankProfile> profiles;
   profiles.reserve(inputs.size());

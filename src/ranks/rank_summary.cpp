@@ -28,7 +28,7 @@ void write_call(JsonStream& w, const CollectiveCall& c) {
 class Fields {
  public:
   Fields(const Json& j, std::string where, const std::filesystem::path& file,
-         std::set<std::string> keys)
+         const std::set<std::string>& keys)
       : j_(j), where_(std::move(where)), file_(file) {
     if (!j_.is_object()) fail((where_.empty() ? "the document" : where_) + " is not an object");
     // Strict: a key this version does not know is a different schema, not something to skip.
