@@ -183,3 +183,26 @@ def test_truncated_or_garbage_summary(mapped, tmp_path, text):
 def test_missing_summary_file(tmp_path):
     r = cg("--reduce", str(tmp_path / "absent.summary.json"))
     assert r.returncode == 1 and "absent.summary.json" in r.stderr, r.stderr
+
+
+def test_a_rank_given_twice_keeps_the_first_as_a_local_run_does(mapped):
+    _, summaries = mapped
+    r = ok("--reduce", summaries[2], *summaries)
+    doc = json.loads(r.stdout)
+    assert [h["code"] for h in doc["health"]] == ["duplicate_rank"]
+    assert len(doc["ranks"]) == 8
+
+
+def test_a_huge_world_size_is_a_health_entry_not_a_hang(mapped, tmp_path):
+    _, summaries = mapped
+    huge = []
+    for i, s in enumerate(summaries):
+        doc = json.loads(read(s))
+        doc["world_size"] = 2 ** 60
+        huge.append(tmp_path / f"{i}.summary.json")
+        huge[-1].write_text(json.dumps(doc))
+    r = subprocess.run([CG, "ranks", "--reduce", *map(str, huge)], capture_output=True,
+                       text=True, timeout=60, check=False)
+    assert r.returncode == 0, r.stderr
+    missing = [h for h in json.loads(r.stdout)["health"] if h["code"] == "missing_ranks"]
+    assert missing and missing[0]["message"].startswith(f"{2 ** 60 - 8} of {2 ** 60} ranks")
