@@ -206,3 +206,17 @@ def test_a_huge_world_size_is_a_health_entry_not_a_hang(mapped, tmp_path):
     assert r.returncode == 0, r.stderr
     missing = [h for h in json.loads(r.stdout)["health"] if h["code"] == "missing_ranks"]
     assert missing and missing[0]["message"].startswith(f"{2 ** 60 - 8} of {2 ** 60} ranks")
+
+
+def test_null_world_size_and_clock_are_read_as_absent(mapped, tmp_path):
+    # What --map writes for a trace/6 capture without distributedInfo or a region start.
+    _, summaries = mapped
+    doc = json.loads(read(summaries[5]))
+    doc["world_size"] = doc["region_start_ns"] = None
+    edited = tmp_path / "rank5.summary.json"
+    edited.write_text(json.dumps(doc))
+    r = ok("--reduce", *summaries[:5], str(edited), *summaries[6:])
+    out = json.loads(r.stdout)
+    assert "clock_unknown" in [h["code"] for h in out["health"]]
+    assert out["ranks"][5]["world_size"] is None and out["ranks"][5]["region_start_ns"] is None
+    assert 5 not in [c["rank"] for c in out["clock"]]
