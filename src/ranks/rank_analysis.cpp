@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -22,11 +23,13 @@ std::string duration_text(std::uint64_t ns) {
   return buf;
 }
 
-std::string rank_list(const std::vector<std::uint64_t>& ranks) {
+// The first kListed of `ranks`, of `total` ranks in all (default: all of them are given).
+std::string rank_list(const std::vector<std::uint64_t>& ranks, std::uint64_t total = 0) {
+  total = std::max<std::uint64_t>(total, ranks.size());
   std::string out;
   for (std::size_t i = 0; i < ranks.size() && i < kListed; ++i)
     out += (i ? ", " : "") + std::to_string(ranks[i]);
-  if (ranks.size() > kListed) out += " and " + std::to_string(ranks.size() - kListed) + " more";
+  if (total > kListed) out += " and " + std::to_string(total - kListed) + " more";
   return out;
 }
 
@@ -83,13 +86,18 @@ void check_world(const std::vector<RankProfile>& ranks, std::vector<HealthFindin
     health.push_back(
         {"rank_outside_world",
          "rank " + rank_list(outside) + " is not below world_size " + std::to_string(world)});
+  // Counted, and only the listed ones enumerated: world_size comes from the input (a trace's
+  // tag, a summary), and 2^60 of it must not mean a loop or a list of 2^60 ranks.
+  const auto below =
+      static_cast<std::uint64_t>(std::distance(present.begin(), present.lower_bound(world)));
+  const std::uint64_t missing_count = world - below;
   std::vector<std::uint64_t> missing;
-  for (std::uint64_t r = 0; r < world; ++r)
+  for (std::uint64_t r = 0; r < world && missing.size() < kListed; ++r)
     if (!present.count(r)) missing.push_back(r);
-  if (!missing.empty())
-    health.push_back({"missing_ranks", std::to_string(missing.size()) + " of " +
-                                           std::to_string(world) +
-                                           " ranks have no trace: " + rank_list(missing)});
+  if (missing_count > 0)
+    health.push_back(
+        {"missing_ranks", std::to_string(missing_count) + " of " + std::to_string(world) +
+                              " ranks have no trace: " + rank_list(missing, missing_count)});
 }
 
 // Every rank profiled the same steps (ProfilerStep#N numbers), as one run's ranks do.

@@ -2,6 +2,8 @@
 // out by hand in the comments (the real and generated runs are in ranks_reference_test.py).
 #include <gmock/gmock.h>
 
+#include <algorithm>
+
 #include "ranks/rank_analysis.hpp"
 #include "ranks/rank_profile.hpp"
 
@@ -138,3 +140,19 @@ TEST(AnalyzeRanks, NoCommonCollectiveMeansNoClockAndNoSkew) {
 }
 
 }  // namespace
+
+// world_size is input (a trace's tag, a rank summary): a huge one must be counted, not walked.
+TEST(AnalyzeRanks, AHugeWorldSizeIsCountedNotEnumerated) {
+  std::vector<RankProfile> in;
+  in.push_back(rank(0, 0, 1000, {}));
+  in.push_back(rank(2, 0, 1000, {}));
+  for (RankProfile& p : in) p.world_size = std::uint64_t{1} << 60;
+  const RanksAnalysis a = analyze_ranks(std::move(in));
+  ASSERT_THAT(codes(a), ::testing::Contains("missing_ranks"));
+  const auto& missing = *std::find_if(a.health.begin(), a.health.end(),
+                                      [](const auto& h) { return h.code == "missing_ranks"; });
+  // 2^60 − 2 missing; listed 1, 3, 4, ..., 17 (16 of them), then the rest counted.
+  EXPECT_EQ(missing.message,
+            "1152921504606846974 of 1152921504606846976 ranks have no trace: 1, 3, 4, 5, 6, 7, "
+            "8, 9, 10, 11, 12, 13, 14, 15, 16, 17 and 1152921504606846958 more");
+}
