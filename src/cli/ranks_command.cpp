@@ -1,5 +1,6 @@
-// `candle-graph ranks DIR|FILE... [--step N|all] [-j N] [-o FILE] [--markdown FILE]`:
-// candle-graph/ranks/1, the ranks of one distributed run side by side (docs/ranks.md). The same
+// `candle-graph ranks DIR|FILE... [--step N|all] [-j N] [-o FILE] [--markdown FILE]
+// [--html FILE]`: candle-graph/ranks/1, the ranks of one distributed run side by side
+// (docs/ranks.md), also as the viewer's offline Ranks page. The same
 // split for a cluster: `--map TRACE` writes one rank's candle-graph/rank-summary/1 (one job per
 // rank), `--reduce SUMMARY...` merges them into the document the local run writes.
 #include <memory>
@@ -11,6 +12,7 @@
 #include "ranks/rank_reading.hpp"
 #include "ranks/rank_summary.hpp"
 #include "ranks/ranks_output.hpp"
+#include "viewer/html_document.hpp"
 
 namespace candle_graph::cli {
 namespace {
@@ -48,10 +50,34 @@ std::vector<ranks::RankProfile> read_summaries(const std::vector<std::filesystem
   return profiles;
 }
 
+// Two outputs on one file would leave only the last one written; `-` is stdout, where the JSON
+// goes without -o.
+void refuse_shared_outputs(const std::optional<std::filesystem::path>& output,
+                           const std::optional<std::filesystem::path>& markdown,
+                           const std::optional<std::filesystem::path>& html) {
+  const std::optional<std::filesystem::path> outs[] = {output.value_or("-"), markdown, html};
+  for (std::size_t i = 0; i < std::size(outs); ++i)
+    for (std::size_t j = i + 1; j < std::size(outs); ++j)
+      if (outs[i] && outs[j] && (*outs[i] == *outs[j] || output::same_file(*outs[i], *outs[j])))
+        throw UsageError("-o, --markdown and --html must name different files");
+}
+
 void write_analysis(const ranks::RanksAnalysis& analysis,
                     const std::optional<std::filesystem::path>& output,
-                    const std::optional<std::filesystem::path>& markdown) {
+                    const std::optional<std::filesystem::path>& markdown,
+                    const std::optional<std::filesystem::path>& html_path) {
+  // The page embeds the very document -o writes (compact), so the page and the JSON cannot
+  // disagree. Rendered before anything is written: a binary built without the front end fails
+  // without leaving a partial set of outputs behind.
+  std::string html;
+  if (html_path) {
+    output::JsonStream compact({}, output::JsonStyle::compact);
+    ranks::write_ranks_json(compact, analysis);
+    compact.finish();
+    html = viewer::render_evidence_html(compact.take());
+  }
   if (markdown) emit_output(markdown, ranks::ranks_markdown(analysis), {});
+  if (html_path) emit_output(html_path, html, {});
   emit_json(output, {}, [&](output::JsonStream& w) { ranks::write_ranks_json(w, analysis); });
 }
 
@@ -64,6 +90,7 @@ Runner register_ranks(CLI::App& app) {
     unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
     std::optional<std::filesystem::path> output;
     std::optional<std::filesystem::path> markdown;
+    std::optional<std::filesystem::path> html;
     bool map = false;
     bool reduce = false;
   };
@@ -79,7 +106,8 @@ Runner register_ranks(CLI::App& app) {
       "stragglers (times last, wait imposed on the others), per-step spread, and the step time\n"
       "if the straggler arrived like the median rank. Duplicate, missing or foreign ranks are\n"
       "`health` entries; the analysis goes on without them.\n"
-      "Prints candle-graph/ranks/1 JSON (keys sorted).\n"
+      "Prints candle-graph/ranks/1 JSON (keys sorted). --html writes the same document as an\n"
+      "offline page (the viewer's Ranks view: step heat map, per-rank time bars, tables).\n"
       "Exit: 0 ok (health entries included), 1 an unreadable trace, one without a rank or an\n"
       "invalid summary (the file is named), 2 usage error.\n"
       "On a cluster, split it: --map TRACE reduces one rank's trace to a\n"
@@ -99,6 +127,9 @@ Runner register_ranks(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   CLI::Option* markdown =
       cmd->add_option("--markdown", args->markdown, "also write a short Markdown report here");
+  CLI::Option* html = cmd->add_option("--html", args->html,
+                                      "also write the offline HTML page of the same analysis here "
+                                      "(the viewer's Ranks view)");
   CLI::Option* map =
       cmd->add_flag("--map", args->map,
                     "reduce the one trace INPUT to its candle-graph/rank-summary/1 (map stage)");
@@ -108,20 +139,21 @@ Runner register_ranks(CLI::App& app) {
       ->excludes(map)
       ->excludes(step)
       ->excludes(jobs);
-  map->excludes(markdown)->excludes(jobs);
+  map->excludes(markdown)->excludes(html)->excludes(jobs);
   return [args] {
     if (args->map) return map_rank(args->inputs, args->step, args->output);
+    refuse_shared_outputs(args->output, args->markdown, args->html);
     if (args->reduce) {
-      refuse_overwrite(args->inputs, {args->output, args->markdown});
+      refuse_overwrite(args->inputs, {args->output, args->markdown, args->html});
       write_analysis(ranks::analyze_ranks(read_summaries(args->inputs)), args->output,
-                     args->markdown);
+                     args->markdown, args->html);
       return static_cast<int>(kExitOk);
     }
     const ImportOptions options = import_options(args->step, "ranks");
     const std::vector<std::filesystem::path> files = ranks::expand_rank_inputs(args->inputs);
-    refuse_overwrite(files, {args->output, args->markdown});  // before the long reading
+    refuse_overwrite(files, {args->output, args->markdown, args->html});  // before the reading
     write_analysis(ranks::analyze_ranks(ranks::read_rank_profiles(files, options, args->jobs)),
-                   args->output, args->markdown);
+                   args->output, args->markdown, args->html);
     return static_cast<int>(kExitOk);
   };
 }

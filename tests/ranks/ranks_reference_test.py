@@ -352,6 +352,32 @@ def test_usage_errors_exit_2(tmp_path):
     assert r.returncode == 1 and str(empty) in r.stderr
 
 
+def test_html_is_refused_over_an_input_or_another_output(tmp_path):
+    r = run_ranks(DLRM, "--html", dlrm_files()[0])
+    assert r.returncode == 2 and "refusing" in r.stderr
+    same = tmp_path / "ranks.out"
+    r = run_ranks(DLRM, "-o", str(same), "--html", str(same))
+    assert r.returncode == 2 and "different files" in r.stderr
+    assert not same.exists()
+    r = run_ranks(DLRM, "--html", "-")  # the JSON goes to stdout already
+    assert r.returncode == 2 and "different files" in r.stderr and r.stdout == ""
+
+
+def test_html_embeds_the_json_document_and_leaves_no_temporary_file(tmp_path):
+    # The page's numbers are checked in chromium (viewer/tests/browser_ranks_test.mjs); here: the
+    # payload is the -o document itself, and the write leaves only the two outputs behind.
+    out, page = tmp_path / "ranks.json", tmp_path / "ranks.html"
+    r = run_ranks(DLRM, "-j", "2", "-o", str(out), "--html", str(page))
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ranks.html", "ranks.json"]
+    html = page.read_text(encoding="utf-8")
+    start = html.index('<script id="cg-payload" type="application/json">') + len(
+        '<script id="cg-payload" type="application/json">'
+    )
+    embedded = json.loads(html[start : html.index("</script>", start)])
+    assert embedded == json.loads(out.read_text(encoding="utf-8"))
+
+
 def test_two_gzip_ranks_of_a_128_rank_job(tmp_path):
     # HTA's sampled pair (SOURCES.md: ranks 0 and 1 of world_size 128, ProfilerStep#551 and
     # #552, 10 ncclKernel_SendRecv per rank). Their SendRecv calls are point to point between

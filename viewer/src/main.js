@@ -15,6 +15,11 @@ import { hasKernels, hasOperators, renderKernels, renderOperators } from './view
 import { hasOverview, renderOverview } from './views/overview.js';
 import { createInspector } from './inspector.js';
 import { buildIndex } from './model.js';
+import { renderRanks } from './views/ranks.js';
+
+// `candle-graph ranks --html` embeds its candle-graph/ranks/1 document in this same page shell
+// (one CSP, theme and asset bundle for every page the tool writes); it gets the Ranks view only.
+const RANKS_SCHEMA = 'candle-graph/ranks/1';
 
 // `when`: views that only make sense for some traces. Operators needs host ops, Kernels and
 // Overview device work: a trace without any gets no tab rather than an empty table
@@ -37,7 +42,7 @@ const INSPECTOR_VIEWS = new Set(['trace', 'span_costs', 'timeline']);
 function readPayload() {
   const script = document.getElementById('cg-payload');
   const payload = JSON.parse(script.textContent);
-  if (!payload || payload.schema !== 'candle-graph/viewer/4') {
+  if (!payload || (payload.schema !== 'candle-graph/viewer/4' && payload.schema !== RANKS_SCHEMA)) {
     throw new Error(`unsupported payload schema ${payload && payload.schema}`);
   }
   return payload;
@@ -85,6 +90,10 @@ function main() {
     return;
   }
   setupTheme();
+  if (payload.schema === RANKS_SCHEMA) {
+    showRanks(payload);
+    return;
+  }
   const VIEWS = ALL_VIEWS.filter((v) => !v.when || v.when(payload));
   const index = buildIndex(payload);
   performance.measure('cg:index', 'cg:start');
@@ -194,6 +203,38 @@ function main() {
       performance.measure(`cg:prepared-${viewId}`, 'cg:start');
     },
   );
+}
+
+// The ranks page: one tab, one panel; the evidence panels of the shell stay hidden and empty.
+function showRanks(doc) {
+  document.title = 'candle-graph ranks';
+  const ranks = doc.ranks || [];
+  const world = [...new Set(ranks.map((r) => r.world_size).filter((w) => w !== null))];
+  document.getElementById('status-line').textContent =
+    `${formatInt(ranks.length)} ranks · world size ${world.length ? world.join(', ') : 'unknown'} · ` +
+    `${formatInt((doc.collectives || []).length)} collectives matched · ` +
+    `${formatInt((doc.health || []).length)} health entries`;
+  document.getElementById('view-tabs').append(
+    el(
+      'button',
+      {
+        type: 'button',
+        role: 'tab',
+        id: 'view-tab-ranks',
+        'aria-controls': 'view-panel-ranks',
+        'aria-selected': 'true',
+        tabindex: '0',
+        'data-view': 'ranks',
+      },
+      'Ranks',
+    ),
+  );
+  for (const panel of document.querySelectorAll('[role="tabpanel"]')) panel.hidden = true;
+  const panel = document.getElementById('view-panel-ranks');
+  panel.hidden = false;
+  document.body.dataset.view = 'ranks';
+  renderRanks(panel, doc);
+  document.documentElement.dataset.ready = 'true';
 }
 
 // Runs one preparation step per idle period (one view each), after the first frame was painted.
