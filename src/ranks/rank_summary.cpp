@@ -7,6 +7,7 @@
 #include <set>
 
 #include "candle_graph/error.hpp"
+#include "ranks/ranks_output.hpp"
 
 namespace candle_graph::ranks {
 namespace {
@@ -207,16 +208,7 @@ void write_rank_summary(JsonStream& w, const RankProfile& p) {
     w.end_object();
   }
   w.end_array();
-  w.schema_key("communication_ns").u64(p.communication_ns);
-  w.schema_key("compute_ns").u64(p.compute_ns);
-  w.schema_key("exposed_communication_ns").u64(p.exposed_communication_ns);
-  w.schema_key("file").string(p.file);
-  w.schema_key("idle_ns").u64(p.idle_ns);
-  w.schema_key("measured_ns").u64(p.region_ns);
-  w.schema_key("rank").u64(p.rank);
-  w.schema_key("rank_from").string(p.rank_from);
-  w.schema_key("region_start_ns");
-  p.region_start_ns ? w.i64(*p.region_start_ns) : w.null();
+  write_rank_times(w, p);
   w.schema_key("schema").string(kRankSummarySchema);
   w.schema_key("steps").begin_array();
   for (const StepWall& s : p.steps) {

@@ -27,16 +27,7 @@ void write_rank(JsonStream& w, const RankProfile& p) {
   });
   w.schema_key("comm_compute_overlap");
   p.comm_compute_overlap ? w.f64(*p.comm_compute_overlap) : w.null();
-  w.schema_key("communication_ns").u64(p.communication_ns);
-  w.schema_key("compute_ns").u64(p.compute_ns);
-  w.schema_key("exposed_communication_ns").u64(p.exposed_communication_ns);
-  w.schema_key("file").string(p.file);
-  w.schema_key("idle_ns").u64(p.idle_ns);
-  w.schema_key("measured_ns").u64(p.region_ns);
-  w.schema_key("rank").u64(p.rank);
-  w.schema_key("rank_from").string(p.rank_from);
-  w.schema_key("region_start_ns");
-  p.region_start_ns ? w.i64(*p.region_start_ns) : w.null();
+  write_rank_times(w, p);
   array(w, "steps", p.steps, [&](const StepWall& s) {
     w.begin_object();
     w.schema_key("step").u64(s.step);
@@ -76,6 +67,19 @@ std::string cell(std::string_view s) {
 }
 
 }  // namespace
+
+void write_rank_times(JsonStream& w, const RankProfile& p) {
+  w.schema_key("communication_ns").u64(p.communication_ns);
+  w.schema_key("compute_ns").u64(p.compute_ns);
+  w.schema_key("exposed_communication_ns").u64(p.exposed_communication_ns);
+  w.schema_key("file").string(p.file);
+  w.schema_key("idle_ns").u64(p.idle_ns);
+  w.schema_key("measured_ns").u64(p.region_ns);
+  w.schema_key("rank").u64(p.rank);
+  w.schema_key("rank_from").string(p.rank_from);
+  w.schema_key("region_start_ns");
+  p.region_start_ns ? w.i64(*p.region_start_ns) : w.null();
+}
 
 void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
   w.begin_object();

@@ -13,6 +13,10 @@ namespace candle_graph::ranks {
 inline constexpr std::string_view kRanksSchema = "candle-graph/ranks/1";
 
 void write_ranks_json(output::JsonStream& w, const RanksAnalysis& a);
+
+// One rank's times and identity, the keys from `communication_ns` to `region_start_ns` in sorted
+// order, written the same into a rank of ranks/1 and into a rank-summary/1.
+void write_rank_times(output::JsonStream& w, const RankProfile& p);
 std::string ranks_markdown(const RanksAnalysis& a);
 
 }  // namespace candle_graph::ranks
