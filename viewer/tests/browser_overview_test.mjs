@@ -13,21 +13,18 @@ import {
   createRunner,
   openViewer,
   parseArgs,
+  queryResult,
   withBrowser,
 } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = parseArgs(process.argv);
-let fixtures = join(here, '../../../shared/fixtures');
-for (let i = 2; i < process.argv.length; i++)
-  if (process.argv[i] === '--fixtures') fixtures = process.argv[++i];
+const fixtures = args.fixtures;
 const run = createRunner();
 
 const a100 = join(fixtures, 'pytorch-chrome-trace/hta-tracediff-control-a100-nccl-6steps.json.gz');
 const alexnet = join(fixtures, 'pytorch-chrome-trace/hta-alexnet-a100-2streams.json.gz');
-const query = (trace, kind) =>
-  JSON.parse(candleGraph(args.binary, ['query', trace, '--kind', kind, '--limit', '100000']))
-    .result;
+const query = (trace, kind) => queryResult(args.binary, trace, kind);
 const view = (trace, name) => {
   const out = join(args.out, name);
   candleGraph(args.binary, ['view', trace, '-o', out]);

@@ -14,10 +14,7 @@ import {
 } from './harness.mjs';
 
 const args = parseArgs(process.argv);
-let fixtures = null;
-for (let i = 2; i < process.argv.length; i++)
-  if (process.argv[i] === '--fixtures') fixtures = process.argv[++i];
-assert(fixtures, 'usage: --binary B --out DIR --fixtures DIR');
+const fixtures = args.fixtures;
 const run = createRunner();
 
 const dlrm = join(fixtures, 'pytorch-chrome-trace/ranks-param-dlrm-8rank-v100');

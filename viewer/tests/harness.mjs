@@ -4,20 +4,33 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
+// --binary (required), --out (artifacts) and --fixtures (../shared/fixtures, for the tests on
+// real traces; beside the repository by default).
 export function parseArgs(argv) {
-  const args = { binary: null, out: join(tmpdir(), 'cg-viewer-artifacts') };
+  const args = {
+    binary: null,
+    out: join(tmpdir(), 'cg-viewer-artifacts'),
+    fixtures: join(dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures'),
+  };
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === '--binary') args.binary = argv[++i];
     else if (argv[i] === '--out') args.out = argv[++i];
+    else if (argv[i] === '--fixtures') args.fixtures = argv[++i];
   }
   if (!args.binary || !existsSync(args.binary))
-    throw new Error('usage: --binary path/to/candle-graph [--out DIR]');
+    throw new Error('usage: --binary path/to/candle-graph [--out DIR] [--fixtures DIR]');
   mkdirSync(args.out, { recursive: true });
   return args;
+}
+
+// `candle-graph query TRACE --kind KIND` with no row limit: its `result` object.
+export function queryResult(binary, trace, kind) {
+  return JSON.parse(candleGraph(binary, ['query', trace, '--kind', kind, '--limit', '100000']))
+    .result;
 }
 
 export function candleGraph(binary, args) {
