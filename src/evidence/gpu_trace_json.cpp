@@ -1,11 +1,9 @@
 #include "evidence/gpu_trace_json.hpp"
 
 namespace candle_graph::evidence {
-namespace {
-
 using output::JsonStream;
 
-void write_launches(JsonStream& w, const device::LaunchStats& l) {
+void write_launch_stats(JsonStream& w, const device::LaunchStats& l) {
   w.begin_object();
   w.key("count").u64(l.count);
   w.key("delay_outliers").u64(l.delay_outliers);
@@ -17,6 +15,26 @@ void write_launches(JsonStream& w, const device::LaunchStats& l) {
   w.key("short_kernels").u64(l.short_kernels);
   w.end_object();
 }
+
+void write_stream_idle(JsonStream& w, const device::StreamIdle& s) {
+  w.begin_object();
+  w.key("busy_ns").u64(s.busy_ns);
+  w.key("host_wait_ns").u64(s.host_wait_ns);
+  w.key("kernel_wait_ns").u64(s.kernel_wait_ns);
+  w.key("other_wait_ns").u64(s.other_wait_ns);
+  w.key("stream").u64(s.stream);
+  w.end_object();
+}
+
+void write_sync_stall(JsonStream& w, const device::SyncStall& s) {
+  w.begin_object();
+  w.key("call").string(s.call);
+  w.key("count").u64(s.count);
+  w.key("ns").u64(s.ns);
+  w.end_object();
+}
+
+namespace {
 
 void write_device(JsonStream& w, const device::DeviceGpu& d) {
   w.begin_object();
@@ -35,30 +53,14 @@ void write_device(JsonStream& w, const device::DeviceGpu& d) {
     w.begin_object().key("ns").u64(t.ns).key("type").string(t.type).end_object();
   w.end_array();
   w.key("launches");
-  write_launches(w, d.launches);
+  write_launch_stats(w, d.launches);
   w.key("memory_ns").u64(d.memory_ns);
   w.key("streams").begin_array();
-  for (const device::StreamIdle& s : d.streams) {
-    w.begin_object();
-    w.key("busy_ns").u64(s.busy_ns);
-    w.key("host_wait_ns").u64(s.host_wait_ns);
-    w.key("kernel_wait_ns").u64(s.kernel_wait_ns);
-    w.key("other_wait_ns").u64(s.other_wait_ns);
-    w.key("stream").u64(s.stream);
-    w.end_object();
-  }
+  for (const device::StreamIdle& s : d.streams) write_stream_idle(w, s);
   w.end_array();
   w.key("sync_ns").u64(d.sync_ns);
   w.key("sync_stalls").begin_array();
-  for (const device::SyncStall& s : d.sync_stalls)
-    w.begin_object()
-        .key("call")
-        .string(s.call)
-        .key("count")
-        .u64(s.count)
-        .key("ns")
-        .u64(s.ns)
-        .end_object();
+  for (const device::SyncStall& s : d.sync_stalls) write_sync_stall(w, s);
   w.end_array();
   w.key("window_ns").u64(d.window_ns);
   w.end_object();

@@ -12,6 +12,7 @@
 #include "device/kernel_table.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/gpu_findings.hpp"
+#include "evidence/gpu_trace_json.hpp"
 #include "evidence/op_table.hpp"
 #include "evidence/table_rows_json.hpp"
 #include "memory/memory_json.hpp"
@@ -301,38 +302,19 @@ void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, St
   w.key("idle_kernel_wait_ns").u64(idle_kernel);
   w.key("idle_ns").u64(d.idle_ns);
   w.key("idle_other_ns").u64(idle_other);
-  w.key("launches").begin_object();
-  w.key("count").u64(d.launches.count);
-  w.key("delay_outliers").u64(d.launches.delay_outliers);
-  w.key("max_delay_ns").u64(d.launches.max_delay_ns);
-  w.key("mean_delay_ns").u64(d.launches.mean_delay_ns);
-  w.key("p50_delay_ns").u64(d.launches.p50_delay_ns);
-  w.key("p95_delay_ns").u64(d.launches.p95_delay_ns);
-  w.key("runtime_outliers").u64(d.launches.runtime_outliers);
-  w.key("short_kernels").u64(d.launches.short_kernels);
-  w.end_object();
+  w.key("launches");
+  evidence::write_launch_stats(w, d.launches);
   w.key("memory_exposed_ns").u64(memory_exposed);
   w.key("memory_ns").u64(d.memory_ns);
   w.key("streams").begin_array();
-  for (std::size_t i = 0; i < d.streams.size() && i < stream_limit; ++i) {
-    const device::StreamIdle& s = d.streams[i];
-    w.begin_object();
-    w.key("busy_ns").u64(s.busy_ns);
-    w.key("host_wait_ns").u64(s.host_wait_ns);
-    w.key("kernel_wait_ns").u64(s.kernel_wait_ns);
-    w.key("other_wait_ns").u64(s.other_wait_ns);
-    w.key("stream").u64(s.stream);
-    w.end_object();
-  }
+  for (std::size_t i = 0; i < d.streams.size() && i < stream_limit; ++i)
+    evidence::write_stream_idle(w, d.streams[i]);
   w.end_array();
   w.key("streams_total").u64(d.streams.size());
   w.key("sync_ns").u64(d.sync_ns);
   w.key("sync_stalls").begin_array();
-  for (std::size_t i = 0; i < d.sync_stalls.size() && i < stream_limit; ++i) {
-    const device::SyncStall& s = d.sync_stalls[i];
-    w.begin_object().key("call").string(s.call).key("count").u64(s.count);
-    w.key("ns").u64(s.ns).end_object();
-  }
+  for (std::size_t i = 0; i < d.sync_stalls.size() && i < stream_limit; ++i)
+    evidence::write_sync_stall(w, d.sync_stalls[i]);
   w.end_array();
   w.key("total_begin_ns").u64(begin);
   w.key("total_ns").u64(total);
