@@ -205,6 +205,19 @@ function capNote(kept, total, what) {
     : null;
 }
 
+// Self, self %, total and mean of one side (`host` or `device`) of an op row: the same four
+// columns under each group header, the share taken of that side's own total.
+function sideColumns(side, group, all, meanTitle) {
+  const self = (r) => r[`${side}_self_ns`];
+  const total = (r) => r[`${side}_total_ns`];
+  return [
+    time(`${side}_self_ns`, 'Self', self, group),
+    share(`${side}_self_share`, 'Self %', self, all, group),
+    time(`${side}_total_ns`, 'Total', total, group),
+    time(`${side}_mean_ns`, 'Mean', (r) => mean(total(r), r.calls), group, meanTitle),
+  ];
+}
+
 export function renderOperators(panel, payload) {
   const ops = payload.views.operators;
   const total = payload.payload_limits?.operator_rows_total ?? ops.items.length;
@@ -256,26 +269,8 @@ export function renderOperators(panel, payload) {
         text: (r) => formatInt(r.calls),
         title: (r) => formatInt(r.calls),
       },
-      time('host_self_ns', 'Self', (r) => r.host_self_ns, HOST),
-      share('host_self_share', 'Self %', (r) => r.host_self_ns, hostAll, HOST),
-      time('host_total_ns', 'Total', (r) => r.host_total_ns, HOST),
-      time(
-        'host_mean_ns',
-        'Mean',
-        (r) => mean(r.host_total_ns, r.calls),
-        HOST,
-        'Host total ÷ calls',
-      ),
-      time('device_self_ns', 'Self', (r) => r.device_self_ns, DEVICE),
-      share('device_self_share', 'Self %', (r) => r.device_self_ns, deviceAll, DEVICE),
-      time('device_total_ns', 'Total', (r) => r.device_total_ns, DEVICE),
-      time(
-        'device_mean_ns',
-        'Mean',
-        (r) => mean(r.device_total_ns, r.calls),
-        DEVICE,
-        'Device total ÷ calls',
-      ),
+      ...sideColumns('host', HOST, hostAll, 'Host total ÷ calls'),
+      ...sideColumns('device', DEVICE, deviceAll, 'Device total ÷ calls'),
     ],
   });
 }
