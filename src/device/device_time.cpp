@@ -38,7 +38,8 @@ std::vector<std::uint32_t> parents_first(const TraceDocument& doc) {
 
 }  // namespace
 
-DeviceTime attribute_device_time(const TraceDocument& doc, const HostNesting& nesting) {
+DeviceTime attribute_device_time(const TraceDocument& doc,
+                                 std::span<const std::uint32_t> op_parent) {
   const std::vector<OpEvent>& ops = doc.ops();
   const std::vector<OpEvent>& work = doc.device_ops();
   DeviceTime t;
@@ -71,8 +72,8 @@ DeviceTime attribute_device_time(const TraceDocument& doc, const HostNesting& ne
     } else {
       t.launch_call[k] = call->second;
       // The innermost enclosing op that is not itself a runtime call.
-      std::uint32_t op = nesting.parent[call->second];
-      while (op != kNoIndex && ops[op].op_kind == OpKind::runtime) op = nesting.parent[op];
+      std::uint32_t op = op_parent[call->second];
+      while (op != kNoIndex && ops[op].op_kind == OpKind::runtime) op = op_parent[op];
       t.launcher[k] = op;
     }
     if (t.launcher[k] == kNoIndex) {
@@ -92,7 +93,7 @@ DeviceTime attribute_device_time(const TraceDocument& doc, const HostNesting& ne
     std::uint32_t p = i;
     while (p != kNoIndex && depth[p] == kUnknown) {  // each op is walked once
       chain.push_back(p);
-      p = nesting.parent[p];
+      p = op_parent[p];
     }
     std::uint32_t d = p == kNoIndex ? 0 : depth[p] + 1;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) depth[*it] = d++;
@@ -106,9 +107,8 @@ DeviceTime attribute_device_time(const TraceDocument& doc, const HostNesting& ne
   t.op_total_ns = t.op_self_ns;
   for (auto level = by_depth.rbegin(); level != by_depth.rend(); ++level)
     for (std::uint32_t i : *level)
-      if (nesting.parent[i] != kNoIndex)
-        t.op_total_ns[nesting.parent[i]] =
-            sat_add(t.op_total_ns[nesting.parent[i]], t.op_total_ns[i]);
+      if (op_parent[i] != kNoIndex)
+        t.op_total_ns[op_parent[i]] = sat_add(t.op_total_ns[op_parent[i]], t.op_total_ns[i]);
 
   const std::vector<std::uint32_t> order = parents_first(doc);
   t.span_total_ns = t.span_self_ns;

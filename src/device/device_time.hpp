@@ -6,10 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "candle_graph/trace_document.hpp"
-#include "trace/host_nesting.hpp"
 
 namespace candle_graph::device {
 
@@ -35,7 +35,10 @@ struct DeviceTime {
   std::uint64_t without_launch_record = 0;  // device ops whose correlation no runtime call has
 };
 
-DeviceTime attribute_device_time(const TraceDocument& doc, const HostNesting& nesting);
+// `op_parent`: per op of doc.ops(), the op that encloses it on its thread (kNoIndex at top
+// level), as HostNesting::parent or graph/3's op nodes give it.
+DeviceTime attribute_device_time(const TraceDocument& doc,
+                                 std::span<const std::uint32_t> op_parent);
 
 // A device op's duration on the device.
 inline std::uint64_t device_duration(const OpEvent& op) noexcept {

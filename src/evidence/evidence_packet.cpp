@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "evidence/gpu_findings.hpp"
-#include "trace/host_nesting.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -40,7 +39,13 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
   p.doc = &doc;
   p.health = analyze_health(doc);
   p.graph = build_from_trace(doc, p.health, options);
-  p.device = device::attribute_device_time(doc, nest_host_ops(doc));
+  // The graph nested the host ops already (its op nodes' parent_op): no second nesting pass.
+  std::vector<std::uint32_t> op_parent(doc.ops().size(), kNoIndex);
+  const std::size_t n_spans = doc.spans().size();
+  for (std::size_t k = 0; k < op_parent.size(); ++k)
+    if (const std::uint32_t node = p.graph.nodes[n_spans + k].parent_op; node != kNoIndex)
+      op_parent[k] = static_cast<std::uint32_t>(node - n_spans);
+  p.device = device::attribute_device_time(doc, op_parent);
   p.gpu_trace = device::analyze_gpu(doc);
   p.gpu = std::move(gpu);
   p.comparison = std::move(comparison);

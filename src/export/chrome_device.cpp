@@ -209,8 +209,8 @@ DeviceLayout layout_device_lanes(const TraceDocument& doc) {
 void write_device_slices(output::JsonLines& w, const TraceDocument& doc, const DeviceLayout& layout,
                          DeviceExportStats& stats) {
   if (doc.device_ops().empty()) return;
-  const HostNesting nesting = nest_host_ops(doc);
-  const device::DeviceTime attribution = device::attribute_device_time(doc, nesting);
+  const device::DeviceTime attribution =
+      device::attribute_device_time(doc, nest_host_ops(doc).parent);
   device::DemangledNames names;
   for (const std::uint32_t k : layout.order) {
     const OpEvent& o = doc.device_ops()[k];
