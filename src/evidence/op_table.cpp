@@ -12,6 +12,27 @@ std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
 
 }  // namespace
 
+std::vector<std::uint32_t> merged_into_parent(const ExecutionGraph& g) {
+  const TraceDocument& doc = *g.doc;
+  const std::size_t n_spans = doc.spans().size();
+  const std::size_t n_ops = doc.ops().size();
+  // Direct children per op, to find single children of the same name.
+  std::vector<std::uint32_t> children(n_ops, 0), only_child(n_ops, kNoIndex);
+  for (std::uint32_t k = 0; k < n_ops; ++k) {
+    const std::uint32_t p = g.nodes[n_spans + k].parent_op;
+    if (p == kNoIndex) continue;
+    const auto parent = static_cast<std::uint32_t>(p - n_spans);
+    ++children[parent];
+    only_child[parent] = k;
+  }
+  std::vector<std::uint32_t> merged(n_ops, kNoIndex);
+  for (std::uint32_t k = 0; k < n_ops; ++k) {
+    const std::uint32_t c = only_child[k];
+    if (children[k] == 1 && doc.ops()[c].op_name == doc.ops()[k].op_name) merged[c] = k;
+  }
+  return merged;
+}
+
 OpTable op_table(const ExecutionGraph& g, const device::DeviceTime& device) {
   const TraceDocument& doc = *g.doc;
   const std::size_t n_spans = doc.spans().size();
@@ -19,20 +40,7 @@ OpTable op_table(const ExecutionGraph& g, const device::DeviceTime& device) {
   std::vector<char> in_region(n_spans, 0);
   for (std::uint32_t s : measured_subtree(doc)) in_region[s] = 1;
 
-  // Direct children per op, to find single children of the same name.
-  std::vector<std::uint32_t> children(n_ops, 0), only_child(n_ops, kNoIndex);
-  for (std::uint32_t k = 0; k < n_ops; ++k) {
-    const std::uint32_t p = g.nodes[n_spans + k].parent_op;
-    if (p == kNoIndex) continue;
-    const std::uint32_t parent = static_cast<std::uint32_t>(p - n_spans);
-    ++children[parent];
-    only_child[parent] = k;
-  }
-  std::vector<std::uint32_t> merged_into(n_ops, kNoIndex);  // the op a child's row folds into
-  for (std::uint32_t k = 0; k < n_ops; ++k) {
-    const std::uint32_t c = only_child[k];
-    if (children[k] == 1 && doc.ops()[c].op_name == doc.ops()[k].op_name) merged_into[c] = k;
-  }
+  const std::vector<std::uint32_t> merged_into = merged_into_parent(g);
   auto representative = [&](std::uint32_t k) {
     while (merged_into[k] != kNoIndex) k = merged_into[k];
     return k;

@@ -31,4 +31,8 @@ struct OpTable {
 
 OpTable op_table(const ExecutionGraph& graph, const device::DeviceTime& device);
 
+// Per op of the document: the op whose call it is part of (its parent, when it is that parent's
+// only child and has its name: PyTorch's _remove_dup_nodes), else kNoIndex.
+std::vector<std::uint32_t> merged_into_parent(const ExecutionGraph& graph);
+
 }  // namespace candle_graph::evidence

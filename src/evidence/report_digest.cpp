@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "evidence/op_table.hpp"
+
 namespace candle_graph::evidence {
 namespace {
 
@@ -32,13 +34,11 @@ TimeDigest digest_time(const EvidencePacket& p, const DigestLimits& limits) {
   const std::size_t n_spans = doc.spans().size();
   // As key_averages (op_table.hpp), an op that is the only child of an op of its own name is part
   // of that call, not a call of its own.
-  std::vector<std::uint32_t> nested(g.nodes.size(), 0);
-  for (const GraphNode& n : g.nodes)
-    if (n.parent_op != kNoIndex) ++nested[n.parent_op];
+  const std::vector<std::uint32_t> merged = merged_into_parent(g);
   auto same_call_as_parent = [&](std::uint32_t i) {
-    const std::uint32_t parent = g.nodes[i].parent_op;
-    return parent != kNoIndex && nested[parent] == 1 && g.name(parent) == g.name(i);
+    return i >= n_spans && merged[i - n_spans] != kNoIndex;
   };
+
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const GraphNode& n = g.nodes[i];
     if (n.kind != GraphNodeKind::op) continue;
