@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "device/device_time.hpp"
-#include "device/intervals.hpp"
+#include "trace/time_intervals.hpp"
 
 namespace candle_graph::device {
 namespace {
@@ -19,7 +19,7 @@ std::uint64_t end_of(std::uint64_t start, std::uint64_t duration) noexcept {
   return start + duration < start ? UINT64_MAX : start + duration;
 }
 
-Interval interval_of(const OpEvent& work) {
+TimeInterval interval_of(const OpEvent& work) {
   return {work.timestamp_ns, end_of(work.timestamp_ns, device_duration(work))};
 }
 
@@ -35,11 +35,11 @@ std::unordered_map<std::uint64_t, std::uint32_t> calls_by_correlation(const Trac
 
 // The segments of the sweep over the three classes' unions, labelled by the classes active in
 // them (pytorch.md §G3): "COMPUTATION" is compute-only time.
-std::vector<KernelTypeTime> kernel_type_table(const std::vector<Interval> (&by_class)[3]) {
+std::vector<KernelTypeTime> kernel_type_table(const std::vector<TimeInterval> (&by_class)[3]) {
   static constexpr const char* kNames[3] = {"COMPUTATION", "COMMUNICATION", "MEMORY"};
   std::vector<std::pair<std::uint64_t, int>> points;  // (time, +bit on start / -bit on end)
   for (int c = 0; c < 3; ++c)
-    for (const Interval& i : by_class[c]) {
+    for (const TimeInterval& i : by_class[c]) {
       points.emplace_back(i.first, 1 << c);
       points.emplace_back(i.second, -(1 << c));
     }
@@ -85,7 +85,7 @@ void add_gaps(const TraceDocument& doc, const std::vector<std::uint32_t>& items,
   std::uint64_t reach = 0;
   for (std::size_t n = 0; n < items.size(); ++n) {
     const OpEvent& w = doc.device_ops()[items[n]];
-    const Interval iv = interval_of(w);
+    const TimeInterval iv = interval_of(w);
     if (n > 0 && iv.first > reach) {
       const auto cause = static_cast<int>(gap_cause(doc, w, reach, calls, options));
       by_cause[cause] = sat_add(by_cause[cause], iv.first - reach);
@@ -119,10 +119,10 @@ std::vector<StreamIdle> stream_idle(const TraceDocument& doc,
     s.host_wait_ns = by_cause[0];
     s.kernel_wait_ns = by_cause[1];
     s.other_wait_ns = by_cause[2];
-    std::vector<Interval> intervals;
+    std::vector<TimeInterval> intervals;
     intervals.reserve(sorted.size());
     for (std::uint32_t k : sorted) intervals.push_back(interval_of(doc.device_ops()[k]));
-    s.busy_ns = length(merged(std::move(intervals)));
+    s.busy_ns = covered_length(merge_intervals(std::move(intervals)));
     out.push_back(s);
   }
   return out;
@@ -174,30 +174,30 @@ DeviceGpu analyze_device(const TraceDocument& doc, std::string_view device,
                          const GpuOptions& options) {
   DeviceGpu d;
   d.device = device;
-  std::vector<Interval> all, by_class[3];
+  std::vector<TimeInterval> all, by_class[3];
   for (std::uint32_t k : work) {
-    const Interval iv = interval_of(doc.device_ops()[k]);
+    const TimeInterval iv = interval_of(doc.device_ops()[k]);
     all.push_back(iv);
     by_class[static_cast<int>(classify(doc.device_ops()[k]))].push_back(iv);
   }
   for (std::uint32_t k : syncs)
     d.sync_ns = sat_add(d.sync_ns, device_duration(doc.device_ops()[k]));
-  const std::vector<Interval> busy = merged(std::move(all));
+  const std::vector<TimeInterval> busy = merge_intervals(std::move(all));
   if (!busy.empty()) {
     d.window_begin_ns = busy.front().first;
     d.window_ns = busy.back().second - busy.front().first;
   }
-  d.busy_ns = length(busy);
+  d.busy_ns = covered_length(busy);
   d.idle_ns = d.window_ns - d.busy_ns;
   std::uint64_t by_cause[3] = {0, 0, 0};
   add_gaps(doc, by_start(doc, work), calls, options, by_cause);
   d.idle_host_wait_ns = by_cause[0];
   d.idle_kernel_wait_ns = by_cause[1];
   d.idle_other_ns = by_cause[2];
-  for (auto& c : by_class) c = merged(std::move(c));
-  d.compute_ns = length(by_class[0]);
-  d.communication_ns = length(by_class[1]);
-  d.memory_ns = length(by_class[2]);
+  for (auto& c : by_class) c = merge_intervals(std::move(c));
+  d.compute_ns = covered_length(by_class[0]);
+  d.communication_ns = covered_length(by_class[1]);
+  d.memory_ns = covered_length(by_class[2]);
   d.kernel_types = kernel_type_table(by_class);
   d.streams = stream_idle(doc, work, calls, options);
   d.comm_compute_overlap_ns = overlap_length(by_class[1], by_class[0]);

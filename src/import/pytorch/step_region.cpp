@@ -4,6 +4,7 @@
 
 #include "candle_graph/error.hpp"
 #include "import/trace_event/kineto_vocabulary.hpp"
+#include "trace/time_intervals.hpp"
 
 namespace candle_graph::import::pytorch {
 
@@ -71,7 +72,9 @@ std::uint64_t ops_starting_in(const Model& m, const std::vector<std::uint32_t>& 
 
 std::vector<ProfilerStepRecord> step_records(const Model& m, const EventLists& lists) {
   const std::vector<Step>& steps = lists.steps;
-  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(steps.size());
+  // Per step, its work's intervals measured from the step's begin (a kernel starts after its
+  // launch, inside the step), so they fit the unsigned intervals of the union.
+  std::vector<std::vector<TimeInterval>> busy(steps.size());
   for (std::uint32_t i : lists.device_ops) {
     const Slice& s = m.slices[i];
     if (s.kind == OpKind::sync) continue;  // a wait keeps no device busy
@@ -83,27 +86,15 @@ std::vector<ProfilerStepRecord> step_records(const Model& m, const EventLists& l
     if (it == steps.begin()) continue;
     --it;
     if (t > it->end) continue;
-    busy[static_cast<std::size_t>(it - steps.begin())].emplace_back(s.ts_ns, s.ts_ns + s.dur_ns);
+    const auto from_begin =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(s.ts_ns - it->begin, 0));
+    busy[static_cast<std::size_t>(it - steps.begin())].emplace_back(
+        from_begin, from_begin + static_cast<std::uint64_t>(s.dur_ns));
   }
   std::vector<ProfilerStepRecord> out;
   out.reserve(steps.size());
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    auto& intervals = busy[k];
-    std::sort(intervals.begin(), intervals.end());
-    std::uint64_t union_ns = 0;
-    std::int64_t cur_b = 0, cur_e = 0;
-    bool open = false;
-    for (const auto& [b, e] : intervals) {
-      if (open && b <= cur_e) {
-        cur_e = std::max(cur_e, e);
-        continue;
-      }
-      if (open) union_ns += static_cast<std::uint64_t>(cur_e - cur_b);
-      cur_b = b;
-      cur_e = e;
-      open = true;
-    }
-    if (open) union_ns += static_cast<std::uint64_t>(cur_e - cur_b);
+    const std::uint64_t union_ns = covered_length(merge_intervals(std::move(busy[k])));
     out.push_back(
         {steps[k].number, static_cast<std::uint64_t>(steps[k].end - steps[k].begin), union_ns});
   }

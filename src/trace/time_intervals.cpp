@@ -1,13 +1,13 @@
-#include "device/intervals.hpp"
+#include "trace/time_intervals.hpp"
 
 #include <algorithm>
 
-namespace candle_graph::device {
+namespace candle_graph {
 
-std::vector<Interval> merged(std::vector<Interval> intervals) {
+std::vector<TimeInterval> merge_intervals(std::vector<TimeInterval> intervals) {
   std::sort(intervals.begin(), intervals.end());
-  std::vector<Interval> out;
-  for (const Interval& i : intervals) {
+  std::vector<TimeInterval> out;
+  for (const TimeInterval& i : intervals) {
     if (i.second <= i.first) continue;
     if (!out.empty() && i.first <= out.back().second)
       out.back().second = std::max(out.back().second, i.second);
@@ -17,14 +17,15 @@ std::vector<Interval> merged(std::vector<Interval> intervals) {
   return out;
 }
 
-std::uint64_t length(const std::vector<Interval>& disjoint) {
+std::uint64_t covered_length(const std::vector<TimeInterval>& disjoint) {
   std::uint64_t n = 0;
-  for (const Interval& i : disjoint)
+  for (const TimeInterval& i : disjoint)
     n = n + (i.second - i.first) < n ? UINT64_MAX : n + (i.second - i.first);
   return n;
 }
 
-std::uint64_t overlap_length(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+std::uint64_t overlap_length(const std::vector<TimeInterval>& a,
+                             const std::vector<TimeInterval>& b) {
   std::uint64_t n = 0;
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
@@ -36,4 +37,4 @@ std::uint64_t overlap_length(const std::vector<Interval>& a, const std::vector<I
   return n;
 }
 
-}  // namespace candle_graph::device
+}  // namespace candle_graph
