@@ -22,6 +22,7 @@ void write_rank(JsonStream& w, const RankProfile& p) {
     w.begin_object();
     w.schema_key("count").u64(c.calls.size());
     w.schema_key("name").string(c.name);
+    w.schema_key("process_group").string(c.process_group);
     w.schema_key("total_ns").u64(c.total_ns);
     w.end_object();
   });
@@ -96,6 +97,7 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
     w.schema_key("max_skew_ns").u64(c.max_skew_ns);
     w.schema_key("mean_skew_ns").u64(c.mean_skew_ns);
     w.schema_key("name").string(c.name);
+    w.schema_key("process_group").string(c.process_group);
     w.end_object();
   });
   write_estimate(w, a.estimate);

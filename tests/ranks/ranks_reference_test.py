@@ -7,7 +7,9 @@ C++ code:
 - a rank's collectives are its communication kernels (the names gpu_analysis_reference_test.py
   classifies as COMMUNICATION) whose launch lies in the measured step, grouped by the kernel name
   up to its parameter list and ordered by start; the k-th call of a name on each rank is one
-  collective (names on every rank, up to the smallest count);
+  collective (names on every rank, up to the smallest count); where record_param_comms names the
+  collective, its process group and sequence number (newer PyTorch), one (group, name, seq) is
+  one collective on the ranks that have it;
 - clock offset of a rank = the lower median over the matched collectives of (its end − rank 0's
   end); residual = the largest |end − offset − rank 0's end|;
 - per collective, on the aligned clock: skew = latest − earliest start; the rank with the latest
@@ -140,7 +142,7 @@ def cross_rank_reference(per_rank):
     return {
         "clock": [{"rank": r["rank"], "offset_ns": offsets[i], "residual_ns": residuals[i]}
                   for i, r in enumerate(per_rank)],
-        "collectives": [{"name": n, "count": len(skews[n]),
+        "collectives": [{"name": n, "process_group": "", "count": len(skews[n]),
                          "mean_skew_ns": sum(skews[n]) // len(skews[n]),
                          "max_skew_ns": max(skews[n])} for n in names],
         "stragglers": stragglers,
@@ -260,6 +262,73 @@ def test_an_injected_straggler_and_clock_offset_are_recovered(tmp_path, rank0_do
     assert out["clock"] == [{"rank": r, "offset_ns": CLOCK_US * 1000 if r == STRAGGLER else 0,
                              "residual_ns": 0} for r in range(WORLD)]
     assert out["estimate"]["saved_ns"] == calls * LATE_US * 1000
+
+
+# ---- a run whose record_param_comms name the collective, its process group and sequence number ----
+
+def with_collective_args(doc, drop_first=False):
+    """Newer PyTorch's arguments on the record_param_comms around each NCCL launch (the 2023
+    fixture predates them): `Collective name`, `Process Group Name` "0" and `Seq`, numbered in
+    launch order. With drop_first, the first NCCL kernel is gone, as if the window missed it."""
+    d = copy.deepcopy(doc)
+    events = d["traceEvents"]
+    kernels = sorted((e for e in events if e.get("cat") == "kernel"
+                      and work_class(e) == "COMMUNICATION"), key=lambda e: e["ts"])
+    launch = {e["args"]["correlation"]: e for e in events
+              if e.get("cat") in RUNTIME_CATS and "correlation" in (e.get("args") or {})}
+    comms = [e for e in events if e.get("name") == "record_param_comms"]
+    for seq, k in enumerate(kernels):
+        call = launch[k["args"]["correlation"]]
+        around = [c for c in comms if c["tid"] == call["tid"]
+                  and c["ts"] <= call["ts"] and call["ts"] + call["dur"] <= c["ts"] + c["dur"]]
+        assert len(around) == 1, k["name"]
+        around[0]["args"].update({
+            "Collective name": "allreduce" if "AllReduce" in k["name"] else "all_to_all",
+            "Process Group Name": "0", "Seq": seq})
+    if drop_first:
+        events.remove(kernels[0])
+    return d, ["allreduce" if "AllReduce" in k["name"] else "all_to_all" for k in kernels]
+
+
+def test_collectives_match_by_sequence_number_not_by_order(tmp_path, rank0_doc):
+    # The straggler's window missed its first NCCL kernel (an all_to_all). By order, its k-th
+    # all_to_all would be paired with everyone's k-th, one call off; by Seq, every remaining call
+    # pairs with its own, so each is exactly LATE_US late and the clocks come out exact.
+    plain, names = with_collective_args(rank0_doc)
+    late, _ = with_collective_args(straggler_doc(rank0_doc), drop_first=True)
+    for r in range(WORLD):
+        write_rank(late if r == STRAGGLER else plain, tmp_path / f"rank{r}.json", r)
+    out = ranks_json(str(tmp_path))
+    matched = len(names) - 1
+    assert health_codes(out) == ["collective_seq_unmatched"]
+    assert out["health"][0]["message"].startswith(
+        f"{names[0]} (process group 0): 1 of {names.count(names[0])} sequence numbers")
+    assert out["stragglers"] == [{"rank": STRAGGLER, "times_last": matched,
+                                  "imposed_wait_ns": matched * (WORLD - 1) * LATE_US * 1000}]
+    assert [(c["name"], c["process_group"], c["count"]) for c in out["collectives"]] == sorted(
+        (n, "0", names.count(n) - (n == names[0])) for n in set(names))
+    for c in out["collectives"]:
+        assert c["max_skew_ns"] == c["mean_skew_ns"] == LATE_US * 1000, c
+    assert out["clock"] == [{"rank": r, "offset_ns": CLOCK_US * 1000 if r == STRAGGLER else 0,
+                             "residual_ns": 0} for r in range(WORLD)]
+    # The identity survives `convert`: the straggler as trace/6 gives the same document.
+    src = tmp_path / f"rank{STRAGGLER}.json"
+    r = subprocess.run([CG, "convert", str(src), "-o", str(tmp_path / "late.jsonl")],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    os.remove(src)
+    again = ranks_json(str(tmp_path))
+    for key in ("health", "stragglers", "collectives", "clock"):
+        assert again[key] == out[key], key
+    # Without the sequence numbers the same set falls back to order, and says the counts differ.
+    os.remove(tmp_path / "late.jsonl")
+    for doc in (late, plain):
+        for e in doc["traceEvents"]:
+            (e.get("args") or {}).pop("Seq", None)
+    write_rank(late, src, STRAGGLER)
+    for r in range(STRAGGLER):
+        write_rank(plain, tmp_path / f"rank{r}.json", r)
+    assert "collective_count_mismatch" in health_codes(ranks_json(str(tmp_path)))
 
 
 # ---- bad sets -----------------------------------------------------------------------------------

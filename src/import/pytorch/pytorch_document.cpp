@@ -9,6 +9,7 @@
 namespace candle_graph::import::pytorch {
 namespace {
 
+using trace_event::CollectiveArgs;
 using trace_event::Role;
 using trace_event::Slice;
 
@@ -73,6 +74,14 @@ void emit_op(const Assembly& a, const PlacedOp& o, std::uint64_t self_ns,
   e.total_ns = static_cast<std::uint64_t>(s.dur_ns);
   e.lane = s.lane;
   if (s.correlation >= 0) e.correlation = static_cast<std::uint64_t>(s.correlation);
+  OpCollective collective;
+  if ((s.role == Role::cpu_op || s.role == Role::device_op) && s.extra != kNone) {
+    const CollectiveArgs& c = m.collectives[s.extra];
+    collective.name = m.strings.str(c.name);
+    if (c.process_group != kNone) collective.process_group = m.strings.str(c.process_group);
+    collective.seq = c.seq;
+    e.collective = &collective;
+  }
   std::string device_label;
   std::vector<std::uint64_t> shape;
   if (s.role == Role::device_op) {
