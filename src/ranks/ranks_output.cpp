@@ -82,7 +82,7 @@ void write_rank_times(JsonStream& w, const RankProfile& p) {
   p.region_start_ns ? w.i64(*p.region_start_ns) : w.null();
 }
 
-void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
+void write_ranks_json(JsonStream& w, const RanksAnalysis& a, const std::vector<RankPage>& pages) {
   w.begin_object();
   array(w, "clock", a.clock, [&](const ClockAlignment& c) {
     w.begin_object();
@@ -108,6 +108,14 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
     w.schema_key("message").string(h.message);
     w.end_object();
   });
+  array(w, "rank_pages", pages, [&](const RankPage& p) {
+    w.begin_object();
+    w.schema_key("file").string(p.file);
+    w.schema_key("href");
+    p.href ? w.string(*p.href) : w.null();
+    w.schema_key("rank").u64(p.rank);
+    w.end_object();
+  });
   array(w, "ranks", a.ranks, [&](const RankProfile& p) { write_rank(w, p); });
   w.schema_key("schema").string(kRanksSchema);
   array(w, "steps", a.steps, [&](const StepSpread& s) {
@@ -130,7 +138,7 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
   w.end_object();
 }
 
-std::string ranks_markdown(const RanksAnalysis& a) {
+std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& pages) {
   std::string md = "# Ranks\n\n";
   md += std::to_string(a.ranks.size()) + " rank(s). Times in ms.\n\n## Findings\n\n";
   for (const std::string& f : a.findings) md += "- " + f + "\n";
@@ -155,6 +163,10 @@ std::string ranks_markdown(const RanksAnalysis& a) {
           (c.offset_ns < 0 ? "-" + ms(static_cast<std::uint64_t>(-c.offset_ns))
                            : ms(static_cast<std::uint64_t>(c.offset_ns))) +
           " | " + ms(c.residual_ns) + " |\n";
+  if (!pages.empty()) {
+    md += "\n## Rank pages (the viewer of one rank's trace: timeline, operators, kernels)\n\n";
+    for (const RankPage& p : pages) md += "- rank " + std::to_string(p.rank) + ": " + p.file + "\n";
+  }
   return md;
 }
 

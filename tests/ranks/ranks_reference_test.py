@@ -462,3 +462,32 @@ def test_two_gzip_ranks_of_a_128_rank_job(tmp_path):
                            if e.get("name", "").startswith("ProfilerStep#")])]
     assert [c["count"] for r in out["ranks"] for c in r["collectives"]] == [10, 10]
     assert (tmp_path / "r.md").read_text().startswith("# Ranks\n")
+
+
+# ---- one rank's own page, on demand ---------------------------------------------------------------
+
+def test_a_rank_page_is_the_page_report_writes_for_that_rank(tmp_path):
+    # The page of rank 2 must be the very viewer `report --html` writes for rank 2's file (same
+    # step), and only the ranks asked for get one.
+    pages = tmp_path / "pages"
+    out = ranks_json(DLRM, "--rank-pages", str(pages), "--rank-pages-for", "2")
+    assert [(p["rank"], p["file"], p["href"]) for p in out["rank_pages"]] == [
+        (2, str(pages / "rank-2.html"), None)]  # no --html page to link from
+    assert sorted(os.listdir(pages)) == ["rank-2.html"]
+    rank2 = next(r["file"] for r in out["ranks"] if r["rank"] == 2)
+    r = subprocess.run([CG, "report", rank2, "--json", str(tmp_path / "e.json"), "--markdown",
+                        str(tmp_path / "e.md"), "--html", str(tmp_path / "e.html")],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert (pages / "rank-2.html").read_bytes() == (tmp_path / "e.html").read_bytes()
+
+
+def test_rank_page_usage_errors_write_nothing(tmp_path):
+    pages = tmp_path / "pages"
+    r = run_ranks(DLRM, "--rank-pages", str(pages), "--rank-pages-for", "9")
+    assert r.returncode == 2 and "rank 9" in r.stderr and not pages.exists()
+    r = run_ranks(DLRM, "--rank-pages-for", "1")  # without --rank-pages
+    assert r.returncode == 2
+    r = run_ranks(DLRM, "--rank-pages", str(pages), "--html", str(pages / "rank-0.html"))
+    assert r.returncode == 2 and "rank page" in r.stderr
+    assert not (pages / "rank-0.html").exists()
