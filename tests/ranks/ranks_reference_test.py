@@ -269,7 +269,8 @@ def test_an_injected_straggler_and_clock_offset_are_recovered(tmp_path, rank0_do
 def with_collective_args(doc, drop_first=False):
     """Newer PyTorch's arguments on the record_param_comms around each NCCL launch (the 2023
     fixture predates them): `Collective name`, `Process Group Name` "0" and `Seq`, numbered in
-    launch order. With drop_first, the first NCCL kernel is gone, as if the window missed it."""
+    launch order, and the kernels renamed as NCCL ≥ 2.19 names them (`ncclDevKernel_*`). With
+    drop_first, the first NCCL kernel is gone, as if the window missed it."""
     d = copy.deepcopy(doc)
     events = d["traceEvents"]
     kernels = sorted((e for e in events if e.get("cat") == "kernel"
@@ -285,6 +286,8 @@ def with_collective_args(doc, drop_first=False):
         around[0]["args"].update({
             "Collective name": "allreduce" if "AllReduce" in k["name"] else "all_to_all",
             "Process Group Name": "0", "Seq": seq})
+    for k in kernels:
+        k["name"] = k["name"].replace("ncclKernel_", "ncclDevKernel_")
     if drop_first:
         events.remove(kernels[0])
     return d, ["allreduce" if "AllReduce" in k["name"] else "all_to_all" for k in kernels]
