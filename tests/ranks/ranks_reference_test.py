@@ -494,3 +494,42 @@ def test_rank_page_usage_errors_write_nothing(tmp_path):
     r = run_ranks(DLRM, "--rank-pages", str(pages), "--html", str(pages / "rank-0.html"))
     assert r.returncode == 2 and "rank page" in r.stderr
     assert not (pages / "rank-0.html").exists()
+
+
+# ---- many ranks in one SQLite database ------------------------------------------------------------
+
+def sqlite3_shell(db, sql):
+    r = subprocess.run(["sqlite3", "-batch", "-noheader", str(db), sql], capture_output=True,
+                       text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+def test_many_ranks_in_one_database_carry_their_rank_in_every_table(tmp_path):
+    # All 8 DLRM ranks exported into one database, read back with the sqlite3 shell: every row of
+    # every table that has rows states its run's rank, the ranks are distributedInfo's (read here
+    # from the JSON), and each rank's rows are exactly those of that rank's file exported alone.
+    db = tmp_path / "ranks.db"
+    files = dlrm_files()
+    r = subprocess.run([CG, "export", *files, "--format", "sqlite", "-o", str(db)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    want = {load(f)["distributedInfo"]["rank"]: f for f in files}
+    assert sorted(map(int, sqlite3_shell(db, "SELECT rank FROM runs"))) == sorted(want)
+    tables = sqlite3_shell(db, "SELECT name FROM sqlite_master WHERE type = 'table' "
+                               "AND name NOT IN ('schema', 'peak_allocations')")
+    assert len(tables) > 15
+    for t in tables:
+        assert sqlite3_shell(db, f"SELECT COUNT(*) FROM {t} WHERE rank IS NULL") == ["0"], t
+    # peak_allocations has its own `rank` (the allocation's place by size): the run's is there
+    # `process_rank`.
+    assert sqlite3_shell(db, "SELECT COUNT(*) FROM peak_allocations WHERE process_rank IS NULL"
+                         ) == ["0"]
+    alone = tmp_path / "rank5.db"
+    r = subprocess.run([CG, "export", want[5], "--format", "sqlite", "-o", str(alone)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    for t in ("ops", "kernels", "spans", "gpu_streams"):
+        n = sqlite3_shell(alone, f"SELECT COUNT(*) FROM {t}")
+        assert sqlite3_shell(db, f"SELECT COUNT(*) FROM {t} WHERE rank = 5") == n, t
+        assert int(n[0]) > 0, t
