@@ -252,6 +252,7 @@ std::vector<ClockAlignment> align_clocks(const std::vector<const RankProfile*>& 
   if (world.empty()) return out;
   for (std::size_t r = 0; r < clocked.size(); ++r) {
     std::vector<std::int64_t> diffs;
+    diffs.reserve(world.size());
     for (const MatchedCall* c : world) diffs.push_back(c->calls[r].end_ns - c->calls[0].end_ns);
     ClockAlignment a{clocked[r]->rank, lower_median(diffs), 0};
     for (std::int64_t d : diffs) {
