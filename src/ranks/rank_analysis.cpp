@@ -118,6 +118,24 @@ void check_steps(const std::vector<RankProfile>& ranks, std::vector<HealthFindin
                                            std::to_string(ranks.front().rank)});
 }
 
+// A process group two ranks both list must be the same group (name, size, members): otherwise
+// the traces come from runs configured differently. A group only some ranks list is normal (a
+// subgroup's members know it).
+void check_process_groups(const std::vector<RankProfile>& ranks,
+                          std::vector<HealthFinding>& health) {
+  std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> configs;
+  for (const RankProfile& p : ranks)
+    for (const auto& [name, entry] : p.process_groups) configs[name][entry].push_back(p.rank);
+  for (const auto& [name, variants] : configs) {
+    if (variants.size() < 2) continue;
+    std::string msg = "the traces are of different runs: process group " + name +
+                      " is configured " + std::to_string(variants.size()) + " ways:";
+    for (const auto& [entry, rs] : variants) msg += " ranks " + rank_list(rs) + ";";
+    msg.pop_back();
+    health.push_back({"process_group_mismatch", msg});
+  }
+}
+
 // One call of a collective on the ranks that took part in it (indices into `clocked`, ascending).
 struct MatchedCall {
   std::size_t collective = 0;  // index into Matching::identities
@@ -414,6 +432,7 @@ RanksAnalysis analyze_ranks(std::vector<RankProfile> profiles) {
   a.ranks = unique_ranks(std::move(profiles), a.health);
   check_world(a.ranks, a.health);
   check_steps(a.ranks, a.health);
+  check_process_groups(a.ranks, a.health);
   std::vector<const RankProfile*> clocked;
   for (const RankProfile& p : a.ranks) {
     if (p.region_start_ns) {

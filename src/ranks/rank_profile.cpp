@@ -147,6 +147,10 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
     }
   for (const ProfilerStepRecord& s : doc.run().profiler_steps)
     p.steps.push_back({s.step, s.wall_ns});
+  constexpr std::string_view kGroupTag = "source.process_group.";
+  for (const Tag& t : doc.run().tags)
+    if (t.key.starts_with(kGroupTag))
+      p.process_groups.emplace(std::string(t.key.substr(kGroupTag.size())), std::string(t.value));
   add_gpu_time(doc, p);
   add_collectives(doc, p);
   return p;

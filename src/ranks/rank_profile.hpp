@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,9 @@ struct RankProfile {
   std::uint64_t exposed_communication_ns = 0;  // communication not overlapped by compute
   std::optional<double> comm_compute_overlap;  // overlap ÷ communication; absent without any
   std::vector<RankCollective> collectives;     // by name
+  // The run's process groups as this rank's trace lists them (distributedInfo.pg_config): the
+  // group's name and its entry as compact JSON. Ranks of one run agree on a group they share.
+  std::map<std::string, std::string> process_groups;
 };
 
 // The rank a file name states: `rank-N`, `rank_N`, `rankN` or `workerN` (case-insensitive; the

@@ -171,8 +171,8 @@ void read_gpu_time(const Fields& f, RankProfile& p) {
 RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   const Fields f(j, "", file,
                  {"backend", "busy_ns", "collectives", "communication_ns", "compute_ns",
-                  "exposed_communication_ns", "file", "idle_ns", "measured_ns", "rank", "rank_from",
-                  "region_start_ns", "schema", "steps", "world_size"});
+                  "exposed_communication_ns", "file", "idle_ns", "measured_ns", "process_groups",
+                  "rank", "rank_from", "region_start_ns", "schema", "steps", "world_size"});
   if (f.text("schema") != kRankSummarySchema)
     f.fail("schema is \"" + f.text("schema") + "\", expected \"" + std::string(kRankSummarySchema) +
            "\"");
@@ -190,6 +190,14 @@ RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   read_steps(f, p, file);
   read_gpu_time(f, p);
   read_collectives(f, p, file);
+  if (j.contains("process_groups")) {
+    const Json& groups = f.get("process_groups");
+    if (!groups.is_object()) f.fail("process_groups is not an object");
+    for (const auto& [name, entry] : groups.items()) {
+      if (!entry.is_string()) f.fail("process_groups." + name + " is not a string");
+      p.process_groups.emplace(name, entry.get<std::string>());
+    }
+  }
   return p;
 }
 

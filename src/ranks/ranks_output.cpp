@@ -76,6 +76,9 @@ void write_rank_times(JsonStream& w, const RankProfile& p) {
   w.schema_key("file").string(p.file);
   w.schema_key("idle_ns").u64(p.idle_ns);
   w.schema_key("measured_ns").u64(p.region_ns);
+  w.schema_key("process_groups").begin_object();
+  for (const auto& [name, entry] : p.process_groups) w.key(name).string(entry);
+  w.end_object();
   w.schema_key("rank").u64(p.rank);
   w.schema_key("rank_from").string(p.rank_from);
   w.schema_key("region_start_ns");

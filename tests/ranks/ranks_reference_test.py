@@ -220,7 +220,8 @@ STRAGGLER = 3
 
 def write_rank(doc, path, rank, world=WORLD):
     d = copy.deepcopy(doc)
-    d["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": world}
+    d.setdefault("distributedInfo", {}).update(
+        {"backend": "nccl", "rank": rank, "world_size": world})
     with open(path, "w", encoding="utf-8") as f:
         json.dump(d, f)
     return path
@@ -368,6 +369,45 @@ def test_mixed_world_sizes_and_steps_are_different_runs(tmp_path, rank0_doc):
     write_rank(other_step, tmp_path / "c.json", 2, world=2)
     out = ranks_json(str(tmp_path))
     assert health_codes(out) == ["world_size_mismatch", "step_mismatch"]
+
+
+def with_pg_config(doc, groups):
+    d = copy.deepcopy(doc)
+    d["distributedInfo"]["pg_config"] = [
+        {"pg_name": name, "pg_desc": desc, "backend_config": "cuda:nccl", "pg_size": len(ranks),
+         "ranks": ranks} for name, desc, ranks in groups]
+    return d
+
+
+def test_process_groups_configured_differently_are_different_runs(tmp_path, rank0_doc):
+    # Newer PyTorch lists the process groups in distributedInfo.pg_config. Ranks 0 and 1 share a
+    # subgroup "1" that rank 2 does not list (normal); rank 3 lists the default group "0" with
+    # other members: a different run, named as such. Without rank 3 nothing is reported.
+    world = ("0", "default_pg", list(range(WORLD)))
+    sub = ("1", "undefined", [0, 1])
+    for r in range(WORLD):
+        groups = [world, sub] if r < 2 else [world]
+        if r == 3:
+            groups = [("0", "default_pg", [0, 1, 2, 4])]
+        d = with_pg_config(rank0_doc, groups)
+        write_rank(d, tmp_path / f"r{r}.json", r)
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["process_group_mismatch"]
+    msg = out["health"][0]["message"]
+    assert "process group 0 is configured 2 ways" in msg and "ranks 3" in msg, msg
+    assert json.loads(out["ranks"][0]["process_groups"]["1"])["ranks"] == [0, 1]
+    os.remove(tmp_path / "r3.json")
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["missing_ranks"], out["health"]
+    # The summaries carry the groups: map then reduce finds the same mismatch.
+    write_rank(with_pg_config(rank0_doc, [("0", "default_pg", [0, 1, 2, 4])]),
+               tmp_path / "r3.json", 3)
+    summaries = []
+    for r in range(WORLD):
+        s = tmp_path / f"r{r}.summary.json"
+        assert run_ranks("--map", str(tmp_path / f"r{r}.json"), "-o", str(s)).returncode == 0
+        summaries.append(str(s))
+    assert health_codes(ranks_json("--reduce", *summaries)) == ["process_group_mismatch"]
 
 
 def test_a_rank_from_the_file_name_and_a_trace6_rank(tmp_path, rank0_doc):
