@@ -34,7 +34,9 @@ char* write_scaled(char* out, std::uint64_t k, std::uint64_t scale, int places) 
 // When v is the double nearest to k / scale for an integer k < 10^15, writes that decimal.
 char* try_scale(char* out, double v, double scale, std::uint64_t iscale, int places) noexcept {
   if (v >= 1e15 / scale) return nullptr;
-  const auto k = static_cast<std::uint64_t>(v * scale + 0.5);
+  const double scaled = v * scale;
+  auto k = static_cast<std::uint64_t>(scaled);  // the nearest integer: the check below decides
+  if (scaled - static_cast<double>(k) >= 0.5) ++k;
   // k < 10^15 < 2^53: k is exact as a double and the division rounds once, to the double
   // nearest k / scale; `v` must be that double, or its text is not k's digits.
   if (static_cast<double>(k) / scale != v) return nullptr;
