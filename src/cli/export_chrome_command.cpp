@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "export/chrome_trace_writer.hpp"
 #include "export/gzip_sink.hpp"
+#include "export/pipelined_sink.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
@@ -44,10 +45,16 @@ int run_export_chrome(const ExportArgs& args) {
   };
   std::unique_ptr<exporting::GzipSink> zip;
   if (gzip) zip = std::make_unique<exporting::GzipSink>(out);
-  const exporting::ChromeExportStats stats = exporting::write_chrome_trace(
-      doc, gzip ? std::function<void(std::string_view)>(
-                      [&](std::string_view piece) { zip->write(piece); })
-                : out);
+  // Compression and the writes run on a second thread while the next pieces are formatted.
+  exporting::PipelinedSink pipeline([&](std::string_view piece) {
+    if (zip)
+      zip->write(piece);
+    else
+      out(piece);
+  });
+  const exporting::ChromeExportStats stats =
+      exporting::write_chrome_trace(doc, [&](std::string_view piece) { pipeline.write(piece); });
+  pipeline.finish();
   if (zip) zip->finish();
   if (file) file->commit();
   std::fflush(stdout);

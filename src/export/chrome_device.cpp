@@ -87,7 +87,7 @@ std::string lane_name(const DeviceLane& lane) {
   return name;
 }
 
-void write_shape_and_inputs(output::JsonLines& w, const OpEvent& o) {
+void write_shape_and_inputs(ChromeJson& w, const OpEvent& o) {
   if (!o.inputs.empty()) {
     w.key("inputs").raw("[");
     for (std::size_t i = 0; i < o.inputs.size(); ++i) {
@@ -109,7 +109,7 @@ void write_shape_and_inputs(output::JsonLines& w, const OpEvent& o) {
 
 // The args: what a reader wants to see (names, kind, stream, correlation, bytes, the launching
 // op) and every trace/6 field of the op, so that the Chrome importer rebuilds it (chrome.md §E7).
-void write_device_args(output::JsonLines& w, const OpEvent& o, std::string_view demangled,
+void write_device_args(ChromeJson& w, const OpEvent& o, std::string_view demangled,
                        std::string_view launched_by) {
   w.key("args").raw("{");
   w.first_key("span_id").str(o.span_id);
@@ -149,7 +149,7 @@ double device_bind_us(const OpEvent& op) {
   return static_cast<double>(start + (end - start) / 2) / 1000.0;
 }
 
-void thread_meta(output::JsonLines& w, std::uint32_t pid, std::uint32_t tid, std::string_view what,
+void thread_meta(ChromeJson& w, std::uint32_t pid, std::uint32_t tid, std::string_view what,
                  std::string_view arg) {
   begin_event(w, 'M');
   w.key("name").str(what);
@@ -206,7 +206,7 @@ DeviceLayout layout_device_lanes(const TraceDocument& doc) {
   return out;
 }
 
-void write_device_slices(output::JsonLines& w, const TraceDocument& doc, const DeviceLayout& layout,
+void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
                          DeviceExportStats& stats) {
   if (doc.device_ops().empty()) return;
   const device::DeviceTime attribution =
@@ -232,7 +232,7 @@ void write_device_slices(output::JsonLines& w, const TraceDocument& doc, const D
   }
 }
 
-void write_launch_flows(output::JsonLines& w, const TraceDocument& doc, const DeviceLayout& layout,
+void write_launch_flows(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
                         const HostPlacement& host, std::uint64_t& flow_id,
                         DeviceExportStats& stats) {
   if (doc.device_ops().empty()) return;
@@ -259,7 +259,7 @@ void write_launch_flows(output::JsonLines& w, const TraceDocument& doc, const De
   }
 }
 
-void write_device_metadata(output::JsonLines& w, const DeviceLayout& layout) {
+void write_device_metadata(ChromeJson& w, const DeviceLayout& layout) {
   for (std::uint32_t d = 0; d < layout.devices.size(); ++d) {
     const std::uint32_t pid = fc::kFirstDevicePid + d;
     thread_meta(w, pid, 0, "process_name", "name");

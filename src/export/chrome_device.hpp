@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "candle_graph/trace.hpp"
-#include "output/json_lines.hpp"
+#include "export/chrome_json.hpp"
 
 namespace candle_graph::exporting {
 
@@ -53,7 +53,7 @@ struct DeviceExportStats {
 };
 
 // The slices, in `layout.order`.
-void write_device_slices(output::JsonLines& w, const TraceDocument& doc, const DeviceLayout& layout,
+void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
                          DeviceExportStats& stats);
 
 // Host ops as the host layout placed them: per op of doc.ops() its tid on pid 1 (0 when not
@@ -65,11 +65,11 @@ struct HostPlacement {
 
 // One `s`/`f` pair per device op whose correlation a written runtime call has (the first such call
 // in document order, as device time attribution does), ids from `flow_id` + 1 on.
-void write_launch_flows(output::JsonLines& w, const TraceDocument& doc, const DeviceLayout& layout,
+void write_launch_flows(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
                         const HostPlacement& host, std::uint64_t& flow_id,
                         DeviceExportStats& stats);
 
 // `process_name`, `process_sort_index`, `thread_name`, `thread_sort_index` of the device tracks.
-void write_device_metadata(output::JsonLines& w, const DeviceLayout& layout);
+void write_device_metadata(ChromeJson& w, const DeviceLayout& layout);
 
 }  // namespace candle_graph::exporting

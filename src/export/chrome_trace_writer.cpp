@@ -9,14 +9,14 @@
 #include "candle_graph/graph.hpp"
 #include "export/chrome_device.hpp"
 #include "export/chrome_events.hpp"
+#include "export/chrome_json.hpp"
 #include "export/chrome_tracks.hpp"
-#include "output/json_lines.hpp"
 
 namespace candle_graph::exporting {
 namespace {
 
 // `"pid":1,"tid":T,"ts":X` after the event's name: pid 1 is the run.
-void on_run(output::JsonLines& w, std::uint32_t tid, double ts_us) {
+void on_run(ChromeJson& w, std::uint32_t tid, double ts_us) {
   where(w, 1, tid, ts_us);
 }
 
@@ -24,7 +24,7 @@ void on_run(output::JsonLines& w, std::uint32_t tid, double ts_us) {
 // `{"ph":"X","cat":CAT,"name":…,"pid":1,"tid":…,"ts":…,"dur":…,"args":{`. An op of no duration
 // (a runtime call shorter than Kineto's µs) is a thread-scoped instant (`"ph":"i","s":"t"`): two
 // zero-length slices at one instant have no nesting order, and viewers misnest them.
-void begin_slice(output::JsonLines& w, std::string_view quoted_cat, std::string_view name,
+void begin_slice(ChromeJson& w, std::string_view quoted_cat, std::string_view name,
                  const PlacedSlice& p) {
   const bool instant = p.is_op && p.dur_us == 0;
   begin_event(w, instant ? 'i' : 'X');
@@ -38,7 +38,7 @@ void begin_slice(output::JsonLines& w, std::string_view quoted_cat, std::string_
   w.key("args").raw("{");
 }
 
-void write_span(output::JsonLines& w, const SpanRecord& s, const PlacedSlice& p) {
+void write_span(ChromeJson& w, const SpanRecord& s, const PlacedSlice& p) {
   begin_slice(w, "\"span\"", s.name, p);
   w.first_key("span_id").str(s.id);
   if (s.parent_id) w.key("parent_id").str(*s.parent_id);
@@ -51,7 +51,7 @@ void write_span(output::JsonLines& w, const SpanRecord& s, const PlacedSlice& p)
   w.end();
 }
 
-void write_op(output::JsonLines& w, const OpEvent& o, const PlacedSlice& p) {
+void write_op(ChromeJson& w, const OpEvent& o, const PlacedSlice& p) {
   begin_slice(w, "\"op\"", o.op_name, p);
   w.first_key("span_id").str(o.span_id);
   w.key("inputs").raw("[");
@@ -83,7 +83,7 @@ void write_op(output::JsonLines& w, const OpEvent& o, const PlacedSlice& p) {
 }
 
 // One s/f pair. Both ends bind to the slice enclosing (pid 1, tid, ts).
-void write_flow(output::JsonLines& w, std::uint64_t id, std::string_view cat, std::string_view name,
+void write_flow(ChromeJson& w, std::uint64_t id, std::string_view cat, std::string_view name,
                 std::uint32_t from_tid, double from_us, std::uint32_t to_tid, double to_us) {
   for (int end = 0; end < 2; ++end) {
     begin_event(w, end == 0 ? 's' : 'f');
@@ -132,7 +132,7 @@ class ProducerTable {
 // Counter samples of the memory replay: one sample per device and instant (the last state at
 // that timestamp), written when the device's next instant arrives.
 struct CounterState {
-  output::JsonLines* w = nullptr;
+  ChromeJson* w = nullptr;
   std::uint64_t samples = 0;
   struct Device {
     std::string live_name, category_name;
@@ -183,7 +183,7 @@ struct CounterState {
   }
 };
 
-void write_device_memory(output::JsonLines& w, const TraceDocument& doc, ChromeExportStats& stats) {
+void write_device_memory(ChromeJson& w, const TraceDocument& doc, ChromeExportStats& stats) {
   std::vector<std::uint32_t> order(doc.device_memory().size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -204,7 +204,7 @@ void write_device_memory(output::JsonLines& w, const TraceDocument& doc, ChromeE
   }
 }
 
-void write_metadata(output::JsonLines& w, const TraceDocument& doc, std::uint32_t tracks) {
+void write_metadata(ChromeJson& w, const TraceDocument& doc, std::uint32_t tracks) {
   std::string process = "candle-graph: ";
   process += doc.run().entrypoint;
   process += " (run ";
@@ -219,8 +219,7 @@ void write_metadata(output::JsonLines& w, const TraceDocument& doc, std::uint32_
   w.raw("}");
   w.end();
   // One track's metadata event: `what` names the record, its one argument is `arg`.
-  auto thread_meta = [&](std::uint32_t tid, const char* what,
-                         const char* arg) -> output::JsonLines& {
+  auto thread_meta = [&](std::uint32_t tid, const char* what, const char* arg) -> ChromeJson& {
     begin_event(w, 'M');
     w.key("name").raw(what);
     w.key("pid").raw("1");
@@ -240,7 +239,7 @@ void write_metadata(output::JsonLines& w, const TraceDocument& doc, std::uint32_
   }
 }
 
-void write_other_data(output::JsonLines& w, const TraceDocument& doc) {
+void write_other_data(ChromeJson& w, const TraceDocument& doc) {
   const TraceRunMeta& r = doc.run();
   w.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
   w.first_key("schema").str(kChromeSchema);
@@ -269,10 +268,10 @@ void write_other_data(output::JsonLines& w, const TraceDocument& doc) {
 }  // namespace
 
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
-                                     const output::JsonLines::Sink& sink) {
+                                     const std::function<void(std::string_view)>& sink) {
   doc.check_indexed();
   ChromeExportStats stats;
-  output::JsonLines w(sink);
+  ChromeJson w(sink);
   w.raw("{\"traceEvents\":[");
 
   // Slices, as they are placed. Per op: its track and where the data flows bind (a time in its

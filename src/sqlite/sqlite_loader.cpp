@@ -10,6 +10,7 @@
 #include "candle_graph/error.hpp"
 #include "device/kernel_table.hpp"
 #include "output/json_text.hpp"
+#include "sqlite/batched_insert.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -30,94 +31,7 @@ RunRank run_rank(const TraceRunMeta& run) {
   return std::nullopt;
 }
 
-// One INSERT statement per table, with positional binds: `Row(insert).text(a).u64(b).done()`;
-// the run's rank, the table's last column, is bound by done().
-class Insert {
- public:
-  Insert(const Connection& db, std::string_view table, int columns, RunRank rank)
-      : stmt_(db, sql_for(table, columns + 1)), rank_column_(columns + 1), rank_(rank) {}
-
-  Insert& text(std::string_view s) {
-    stmt_.bind_text(++i_, s);
-    return *this;
-  }
-  Insert& text(const std::string& s) { return text(std::string_view(s)); }
-  Insert& text(const std::optional<std::string_view>& s) {
-    stmt_.bind_text(++i_, s);
-    return *this;
-  }
-  Insert& owned(const std::string& s) {  // bytes that change before the next row
-    stmt_.bind_text(++i_, s, /*stable=*/false);
-    return *this;
-  }
-  Insert& opt_owned(const std::optional<std::string>& s) {
-    if (s)
-      stmt_.bind_text(++i_, *s, false);
-    else
-      stmt_.bind_null(++i_);
-    return *this;
-  }
-  Insert& u64(std::uint64_t v) {
-    stmt_.bind_u64(++i_, v);
-    return *this;
-  }
-  Insert& u64(const std::optional<std::uint64_t>& v) {
-    stmt_.bind_u64(++i_, v);
-    return *this;
-  }
-  Insert& index(std::uint32_t v) {  // kNoIndex (no such span) becomes NULL
-    if (v == kNoIndex)
-      stmt_.bind_null(++i_);
-    else
-      stmt_.bind_i64(++i_, v);
-    return *this;
-  }
-  Insert& f64(double v) {
-    stmt_.bind_f64(++i_, v);
-    return *this;
-  }
-  Insert& f64(const std::optional<double>& v) {
-    stmt_.bind_f64(++i_, v);
-    return *this;
-  }
-  Insert& boolean(bool v) {
-    stmt_.bind_bool(++i_, v);
-    return *this;
-  }
-  Insert& boolean(const std::optional<bool>& v) {
-    if (v)
-      stmt_.bind_bool(++i_, *v);
-    else
-      stmt_.bind_null(++i_);
-    return *this;
-  }
-  Insert& null() {
-    stmt_.bind_null(++i_);
-    return *this;
-  }
-  void done() {
-    stmt_.bind_u64(rank_column_, rank_);
-    stmt_.run();
-    i_ = 0;
-  }
-
- private:
-  static std::string sql_for(std::string_view table, int columns) {
-    std::string sql = "INSERT INTO ";
-    sql += table;
-    sql += " VALUES (";
-    for (int c = 1; c <= columns; ++c) {
-      if (c > 1) sql += ',';
-      sql += '?';
-    }
-    sql += ')';
-    return sql;
-  }
-  Statement stmt_;
-  int rank_column_;
-  RunRank rank_;
-  int i_ = 0;
-};
+using Insert = BatchedInsert;
 
 // A shape as JSON text (`[2,3]`), so SQLite's json_each / json_array_length read it.
 const std::string& shape_json(std::span<const std::uint64_t> shape, std::string& buf) {
@@ -225,9 +139,9 @@ void load_ops(const Connection& db, RunRank rank, const evidence::EvidencePacket
     const GraphNode& node = g.nodes[n_spans + k];
     id.clear();
     g.node_id(static_cast<std::uint32_t>(n_spans + k)).append_to(id);
-    ops.text(doc.run().run_id).u64(k).text(id).text(op.span_id).index(doc.op_span()[k]);
+    ops.text(doc.run().run_id).u64(k).owned(id).text(op.span_id).index(doc.op_span()[k]);
     ops.u64(node.op_ordinal).text(op.op_name).u64(op.timestamp_ns).u64(op.duration_ns);
-    ops.u64(node.self_time_ns).text(op.device).text(op.dtype).text(shape_json(op.shape, shape));
+    ops.u64(node.self_time_ns).text(op.device).text(op.dtype).owned(shape_json(op.shape, shape));
     ops.u64(op.storage_bytes.value_or(0)).u64(op.input_storage_bytes.value_or(0));
     ops.text(op.output).u64(op.inputs.size());
     // trace6.md §4.5.1: the inclusive extent (duration_ns for an op without total_ns), and the
@@ -289,7 +203,7 @@ void load_document_tables(const Connection& db, RunRank rank, const TraceDocumen
   for (std::uint32_t k = 0; k < doc.tensors().size(); ++k) {
     const TensorEvent& t = doc.tensors()[k];
     tensors.text(run_id).u64(k).text(t.span_id).index(doc.tensor_span()[k]).text(t.tensor_id);
-    tensors.text(shape_json(t.shape, shape)).text(t.dtype).text(t.device).boolean(t.requires_grad);
+    tensors.owned(shape_json(t.shape, shape)).text(t.dtype).text(t.device).boolean(t.requires_grad);
     tensors.u64(t.storage_bytes.value_or(0)).text(to_string(t.category)).done();
   }
   Insert memory(db, "memory_events", 13, rank);
@@ -297,7 +211,7 @@ void load_document_tables(const Connection& db, RunRank rank, const TraceDocumen
     const MemoryEvent& e = doc.memory()[k];
     memory.text(run_id).u64(k).u64(e.timestamp_ns).text(to_string(e.action)).text(e.tensor_id);
     memory.text(e.span_id).index(doc.memory_span()[k]).text(e.op_name).text(e.device);
-    memory.u64(e.bytes).text(shape_json(e.shape, shape)).text(e.dtype);
+    memory.u64(e.bytes).owned(shape_json(e.shape, shape)).text(e.dtype);
     memory.text(to_string(e.category)).done();
   }
   Insert device(db, "device_memory", 7, rank);
@@ -326,7 +240,7 @@ void load_graph_memory(const Connection& db, RunRank rank, const evidence::Evide
     to.clear();
     e.from.append_to(from);
     e.to.append_to(to);
-    edges.text(run_id).u64(k).text(from).text(to).text(to_string(e.kind)).u64(e.duration_ns);
+    edges.text(run_id).u64(k).owned(from).owned(to).text(to_string(e.kind)).u64(e.duration_ns);
     edges.text(e.label).done();
   }
   constexpr MemoryCategory kCategoryColumns[] = {
@@ -349,7 +263,7 @@ void load_graph_memory(const Connection& db, RunRank rank, const evidence::Evide
   for (std::uint32_t k = 0; k < g.memory.peak_breakdown.size(); ++k) {
     const LiveAllocation& a = g.memory.peak_breakdown[k];
     peak.text(run_id).u64(k).text(a.tensor_id).text(a.span_id).index(doc.find_span(a.span_id));
-    peak.text(a.op_name).u64(a.bytes).text(shape_json(a.shape, shape)).text(a.dtype);
+    peak.text(a.op_name).u64(a.bytes).owned(shape_json(a.shape, shape)).text(a.dtype);
     peak.text(a.device).text(to_string(a.category)).done();
   }
   Insert devices(db, "memory_by_device", 7, rank);

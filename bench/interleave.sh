@@ -1,0 +1,78 @@
+# Sourced by the bench scripts: interleaved rounds and medians (CONTRIBUTING.md, "Benchmarks").
+# Every round runs every row once, in order, so drift (other load, page cache, CPU frequency)
+# falls on all rows alike; each figure is the median over the rounds, and a ratio against the
+# baseline row is the median of the per-round ratios, never a ratio of two separate bests.
+#
+#   bench_row NAME PREP CMD   a row: CMD (shell text, timed) after PREP (untimed, may be ":")
+#   bench_rounds N DIR        one warm-up round (not counted), then N rounds; scratch files in DIR
+#   bench_median I FIELD      median of row I (0-based, in bench_row order): wall, cpu (user + sys,
+#                             seconds) or rss (KiB)
+#   bench_ratio I BASE FIELD  median over the rounds of FIELD(BASE) / FIELD(I): "vs ceiling"
+#   bench_load                the load average (1, 5, 15 minutes), printed with every table
+
+BENCH_NAMES=()
+BENCH_PREPS=()
+BENCH_CMDS=()
+BENCH_DIR=""
+
+bench_row() {
+  BENCH_NAMES+=("$1")
+  BENCH_PREPS+=("$2")
+  BENCH_CMDS+=("$3")
+}
+
+bench_load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# Warns on stderr when the 1-minute load average is 1 or more: the figures are then noise.
+bench_check_quiet() {
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  if awk -v l="$load" 'BEGIN { exit !(l >= 1) }'; then
+    echo "warning: load average $load (above 1): these figures are noise; measure on an idle machine" >&2
+  fi
+}
+
+# Runs row I once: appends "wall cpu rss_kib" to its samples (unless $2 = warm-up).
+bench_run_one() {
+  local i=$1 keep=$2
+  eval "${BENCH_PREPS[$i]}"
+  if ! /usr/bin/time -o "$BENCH_DIR/time.txt" -f "TIME %e %U %S %M" sh -c "exec ${BENCH_CMDS[$i]}" \
+    >/dev/null 2>"$BENCH_DIR/stderr.txt"; then
+    echo "bench: failed: ${BENCH_CMDS[$i]}" >&2
+    cat "$BENCH_DIR/stderr.txt" >&2
+    return 1
+  fi
+  [ "$keep" = keep ] || return 0
+  grep '^TIME' "$BENCH_DIR/time.txt" | awk '{ printf "%s %.3f %s\n", $2, $3 + $4, $5 }' \
+    >>"$BENCH_DIR/row-$i.txt"
+}
+
+bench_rounds() {
+  local rounds=$1 i r
+  BENCH_DIR=$2
+  mkdir -p "$BENCH_DIR"
+  for i in "${!BENCH_CMDS[@]}"; do rm -f "$BENCH_DIR/row-$i.txt"; done
+  for i in "${!BENCH_CMDS[@]}"; do bench_run_one "$i" warm-up; done
+  for ((r = 0; r < rounds; r++)); do
+    for i in "${!BENCH_CMDS[@]}"; do bench_run_one "$i" keep; done
+  done
+}
+
+bench_column() {  # FIELD -> awk column of a sample line
+  case $1 in wall) echo 1 ;; cpu) echo 2 ;; rss) echo 3 ;; *) echo "bench: no field $1" >&2; return 1 ;; esac
+}
+
+bench_median_of() {  # numbers on stdin, one per line -> their median (the lower one of two)
+  sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
+bench_median() {
+  local c; c=$(bench_column "$2")
+  awk -v c="$c" '{ print $c }' "$BENCH_DIR/row-$1.txt" | bench_median_of
+}
+
+bench_ratio() {
+  local c; c=$(bench_column "$3")
+  paste -d' ' "$BENCH_DIR/row-$2.txt" "$BENCH_DIR/row-$1.txt" |
+    awk -v c="$c" '{ d = $(c + 3); if (d <= 0) d = 0.001; print $c / d }' | bench_median_of
+}

@@ -1,0 +1,75 @@
+#include "export/pipelined_sink.hpp"
+
+#include <utility>
+
+namespace candle_graph::exporting {
+
+PipelinedSink::PipelinedSink(Sink next, std::size_t depth)
+    : next_(std::move(next)), depth_(depth < 1 ? 1 : depth), thread_([this] { run(); }) {}
+
+PipelinedSink::~PipelinedSink() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queued_.clear();
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void PipelinedSink::write(std::string_view piece) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return failure_ || queued_.size() < depth_; });
+  rethrow_failure();
+  std::string buffer;
+  if (!spare_.empty()) {
+    buffer = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  lock.unlock();  // the copy runs while the thread works on the previous piece
+  buffer.assign(piece);
+  lock.lock();
+  queued_.push_back(std::move(buffer));
+  lock.unlock();
+  changed_.notify_all();
+}
+
+void PipelinedSink::finish() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return failure_ || (queued_.empty() && !busy_); });
+  rethrow_failure();
+}
+
+void PipelinedSink::rethrow_failure() {
+  if (failure_) std::rethrow_exception(failure_);
+}
+
+void PipelinedSink::run() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [&] { return stopping_ || !queued_.empty(); });
+    if (stopping_) return;
+    std::string piece = std::move(queued_.front());
+    queued_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    try {
+      next_(piece);
+    } catch (...) {
+      lock.lock();
+      failure_ = std::current_exception();
+      busy_ = false;
+      queued_.clear();
+      changed_.notify_all();
+      // Nothing more is passed on; wait for the destructor.
+      changed_.wait(lock, [&] { return stopping_; });
+      return;
+    }
+    lock.lock();
+    busy_ = false;
+    spare_.push_back(std::move(piece));
+    changed_.notify_all();
+  }
+}
+
+}  // namespace candle_graph::exporting

@@ -1,0 +1,52 @@
+// A sink that passes its pieces on from a thread of its own, so that compressing and writing the
+// export (zlib, the kernel's copy into the page cache) run beside the formatting of the next
+// pieces instead of after it: the wall time a user waits for becomes the longer of the two, not
+// their sum. Pieces are copied into a few reused buffers (at most `depth` pieces wait), so memory
+// stays bounded whatever the export's size. Bytes reach `next` in the order they were written.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace candle_graph::exporting {
+
+class PipelinedSink {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  explicit PipelinedSink(Sink next, std::size_t depth = 4);
+  PipelinedSink(const PipelinedSink&) = delete;
+  PipelinedSink& operator=(const PipelinedSink&) = delete;
+  // Without finish(): stops the thread and drops what is still queued (the export failed).
+  ~PipelinedSink();
+
+  // Queues a copy of `piece`; waits while `depth` pieces are queued. Throws what `next` threw
+  // on the thread, at the first write after it failed.
+  void write(std::string_view piece);
+  // Waits until `next` has taken every piece; throws what it threw.
+  void finish();
+
+ private:
+  void run();
+  void rethrow_failure();
+
+  Sink next_;
+  std::size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> queued_;
+  std::vector<std::string> spare_;  // buffers to reuse
+  bool busy_ = false;               // the thread holds a piece outside the queue
+  bool stopping_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
+}  // namespace candle_graph::exporting
