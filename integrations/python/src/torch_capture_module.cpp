@@ -10,6 +10,7 @@
 // libstdcpp_cxxabi1017__), the same headers this unit compiles with, so the two modules share
 // pybind11's internals.
 #include <torch/csrc/utils/pybind.h>
+#include <torch/version.h>
 
 #include <filesystem>
 #include <memory>
@@ -193,4 +194,8 @@ PYBIND11_MODULE(_torch_capture, m) {
       .def("finish", &NativeCapture::finish)
       .def("close", &NativeCapture::close);
   m.def("recording_on_this_thread", &cgl::TorchCapture::recording_on_this_thread);
+  // What candle_graph.torch's engine="auto" compares with the running torch: an extension built
+  // for another release or C++ ABI must not be used (the profiler engine records instead).
+  m.attr("torch_version") = TORCH_VERSION;
+  m.attr("cxx11_abi") = static_cast<bool>(_GLIBCXX_USE_CXX11_ABI);
 }
