@@ -169,10 +169,11 @@ py::dict convert(const fs::path& input, const fs::path& output, std::optional<st
 PYBIND11_MODULE(_analysis, m) {
   m.doc() =
       "Native part of candle_graph's analysis API (use candle_graph.load and candle_graph.sql)";
-  // The library's errors name the file (and the line or byte offset): ValueError for bad input
-  // and usage, OSError for files that cannot be read or written, RuntimeError for the rest.
+  // The library's errors name the file (and the line or byte offset): OSError for files that
+  // cannot be read or written, TraceError (a ValueError) for every other kind. A local
+  // translator: the capture module's, registered later, would otherwise see them first.
   static py::exception<cg::Error> trace_error(m, "TraceError", PyExc_ValueError);
-  py::register_exception_translator([](std::exception_ptr p) {
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const cg::Error& e) {

@@ -173,8 +173,9 @@ class NativeCapture {
 PYBIND11_MODULE(_torch_capture, m) {
   m.doc() = "Native part of candle_graph.torch (use candle_graph.torch.TorchCapture)";
   // Misuse the checks in torch.py cannot see (a span ended out of order, a finished session)
-  // surfaces as InstrumentError: RuntimeError with the library's message.
-  py::register_exception_translator([](std::exception_ptr p) {
+  // surfaces as InstrumentError: RuntimeError with the library's message. Local: only for this
+  // module's calls, never for the analysis module's errors.
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const cg::Error& e) {

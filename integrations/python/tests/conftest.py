@@ -34,6 +34,14 @@ def validate(path):
     return r.returncode, r.stdout + r.stderr
 
 
+def cli_json(*args):
+    """The JSON document `candle-graph ARGS...` prints."""
+    assert CG_BINARY, "CG_BINARY (the candle-graph executable) is not set; run through CTest"
+    r = subprocess.run([CG_BINARY, *map(str, args)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 class MLP(torch.nn.Module):
     def __init__(self):
         super().__init__()

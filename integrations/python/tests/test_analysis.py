@@ -16,18 +16,11 @@ import sys
 import pytest
 
 import candle_graph as cg
-from conftest import CG_BINARY, Setup, capture_update
+from conftest import CG_BINARY, Setup, capture_update, cli_json
 
 FIXTURES = os.environ.get("CG_SHARED_FIXTURE_DIR", "")
 ALEXNET = os.path.join(FIXTURES, "pytorch-chrome-trace", "hta-alexnet-a100-2streams.json.gz")
 SIMPLE_ADD = os.path.join(FIXTURES, "pytorch-chrome-trace", "hta-simple_add-a100.json")
-
-
-def cli_json(*args):
-    assert CG_BINARY, "CG_BINARY (the candle-graph executable) is not set; run through CTest"
-    r = subprocess.run([CG_BINARY, *map(str, args)], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
 
 
 def fixture_events(path):
@@ -80,11 +73,12 @@ def test_tables_are_the_query_items_in_full(captured_trace):
 
 def test_kineto_op_calls_and_device_time_match_the_file():
     """Counted from the fixture itself: calls per name of complete events (ph X) and the total
-    duration of kernel events (µs in the file, ns in the table)."""
+    duration of the device work, kernels, memcpys and memsets (µs in the file, ns in the table)."""
     events = fixture_events(ALEXNET)
     complete = collections.Counter(e["name"] for e in events if e.get("ph") == "X")
+    device_cats = ("kernel", "gpu_memcpy", "gpu_memset")
     kernel_ns = 1000 * sum(e["dur"] for e in events
-                           if e.get("ph") == "X" and e.get("cat", "").lower() == "kernel")
+                           if e.get("ph") == "X" and e.get("cat") in device_cats)
     ops = {row["name"]: row for row in cg.load(ALEXNET).ops(as_frame=False)}
     for name in ("aten::conv2d", "aten::linear", "cudaLaunchKernel"):
         assert ops[name]["calls"] == complete[name], name
