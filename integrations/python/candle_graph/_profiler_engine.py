@@ -32,6 +32,7 @@ from . import _analysis
 _recording = threading.local()
 _PARAMETER_ROOT = "model"  # as the native engine (CaptureOptions::parameter_root)
 _SEPARATORS = "/|:#[]. "
+_USER_SCOPE = 7  # at::RecordScope::USER_SCOPE: record_function ranges, not ops
 
 
 def recording_on_this_thread():
@@ -59,8 +60,8 @@ def _file_stem(entrypoint):
 
 
 def _write_legacy_trace(profile, path):
-    """The legacy profiler's JSON array (the layout of its export_chrome_trace), written from its
-    collected events (``kineto_results``: before torch's display merge of same-name parent and
+    """The legacy profiler's JSON array (the layout of its export_chrome_trace, with Kineto's
+    `cat`), written from its collected events (``kineto_results``: before torch's display merge of same-name parent and
     child, which its export applies) with the input shapes and dtypes it recorded
     (record_shapes=True) as Kineto writes them, `args` "Input Dims" and "Input type"; its export
     leaves them out. Its "[memory]" records carry no address, so they cannot be paired into
@@ -78,7 +79,10 @@ def _write_legacy_trace(profile, path):
             args["Input Dims"] = [list(s) for s in e.shapes()]
         if e.dtypes():
             args["Input type"] = list(e.dtypes())
-        events.append({"name": e.name(), "ph": "X", "ts": e.start_us() - base,
+        # The category Kineto gives: the importer then need not guess an op from its name
+        # (legacy: a name with `::` or an autograd node), which misses ops such as `detach`.
+        cat = "user_annotation" if e.scope() == _USER_SCOPE else "cpu_op"
+        events.append({"name": e.name(), "cat": cat, "ph": "X", "ts": e.start_us() - base,
                        "dur": e.duration_us(), "tid": e.start_thread_id(),
                        "pid": "CPU functions", "args": args})
     with open(path, "w", encoding="utf-8") as f:
@@ -86,17 +90,19 @@ def _write_legacy_trace(profile, path):
 
 
 class _Span:
-    __slots__ = ("_range", "_ended")
+    __slots__ = ("name", "_range", "_open_spans")
 
-    def __init__(self, name):
+    def __init__(self, name, open_spans):
+        self.name = name
         self._range = _torch.autograd.profiler.record_function(name)
         self._range.__enter__()
-        self._ended = False
+        self._open_spans = open_spans
+        open_spans.append(self)
 
     def end(self):
-        if self._ended:
-            raise RuntimeError("this span has already ended")
-        self._ended = True
+        if self not in self._open_spans:
+            raise RuntimeError(f"span {self.name!r} has already ended")
+        self._open_spans.remove(self)
         self._range.__exit__(None, None, None)
 
 
@@ -120,6 +126,7 @@ class ProfilerCapture:
         self._parameters = parameters
         self._tags = dict(tags)
         self._inputs = {}
+        self._open_spans = []
         self._thread = threading.get_ident()
         self._open = True
         self._started_ns = time.time_ns()
@@ -150,7 +157,7 @@ class ProfilerCapture:
 
     def begin_span(self, name, step):
         self._check()
-        return _Span(_range_name(name, step))
+        return _Span(_range_name(name, step), self._open_spans)
 
     def record_input(self, name, tensor):
         self._check()
@@ -159,10 +166,13 @@ class ProfilerCapture:
 
     def mark_exception(self, what):
         self._check()
-        _Span(f"exception: {what}").end()
+        _Span(f"exception: {what}", self._open_spans).end()
 
     def finish(self):
         self._check()
+        left_open = [span.name for span in self._open_spans]
+        for span in reversed(list(self._open_spans)):  # the profiler needs its ranges closed
+            span.end()
         self._stop_profiler()
         gradients = self._gradient_facts() if self._phase == "train" else []
         work = tempfile.mkdtemp(prefix="candle_graph_")
@@ -181,6 +191,10 @@ class ProfilerCapture:
             shutil.move(staged, self._path)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        if left_open:
+            raise RuntimeError(
+                f"span {left_open[0]!r} was still open when the capture ended (ended there; the "
+                f"trace {self._path} is written)")
         return {
             "trace": self._path,
             "ops": result["ops"],

@@ -12,7 +12,9 @@
             opt.step()
     print(cap.summary)                    # ops, memory_events, peak_bytes, gradients, ...
 
-The capture is the LibTorch capture of candle-graph's C++ integration (RecordFunction observers
+With ``engine="profiler"`` (or "auto" when the native extension was not built for the running
+torch) torch's own profiler records instead; see ``TorchCapture``. With the native engine, the
+capture is the LibTorch capture of candle-graph's C++ integration (RecordFunction observers
 and the c10 CPU allocator's memory reporting, on the thread that enters the block): every ATen
 op and autograd node, tensor ids and data edges, allocations and frees, and one gradient fact
 per ``model.named_parameters()`` entry (training only), taken when the block ends.
@@ -31,7 +33,7 @@ from . import _profiler_engine
 
 try:  # built only for the torch the package was installed against
     from . import _torch_capture as _native
-except ImportError as _native_error:  # e.g. torch changed, or built without LibTorch
+except (ImportError, OSError) as _native_error:  # torch changed since, or no LibTorch build
     _native = None
     _NATIVE_IMPORT_ERROR = str(_native_error)
 else:
@@ -86,6 +88,8 @@ def _choose_engine(engine):
                                f"engine=\"profiler\" or \"auto\"")
         return "native", "asked for"
     return ("native", reason) if usable else ("profiler", reason)
+
+
 _SPAN_STEPS = ("forward", "backward", "optimizer")
 
 

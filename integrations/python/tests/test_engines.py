@@ -172,3 +172,33 @@ def test_profiler_engine_inference_call(trace_path):
     assert code == 0, out
     assert events(read_trace(trace_path), "meta")[0]["phase"] == "infer"
     assert cap.summary["gradients"] == 0 and not events(read_trace(trace_path), "gradient")
+
+
+def test_profiler_engine_span_left_open_and_use_outside_the_block(tmp_path):
+    setup = Setup("mlp")
+    cap = cgt.TorchCapture(tmp_path / "t.jsonl", setup.model, entrypoint="e", step=1,
+                           engine="profiler")
+    with pytest.raises(RuntimeError, match="with TorchCapture"):
+        cap.span("s")
+    with pytest.raises(RuntimeError, match="still open"):
+        with cap:
+            cap.span("dangling").__enter__()
+            setup.update()
+    with pytest.raises(RuntimeError, match="has ended"):
+        cap.span("s")
+    # the thread is free again, and the next capture is trusted
+    cap = capture_update(setup, tmp_path / "next.jsonl", step=1, engine="profiler")
+    code, out = validate(tmp_path / "next.jsonl")
+    assert code == 0, out
+
+
+def test_profiler_engine_first_update_ops_equal_the_profilers(trace_path):
+    """The first update (no optimizer state yet: SGD's momentum buffers are made by clone and
+    detach, ops whose names carry no `::`): every op the profiler collected is an op of the
+    trace, not a span."""
+    setup = Setup("mlp")
+    cap = capture_update(setup, trace_path, step=1, engine="profiler")
+    captured = trace_op_names(trace_path)
+    profiled = profiler_op_names(collected_events(cap.profile))
+    del profiled["[memory]"]
+    assert captured == profiled, (dict(captured - profiled), dict(profiled - captured))
