@@ -41,6 +41,37 @@ def sources(captured):
     return [captured, ALEXNET, SIMPLE_ADD]
 
 
+@pytest.fixture(scope="module")
+def legacy_trace(tmp_path_factory):
+    """What torch.autograd.profiler's own export writes (Debian's torch has no Kineto: the legacy
+    JSON array)."""
+    import torch  # noqa: PLC0415 (only this fixture needs it)
+    path = tmp_path_factory.mktemp("legacy") / "legacy.json"
+    model = torch.nn.Linear(4, 2)
+    with torch.autograd.profiler.profile() as prof:
+        model(torch.randn(3, 4)).sum().backward()
+    prof.export_chrome_trace(str(path))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def bundle_dir(tmp_path_factory, captured_trace):
+    """An evidence bundle published by `candle-graph report --bundle`."""
+    path = tmp_path_factory.mktemp("bundle") / "bundle"
+    subprocess.run([CG_BINARY, "report", captured_trace, "--bundle", path], check=True,
+                   capture_output=True, timeout=120)
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["ops", "spans", "gradients"])
+def test_legacy_and_bundle_inputs_equal_the_cli(kind, legacy_trace, bundle_dir):
+    for path in (legacy_trace, bundle_dir):
+        expected = cli_json("query", path, "--kind", kind)
+        assert cg.load(path).query(kind) == expected, path
+    assert cg.load(legacy_trace).format == "legacy-autograd-profiler"
+    assert cg.load(bundle_dir).summary() == cli_json("summary", bundle_dir)
+
+
 @pytest.mark.parametrize("which", [0, 1, 2])
 @pytest.mark.parametrize("kind", ["ops", "kernels", "steps", "gpu", "slowest", "memory"])
 def test_query_equals_the_cli(which, kind, captured_trace):
