@@ -182,8 +182,10 @@ PYBIND11_MODULE(_analysis, m) {
     }
   });
   py::class_<LoadedTrace>(m, "LoadedTrace")
+      // Reading a large trace takes seconds: other Python threads run meanwhile. The methods
+      // keep the GIL (they fill the trace's packet on first use).
       .def(py::init<const fs::path&, std::optional<std::uint64_t>, bool>(), py::arg("path"),
-           py::arg("step"), py::arg("all_steps"))
+           py::arg("step"), py::arg("all_steps"), py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("format", &LoadedTrace::format)
       .def_property_readonly("measured", &LoadedTrace::measured)
       .def("query", &LoadedTrace::query, py::arg("kind"), py::arg("limit"))
@@ -191,7 +193,7 @@ PYBIND11_MODULE(_analysis, m) {
       .def("evidence", &LoadedTrace::evidence)
       .def("report_markdown", &LoadedTrace::report_markdown);
   m.def("sql", &run_sql, py::arg("sources"), py::arg("statement"), py::arg("limit"),
-        py::arg("timeout_seconds"));
+        py::arg("timeout_seconds"), py::call_guard<py::gil_scoped_release>());
   m.def("convert", &convert, py::arg("input"), py::arg("output"), py::arg("step"),
         py::arg("all_steps"));
 }
