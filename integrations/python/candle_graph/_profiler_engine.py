@@ -86,7 +86,7 @@ def _write_legacy_trace(profile, path):
                        "dur": e.duration_us(), "tid": e.start_thread_id(),
                        "pid": "CPU functions", "args": args})
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(events, f)
+        f.write(json.dumps(events, separators=(",", ":")))  # dumps: C encoder, dump is not
 
 
 class _Span:
