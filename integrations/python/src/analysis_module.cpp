@@ -173,6 +173,8 @@ PYBIND11_MODULE(_analysis, m) {
   // cannot be read or written, TraceError (a ValueError) for every other kind. A local
   // translator: the capture module's, registered later, would otherwise see them first.
   static py::exception<cg::Error> trace_error(m, "TraceError", PyExc_ValueError);
+  // pybind11 takes a plain function pointer of exactly this signature.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

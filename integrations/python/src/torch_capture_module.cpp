@@ -175,6 +175,8 @@ PYBIND11_MODULE(_torch_capture, m) {
   // Misuse the checks in torch.py cannot see (a span ended out of order, a finished session)
   // surfaces as InstrumentError: RuntimeError with the library's message. Local: only for this
   // module's calls, never for the analysis module's errors.
+  // pybind11 takes a plain function pointer of exactly this signature.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
