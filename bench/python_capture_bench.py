@@ -3,10 +3,12 @@
 (784-256-128-10, ReLU, cross-entropy, Adam), batch 8 and 64, interleaved update by update:
 
   none      the plain update (zero_grad, forward + loss, backward, optimizer step);
-  capture   the same update inside `with cgt.TorchCapture(...)`, with record_input and the
-            forward / optimizer spans of the README example;
+  native    the same update inside `with cgt.TorchCapture(..., engine="native")`, with
+            record_input and the forward / optimizer spans of the README example;
+  cg-prof   the same, engine="profiler": torch's profiler, then the conversion to trace/6 in
+            the process (the `with` block's exit);
   profiler  the same update inside torch.autograd.profiler.profile(record_shapes=True,
-            profile_memory=True).
+            profile_memory=True) (the bare profiler: the target for cg-prof is 1.1x its total).
 
 "step" is the update with the instrumentation active (the collection cost); "total" adds entering
 and leaving the `with` block (capture: open the trace, checkpoint parameters, warm-up / gradient
@@ -69,8 +71,10 @@ def run_one(bench, way, trace, step):
         bench.update()
         c = clocks()
         d = clocks()
-    elif way == "capture":
-        with cgt.TorchCapture(trace, bench.model, entrypoint="bench::mlp", step=step) as cap:
+    elif way in ("native", "cg-prof"):
+        engine = "native" if way == "native" else "profiler"
+        with cgt.TorchCapture(trace, bench.model, entrypoint="bench::mlp", step=step,
+                              engine=engine) as cap:
             b = clocks()
             bench.captured_update(cap)
             c = clocks()
@@ -92,7 +96,7 @@ def main(argv):
                     help="plain, unmeasured updates before every measured one")
     ap.add_argument("--batches", default="8,64")
     args = ap.parse_args(argv[1:])
-    ways = ["none", "capture", "profiler"]
+    ways = ["none", "native", "cg-prof", "profiler"]
     batches = [int(b) for b in args.batches.split(",")]
     samples = {(b, w): [] for b in batches for w in ways}
     benches = {b: Bench(b) for b in batches}
@@ -105,7 +109,7 @@ def main(argv):
         for r in range(args.rounds):
             for _ in range(args.steps):
                 for b in batches:
-                    order = ways[r % 3:] + ways[:r % 3]  # rotate who goes first
+                    order = ways[r % len(ways):] + ways[:r % len(ways)]  # rotate who goes first
                     for w in order:
                         for _ in range(args.settle):
                             benches[b].update()
@@ -132,6 +136,13 @@ def main(argv):
             tw, tc = med(b, w, "total", 0), med(b, w, "total", 1)
             print(f"| {b} | {w} | {sw:.3f} | {sc:.3f} | {sc / base_step:.2f} | {tw:.3f} | "
                   f"{tc:.3f} | {tc / base_total:.2f} |")
+    print()
+    for b in batches:
+        print(f"batch {b}: cg-prof / profiler, whole `with` block: wall "
+              f"{med(b, 'cg-prof', 'total', 0) / med(b, 'profiler', 'total', 0):.2f}x, CPU "
+              f"{med(b, 'cg-prof', 'total', 1) / med(b, 'profiler', 'total', 1):.2f}x "
+              f"(target 1.1x)")
+    print(f"load average when done: {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -102,4 +102,4 @@ fi
 # PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling.
 "$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 "$ROOT/bench/ranks_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)  # ranks of one run, one by one vs in parallel
-if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch vs no capture vs torch.autograd.profiler)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi
+if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch native and profiler engines vs no capture vs torch.autograd.profiler)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi

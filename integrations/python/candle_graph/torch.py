@@ -12,7 +12,9 @@
             opt.step()
     print(cap.summary)                    # ops, memory_events, peak_bytes, gradients, ...
 
-The capture is the LibTorch capture of candle-graph's C++ integration (RecordFunction observers
+With ``engine="profiler"`` (or "auto" when the native extension was not built for the running
+torch) torch's own profiler records instead; see ``TorchCapture``. With the native engine, the
+capture is the LibTorch capture of candle-graph's C++ integration (RecordFunction observers
 and the c10 CPU allocator's memory reporting, on the thread that enters the block): every ATen
 op and autograd node, tensor ids and data edges, allocations and frees, and one gradient fact
 per ``model.named_parameters()`` entry (training only), taken when the block ends.
@@ -27,11 +29,67 @@ import warnings
 
 import torch as _torch
 
-from . import _torch_capture as _native
+from . import _profiler_engine
+
+try:  # built only for the torch the package was installed against
+    from . import _torch_capture as _native
+except (ImportError, OSError) as _native_error:  # torch changed since, or no LibTorch build
+    _native = None
+    _NATIVE_IMPORT_ERROR = str(_native_error)
+else:
+    _NATIVE_IMPORT_ERROR = None
 
 __all__ = ["TorchCapture", "CaptureSpan"]
 
 _PHASES = ("train", "inference")
+_ENGINES = ("auto", "native", "profiler")
+
+
+def _release(version):
+    """"1.13.0a0+git" -> (1, 13, 0): the part of a torch version that fixes its C++ ABI."""
+    parts = []
+    for piece in str(version).split("+")[0].split(".")[:3]:
+        digits = ""
+        for c in piece:
+            if not c.isdigit():
+                break
+            digits += c
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def native_engine_status():
+    """(usable, reason): whether the native extension was built for the running torch (same
+    release and C++ ABI) and, if not, why."""
+    if _native is None:
+        return False, f"the native extension cannot be imported ({_NATIVE_IMPORT_ERROR})"
+    built = getattr(_native, "torch_version", "")
+    if _release(built) != _release(_torch.__version__):
+        return False, (f"the native extension was built for torch {built}, "
+                       f"this is torch {_torch.__version__}")
+    built_abi = getattr(_native, "cxx11_abi", None)
+    if built_abi is not None and bool(built_abi) != bool(_torch._C._GLIBCXX_USE_CXX11_ABI):
+        return False, "the native extension was built for another C++ ABI than this torch"
+    return True, f"the native extension was built for torch {built}"
+
+
+def _choose_engine(engine):
+    """The engine to use and why (the reason goes into the summary and the meta tags)."""
+    if not isinstance(engine, str):
+        raise TypeError(f"engine must be a str, not {type(engine).__name__}")
+    if engine not in _ENGINES:
+        raise ValueError(f"engine must be \"auto\", \"native\" or \"profiler\", not {engine!r}")
+    if engine == "profiler":
+        return "profiler", "asked for"
+    usable, reason = native_engine_status()
+    if engine == "native":
+        if not usable:
+            raise RuntimeError(f"engine=\"native\" is not available: {reason}; use "
+                               f"engine=\"profiler\" or \"auto\"")
+        return "native", "asked for"
+    return ("native", reason) if usable else ("profiler", reason)
+
+
 _SPAN_STEPS = ("forward", "backward", "optimizer")
 
 
@@ -98,12 +156,23 @@ class TorchCapture:
     "Type: message" when the block was left by an exception; the trace then holds a span
     ".../exception: Type: message" at the end of the measured region).
 
+    ``engine`` picks who records: "native" (the LibTorch capture above: RecordFunction
+    observers, tensor ids and data edges, the allocator's memory events; needs the extension
+    built for this torch), "profiler" (torch's own profiler with shapes and memory, Kineto when
+    torch has it, else the legacy autograd profiler, with the CUDA kernels on a CUDA torch; the
+    result converted in this process by candle-graph's PyTorch importer, plus the capture's spans,
+    phase, step, record_input tensors and gradient facts), or "auto" (native when the extension
+    was built for the running torch's version and C++ ABI, else profiler). The choice and its
+    reason are in ``summary`` ("engine", "engine_reason") and in the trace's meta tags
+    (capture.engine, capture.engine_reason).
+
     Errors: OSError when the trace cannot be written (naming the path), RuntimeError for a
     capture inside another capture on the same thread or a capture used outside its block,
     TypeError / ValueError for bad arguments (ValueError when step is not a positive integer).
     """
 
-    def __init__(self, path, model, entrypoint, step, phase="train", device="cpu"):
+    def __init__(self, path, model, entrypoint, step, phase="train", device="cpu",
+                 engine="auto"):
         if isinstance(path, bytes):
             path = os.fsdecode(path)
         if not isinstance(path, (str, os.PathLike)):
@@ -128,6 +197,7 @@ class TorchCapture:
         if phase not in _PHASES:
             raise ValueError(f"phase must be \"train\" or \"inference\", not {phase!r}")
         _check_name("device", device)
+        self._engine, self._engine_reason = _choose_engine(engine)
         self._path = path
         self._model = model
         self._entrypoint = entrypoint
@@ -135,6 +205,7 @@ class TorchCapture:
         self._phase = phase
         self._device = device
         self._native = None
+        self._session = None  # the engine object, kept after the block (its profile)
         self._state = "new"
         self._summary = None
 
@@ -145,13 +216,27 @@ class TorchCapture:
             raise RuntimeError(
                 "a TorchCapture records one block only; create a new TorchCapture for each "
                 "captured update")
+        if _profiler_engine.recording_on_this_thread() or (
+                _native is not None and _native.recording_on_this_thread()):
+            raise RuntimeError(
+                "a candle_graph capture is already recording on this thread: captures cannot be "
+                "nested; leave the outer `with TorchCapture(...)` block first")
         parameters = [(name, p) for name, p in self._model.named_parameters()]
         buffers = [(name, b) for name, b in self._model.named_buffers() if b is not None]
         tags = [("python.torch_version", _torch.__version__),
                 ("python.grad_enabled", str(_torch.is_grad_enabled()).lower()),
-                ("python.inference_mode", str(_torch.is_inference_mode_enabled()).lower())]
-        self._native = _native.Capture(self._path, self._entrypoint, self._step, self._phase,
-                                       self._device, parameters, buffers, tags)
+                ("python.inference_mode", str(_torch.is_inference_mode_enabled()).lower()),
+                ("capture.engine", self._engine),
+                ("capture.engine_reason", self._engine_reason)]
+        if self._engine == "native":
+            self._native = _native.Capture(self._path, self._entrypoint, self._step, self._phase,
+                                           self._device, parameters, buffers, tags)
+        else:
+            tags.append(("python.capture", "candle_graph.torch"))
+            self._native = _profiler_engine.ProfilerCapture(
+                self._path, self._entrypoint, self._step, self._phase, self._device, parameters,
+                tags)
+        self._session = self._native
         self._state = "active"
         return self
 
@@ -183,6 +268,8 @@ class TorchCapture:
         summary["exception"] = exception
         summary["phase"] = self._phase
         summary["step"] = self._step
+        summary["engine"] = self._engine
+        summary["engine_reason"] = self._engine_reason
         self._summary = summary
         if error is not None:
             if exc_type is None:
@@ -236,6 +323,16 @@ class TorchCapture:
     @property
     def path(self):
         return self._path
+
+    @property
+    def engine(self):
+        """"native" or "profiler": the engine this capture uses (``engine="auto"`` resolved)."""
+        return self._engine
+
+    @property
+    def profile(self):
+        """The profiler engine's torch profiler object (None with the native engine)."""
+        return getattr(self._session, "profile", None)
 
     def __repr__(self):
         return (f"<candle_graph.torch.TorchCapture {self._path!r} entrypoint={self._entrypoint!r} "

@@ -10,6 +10,7 @@
 // libstdcpp_cxxabi1017__), the same headers this unit compiles with, so the two modules share
 // pybind11's internals.
 #include <torch/csrc/utils/pybind.h>
+#include <torch/version.h>
 
 #include <filesystem>
 #include <memory>
@@ -172,8 +173,11 @@ class NativeCapture {
 PYBIND11_MODULE(_torch_capture, m) {
   m.doc() = "Native part of candle_graph.torch (use candle_graph.torch.TorchCapture)";
   // Misuse the checks in torch.py cannot see (a span ended out of order, a finished session)
-  // surfaces as InstrumentError: RuntimeError with the library's message.
-  py::register_exception_translator([](std::exception_ptr p) {
+  // surfaces as InstrumentError: RuntimeError with the library's message. Local: only for this
+  // module's calls, never for the analysis module's errors.
+  // pybind11 takes a plain function pointer of exactly this signature.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const cg::Error& e) {
@@ -193,4 +197,8 @@ PYBIND11_MODULE(_torch_capture, m) {
       .def("finish", &NativeCapture::finish)
       .def("close", &NativeCapture::close);
   m.def("recording_on_this_thread", &cgl::TorchCapture::recording_on_this_thread);
+  // What candle_graph.torch's engine="auto" compares with the running torch: an extension built
+  // for another release or C++ ABI must not be used (the profiler engine records instead).
+  m.attr("torch_version") = TORCH_VERSION;
+  m.attr("cxx11_abi") = static_cast<bool>(_GLIBCXX_USE_CXX11_ABI);
 }

@@ -34,6 +34,14 @@ def validate(path):
     return r.returncode, r.stdout + r.stderr
 
 
+def cli_json(*args):
+    """The JSON document `candle-graph ARGS...` prints."""
+    assert CG_BINARY, "CG_BINARY (the candle-graph executable) is not set; run through CTest"
+    r = subprocess.run([CG_BINARY, *map(str, args)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 class MLP(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -58,13 +66,34 @@ class SmallCNN(torch.nn.Module):
         return self.head(h.flatten(1))
 
 
+class GruAttention(torch.nn.Module):
+    """A recurrent layer and self-attention over its outputs: the ops of sequence models (GRU
+    cells, batched matmuls, softmax) that the MLP and the CNN do not run."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Linear(8, 16)
+        self.gru = torch.nn.GRU(16, 16, batch_first=True)
+        self.attn = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+        self.head = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        h, _ = self.gru(torch.relu(self.embed(x)))
+        a, _ = self.attn(h, h, h, need_weights=False)
+        return self.head(a.mean(dim=1))
+
+
+MODELS = {"mlp": (MLP, (32,)), "cnn": (SmallCNN, (1, 8, 8)), "gru": (GruAttention, (6, 8))}
+
+
 class Setup:
     """A model, its optimizer and one fixed batch: update() is one training update."""
 
     def __init__(self, kind, batch=8, optimizer="sgd"):
         torch.manual_seed(0)
-        self.model = MLP() if kind == "mlp" else SmallCNN()
-        self.x = torch.randn(batch, 32) if kind == "mlp" else torch.randn(batch, 1, 8, 8)
+        model, input_shape = MODELS[kind]
+        self.model = model()
+        self.x = torch.randn(batch, *input_shape)
         self.y = torch.randint(0, 10, (batch,))
         params = self.model.parameters()
         self.opt = (torch.optim.SGD(params, lr=0.01, momentum=0.9) if optimizer == "sgd"
@@ -92,11 +121,11 @@ def trace_path(tmp_path):
     return tmp_path / "trace.jsonl"
 
 
-def capture_update(setup, path, step=3, entrypoint="test::update"):
+def capture_update(setup, path, step=3, entrypoint="test::update", engine="auto"):
     """Two plain updates, then the captured one (as in a training loop)."""
     for _ in range(step - 1):
         setup.update()
     with cgt.TorchCapture(path, setup.model, entrypoint=entrypoint, step=step, phase="train",
-                          device="cpu") as cap:
+                          device="cpu", engine=engine) as cap:
         setup.update(cap)
     return cap
