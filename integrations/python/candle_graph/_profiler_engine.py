@@ -232,7 +232,23 @@ class ProfilerCapture:
     def _stop_profiler(self):
         if recording_on_this_thread():
             _recording.active = False
+            if self.kineto:
+                self.profile.__exit__(None, None, None)
+            else:
+                self._stop_legacy_profiler()
+
+    def _stop_legacy_profiler(self):
+        """The legacy profiler's own exit, without the part only its tables use: it turns every
+        collected event into a Python FunctionEvent and builds their tree (most of the cost of
+        leaving its `with` block), while the trace is written from the collected events
+        (``kineto_results``) alone. Torch's exit is used where these internals differ."""
+        disable = getattr(_torch.autograd, "_disable_profiler", None)
+        if disable is None or not hasattr(self.profile, "kineto_results"):
             self.profile.__exit__(None, None, None)
+            return
+        if getattr(self.profile, "use_cuda", False):
+            _torch.cuda.synchronize()
+        self.profile.kineto_results = disable()
 
     def _gradient_facts(self):
         """As the native engine: state present/zero/missing/non_finite, the L2 norm in double."""
