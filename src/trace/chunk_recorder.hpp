@@ -1,0 +1,66 @@
+// The events of one chunk of a trace, parsed on a worker thread and kept until the main thread
+// replays them into the document assembler in file order. Strings that view the chunk's own bytes
+// (what the fast scanner yields) stay views: the chunk outlives the replay. Everything else
+// (strings simdjson unescaped into its buffers, arrays) is copied into the recorder's scratch
+// blocks, which are reused from one chunk to the next.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "trace/event_sink.hpp"
+
+namespace candle_graph {
+
+// A bump allocator whose blocks survive reset(): a recorder's copies cost no malloc once warm.
+class ScratchBlocks {
+ public:
+  void* allocate(std::size_t size, std::size_t align);
+  void reset() noexcept;
+
+ private:
+  static constexpr std::size_t kBlockSize = std::size_t{256} << 10;
+  std::vector<std::unique_ptr<std::byte[]>> blocks_;     // kBlockSize each
+  std::vector<std::unique_ptr<std::byte[]>> oversized_;  // one item each, freed on reset
+  std::size_t block_ = 0;                                // the block being filled
+  std::size_t used_ = 0;                                 // bytes used in it
+};
+
+class ChunkRecorder final : public EventSink {
+ public:
+  // Starts recording the events of the chunk `[begin, begin + size)`.
+  void start(const char* begin, std::size_t size);
+
+  void add(const TraceEvent& event, std::uint64_t line) override;
+  void add_span_start(const SpanStartEvent& e, std::uint64_t line) override;
+  void add_span_end(const SpanEndEvent& e, std::uint64_t line) override;
+  void add_op(const OpEvent& e, std::uint64_t line) override;
+  void add_tensor(const TensorEvent& e, std::uint64_t line) override;
+  void add_memory(const MemoryEvent& e, std::uint64_t line) override;
+  void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) override;
+  void add_gradient(const GradientEvent& e, std::uint64_t line) override;
+  void add_edge(const EdgeEvent& e, std::uint64_t line) override;
+
+  // Hands every recorded event to `sink` in order, its line moved by `first_line - 1`.
+  void replay(EventSink& sink, std::uint64_t first_line) const;
+
+ private:
+  struct Recorded {
+    TraceEvent event;
+    std::uint64_t line;
+  };
+  std::string_view own(std::string_view s);
+  std::optional<std::string_view> own(std::optional<std::string_view> s);
+  std::span<const std::string_view> own(std::span<const std::string_view> ids);
+  template <typename T>
+  std::span<const T> copy(std::span<const T> items);
+  MetaEvent owned(const MetaEvent& e);
+
+  const char* begin_ = nullptr;
+  const char* end_ = nullptr;
+  std::vector<Recorded> events_;
+  ScratchBlocks scratch_;
+};
+
+}  // namespace candle_graph
