@@ -142,3 +142,26 @@ def test_bad_thread_counts_are_usage_errors(tmp_path, bad):
         r = run(str(tmp_path), ["validate", trace], {"CANDLE_GRAPH_THREADS": bad})
         assert r.returncode == 2, r.stderr
         assert b"CANDLE_GRAPH_THREADS" in r.stderr
+
+
+def test_broken_pytorch_trace_fails_alike(tmp_path):
+    """A Kineto trace cut short or with a bad event: the same error with the scanner on its own
+    thread as on the decoder's."""
+    plain = [t for t in pytorch_fixtures() if t.endswith(".json")]
+    if not plain:
+        pytest.skip("no plain Kineto fixture")
+    with open(plain[0], "rb") as f:
+        data = f.read()
+    for i, cut in enumerate((len(data) // 3, len(data) // 2, len(data) - 10)):
+        broken = tmp_path / f"cut-{i}.json"
+        broken.write_bytes(data[:cut])
+        check_same(tmp_path / f"cut-{i}", str(broken), COMMANDS[0], VARIANTS[:1])
+        bad = tmp_path / f"bad-{i}.json"
+        at = data.index(b'"ts"', cut // 2)
+        bad.write_bytes(data[:at] + b'"ts": [],' + data[at:])  # a value of the wrong type
+        check_same(tmp_path / f"bad-{i}", str(bad), COMMANDS[0], VARIANTS[:1])
+        invalid = tmp_path / f"invalid-{i}.json"
+        invalid.write_bytes(data[:at] + b'"ts": nope,' + data[at:])  # JSON only simdjson rejects
+        check_same(tmp_path / f"invalid-{i}", str(invalid), COMMANDS[0], VARIANTS[:1])
+        r = run(str(tmp_path), ["validate", str(invalid), "-j", "2"], {})
+        assert r.returncode == 1 and b"malformed JSON" in r.stderr, r.stderr
