@@ -1,32 +1,19 @@
 #include "trace/chunk_recorder.hpp"
 
 #include <cstring>
-#include <functional>
 
 namespace candle_graph {
 
-void* ScratchBlocks::allocate(std::size_t size, std::size_t align) {
+void* ScratchBlocks::allocate_in_next_block(std::size_t size, std::size_t align) {
   if (size > kBlockSize / 4) {  // a big item gets a block of its own
     oversized_.emplace_back(new std::byte[size + align]);
     std::byte* p = oversized_.back().get();
     return p + (align - reinterpret_cast<std::uintptr_t>(p) % align) % align;
   }
-  for (;;) {
-    if (block_ == blocks_.size()) {
-      blocks_.emplace_back(new std::byte[kBlockSize]);
-      used_ = 0;
-    }
-    std::byte* base = blocks_[block_].get();
-    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(base) + used_;
-    const std::size_t pad = (align - at % align) % align;
-    if (used_ + pad + size <= kBlockSize) {
-      std::byte* p = base + used_ + pad;
-      used_ += pad + size;
-      return p;
-    }
-    ++block_;
-    used_ = 0;
-  }
+  if (block_ < blocks_.size()) ++block_;  // the current one is full
+  if (block_ == blocks_.size()) blocks_.emplace_back(new std::byte[kBlockSize]);
+  used_ = 0;
+  return allocate(size, align);
 }
 
 void ScratchBlocks::reset() noexcept {
@@ -36,17 +23,22 @@ void ScratchBlocks::reset() noexcept {
 }
 
 void ChunkRecorder::start(const char* begin, std::size_t size) {
-  begin_ = begin;
-  end_ = begin + size;
-  events_.clear();
+  begin_ = reinterpret_cast<std::uintptr_t>(begin);
+  end_ = begin_ + size;
+  order_.clear();
+  metas_.clear();
+  span_starts_.clear();
+  span_ends_.clear();
+  ops_.clear();
+  tensors_.clear();
+  memories_.clear();
+  device_memories_.clear();
+  gradients_.clear();
+  edges_.clear();
   scratch_.reset();
 }
 
-std::string_view ChunkRecorder::own(std::string_view s) {
-  // std::less orders pointers into unrelated objects too.
-  if (s.empty() || (!std::less<const char*>()(s.data(), begin_) &&
-                    !std::less<const char*>()(end_, s.data() + s.size())))
-    return s;
+std::string_view ChunkRecorder::copy_string(std::string_view s) {
   char* p = static_cast<char*>(scratch_.allocate(s.size(), 1));
   std::memcpy(p, s.data(), s.size());
   return {p, s.size()};
@@ -95,98 +87,133 @@ void ChunkRecorder::add(const TraceEvent& event, std::uint64_t line) {
   std::visit(
       [&](const auto& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, MetaEvent>)
-          events_.push_back({owned(e), line});
-        else if constexpr (std::is_same_v<T, SpanStartEvent>)
+        if constexpr (std::is_same_v<T, MetaEvent>) {
+          metas_.push_back(owned(e));
+          note(Kind::meta, line);
+        } else if constexpr (std::is_same_v<T, SpanStartEvent>) {
           add_span_start(e, line);
-        else if constexpr (std::is_same_v<T, SpanEndEvent>)
+        } else if constexpr (std::is_same_v<T, SpanEndEvent>) {
           add_span_end(e, line);
-        else if constexpr (std::is_same_v<T, OpEvent>)
+        } else if constexpr (std::is_same_v<T, OpEvent>) {
           add_op(e, line);
-        else if constexpr (std::is_same_v<T, TensorEvent>)
+        } else if constexpr (std::is_same_v<T, TensorEvent>) {
           add_tensor(e, line);
-        else if constexpr (std::is_same_v<T, MemoryEvent>)
+        } else if constexpr (std::is_same_v<T, MemoryEvent>) {
           add_memory(e, line);
-        else if constexpr (std::is_same_v<T, DeviceMemoryEvent>)
+        } else if constexpr (std::is_same_v<T, DeviceMemoryEvent>) {
           add_device_memory(e, line);
-        else if constexpr (std::is_same_v<T, GradientEvent>)
+        } else if constexpr (std::is_same_v<T, GradientEvent>) {
           add_gradient(e, line);
-        else
+        } else {
           add_edge(e, line);
+        }
       },
       event);
 }
 
 void ChunkRecorder::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
-  SpanStartEvent s = e;
-  s.id = own(e.id);
-  s.parent_id = own(e.parent_id);
-  s.name = own(e.name);
-  events_.push_back({s, line});
+  SpanStartEvent& s = span_starts_.emplace_back(e);
+  s.id = own(s.id);
+  s.parent_id = own(s.parent_id);
+  s.name = own(s.name);
+  note(Kind::span_start, line);
 }
 
 void ChunkRecorder::add_span_end(const SpanEndEvent& e, std::uint64_t line) {
-  SpanEndEvent s = e;
-  s.id = own(e.id);
-  events_.push_back({s, line});
+  SpanEndEvent& s = span_ends_.emplace_back(e);
+  s.id = own(s.id);
+  note(Kind::span_end, line);
 }
 
 void ChunkRecorder::add_op(const OpEvent& e, std::uint64_t line) {
-  OpEvent o = e;
-  o.span_id = own(e.span_id);
-  o.op_name = own(e.op_name);
-  o.inputs = own(e.inputs);
-  o.output = own(e.output);
-  o.shape = copy(e.shape);
-  o.dtype = own(e.dtype);
-  o.device = own(e.device);
-  events_.push_back({o, line});
+  OpEvent& o = ops_.emplace_back(e);
+  o.span_id = own(o.span_id);
+  o.op_name = own(o.op_name);
+  o.inputs = own(o.inputs);
+  o.output = own(o.output);
+  o.shape = copy(o.shape);
+  o.dtype = own(o.dtype);
+  o.device = own(o.device);
+  note(Kind::op, line);
 }
 
 void ChunkRecorder::add_tensor(const TensorEvent& e, std::uint64_t line) {
-  TensorEvent t = e;
-  t.span_id = own(e.span_id);
-  t.tensor_id = own(e.tensor_id);
-  t.shape = copy(e.shape);
-  t.dtype = own(e.dtype);
-  t.device = own(e.device);
-  events_.push_back({t, line});
+  TensorEvent& t = tensors_.emplace_back(e);
+  t.span_id = own(t.span_id);
+  t.tensor_id = own(t.tensor_id);
+  t.shape = copy(t.shape);
+  t.dtype = own(t.dtype);
+  t.device = own(t.device);
+  note(Kind::tensor, line);
 }
 
 void ChunkRecorder::add_memory(const MemoryEvent& e, std::uint64_t line) {
-  MemoryEvent m = e;
-  m.tensor_id = own(e.tensor_id);
-  m.span_id = own(e.span_id);
-  m.op_name = own(e.op_name);
-  m.device = own(e.device);
-  m.shape = copy(e.shape);
-  m.dtype = own(e.dtype);
-  events_.push_back({m, line});
+  MemoryEvent& m = memories_.emplace_back(e);
+  m.tensor_id = own(m.tensor_id);
+  m.span_id = own(m.span_id);
+  m.op_name = own(m.op_name);
+  m.device = own(m.device);
+  m.shape = copy(m.shape);
+  m.dtype = own(m.dtype);
+  note(Kind::memory, line);
 }
 
 void ChunkRecorder::add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) {
-  DeviceMemoryEvent d = e;
-  d.device = own(e.device);
-  events_.push_back({d, line});
+  DeviceMemoryEvent& d = device_memories_.emplace_back(e);
+  d.device = own(d.device);
+  note(Kind::device_memory, line);
 }
 
 void ChunkRecorder::add_gradient(const GradientEvent& e, std::uint64_t line) {
-  GradientEvent g = e;
-  g.event_id = own(e.event_id);
-  g.root = own(e.root);
-  g.key = own(e.key);
-  events_.push_back({g, line});
+  GradientEvent& g = gradients_.emplace_back(e);
+  g.event_id = own(g.event_id);
+  g.root = own(g.root);
+  g.key = own(g.key);
+  note(Kind::gradient, line);
 }
 
 void ChunkRecorder::add_edge(const EdgeEvent& e, std::uint64_t line) {
-  EdgeEvent d = e;
-  d.from_span = own(e.from_span);
-  d.to_span = own(e.to_span);
-  events_.push_back({d, line});
+  EdgeEvent& d = edges_.emplace_back(e);
+  d.from_span = own(d.from_span);
+  d.to_span = own(d.to_span);
+  note(Kind::edge, line);
 }
 
 void ChunkRecorder::replay(EventSink& sink, std::uint64_t first_line) const {
-  for (const Recorded& r : events_) sink.add(r.event, first_line - 1 + r.line);
+  std::size_t meta = 0, span_start = 0, span_end = 0, op = 0, tensor = 0, memory = 0,
+              device_memory = 0, gradient = 0, edge = 0;
+  for (const Entry& entry : order_) {
+    const std::uint64_t line = first_line - 1 + entry.line;
+    switch (static_cast<Kind>(entry.kind)) {
+      case Kind::meta:
+        sink.add(metas_[meta++], line);
+        break;
+      case Kind::span_start:
+        sink.add_span_start(span_starts_[span_start++], line);
+        break;
+      case Kind::span_end:
+        sink.add_span_end(span_ends_[span_end++], line);
+        break;
+      case Kind::op:
+        sink.add_op(ops_[op++], line);
+        break;
+      case Kind::tensor:
+        sink.add_tensor(tensors_[tensor++], line);
+        break;
+      case Kind::memory:
+        sink.add_memory(memories_[memory++], line);
+        break;
+      case Kind::device_memory:
+        sink.add_device_memory(device_memories_[device_memory++], line);
+        break;
+      case Kind::gradient:
+        sink.add_gradient(gradients_[gradient++], line);
+        break;
+      case Kind::edge:
+        sink.add_edge(edges_[edge++], line);
+        break;
+    }
+  }
 }
 
 }  // namespace candle_graph

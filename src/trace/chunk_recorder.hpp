@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -16,10 +17,25 @@ namespace candle_graph {
 // A bump allocator whose blocks survive reset(): a recorder's copies cost no malloc once warm.
 class ScratchBlocks {
  public:
-  void* allocate(std::size_t size, std::size_t align);
+  void* allocate(std::size_t size, std::size_t align) {
+    if (block_ < blocks_.size()) {  // the common case inline: room in the current block
+      const std::size_t pad = (align - (base() + used_) % align) % align;
+      if (used_ + pad + size <= kBlockSize) {
+        std::byte* p = blocks_[block_].get() + used_ + pad;
+        used_ += pad + size;
+        return p;
+      }
+    }
+    return allocate_in_next_block(size, align);
+  }
   void reset() noexcept;
 
  private:
+  std::uintptr_t base() const noexcept {
+    return reinterpret_cast<std::uintptr_t>(blocks_[block_].get());
+  }
+  void* allocate_in_next_block(std::size_t size, std::size_t align);
+
   static constexpr std::size_t kBlockSize = std::size_t{256} << 10;
   std::vector<std::unique_ptr<std::byte[]>> blocks_;     // kBlockSize each
   std::vector<std::unique_ptr<std::byte[]>> oversized_;  // one item each, freed on reset
@@ -46,20 +62,50 @@ class ChunkRecorder final : public EventSink {
   void replay(EventSink& sink, std::uint64_t first_line) const;
 
  private:
-  struct Recorded {
-    TraceEvent event;
-    std::uint64_t line;
+  // The events by kind (one copy each, no variant), and their order: (kind, line) per event.
+  enum class Kind : std::uint8_t {
+    meta,
+    span_start,
+    span_end,
+    op,
+    tensor,
+    memory,
+    device_memory,
+    gradient,
+    edge
   };
-  std::string_view own(std::string_view s);
+  struct Entry {
+    std::uint64_t line : 56;
+    std::uint64_t kind : 8;
+  };
+  void note(Kind kind, std::uint64_t line) {
+    order_.push_back({line, static_cast<std::uint64_t>(kind)});
+  }
+  // A view into the chunk stays; anything else is copied (inline: most strings are views).
+  std::string_view own(std::string_view s) {
+    const auto at = reinterpret_cast<std::uintptr_t>(s.data());
+    if (s.empty() || (at >= begin_ && at + s.size() <= end_)) return s;
+    return copy_string(s);
+  }
+  std::string_view copy_string(std::string_view s);
   std::optional<std::string_view> own(std::optional<std::string_view> s);
   std::span<const std::string_view> own(std::span<const std::string_view> ids);
   template <typename T>
   std::span<const T> copy(std::span<const T> items);
   MetaEvent owned(const MetaEvent& e);
 
-  const char* begin_ = nullptr;
-  const char* end_ = nullptr;
-  std::vector<Recorded> events_;
+  std::uintptr_t begin_ = 0;  // the chunk's bytes, as addresses
+  std::uintptr_t end_ = 0;
+  std::vector<Entry> order_;
+  std::vector<MetaEvent> metas_;
+  std::vector<SpanStartEvent> span_starts_;
+  std::vector<SpanEndEvent> span_ends_;
+  std::vector<OpEvent> ops_;
+  std::vector<TensorEvent> tensors_;
+  std::vector<MemoryEvent> memories_;
+  std::vector<DeviceMemoryEvent> device_memories_;
+  std::vector<GradientEvent> gradients_;
+  std::vector<EdgeEvent> edges_;
   ScratchBlocks scratch_;
 };
 
