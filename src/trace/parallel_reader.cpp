@@ -1,9 +1,11 @@
-// The pipeline: at most two chunks per worker are in flight (read, queued, parsed or waiting for
-// the replay), which bounds the memory the threads add. A chunk holds whole lines only, so a
-// worker's line numbers count from the chunk's first line; the replay shifts them by the lines
-// of the chunks before. A parse error stops its chunk and is raised only when the replay reaches
-// it, after the events before it: whichever comes first in the file, an assembler error (replay)
-// or a parse error (worker), is the one raised, as in the single-threaded read.
+// The pipeline: at most one chunk per worker plus the one being replayed are in flight (read,
+// queued, parsed or waiting for the replay), which bounds the memory the threads add: per chunk,
+// its 1 MiB of text and the events recorded from it (about as much again; 11 MB in all for two
+// workers on a 295 MB synth trace). A chunk holds whole lines only, so a worker's line numbers
+// count from the chunk's first line; the replay shifts them by the lines of the chunks before. A
+// parse error stops its chunk and is raised only when the replay reaches it, after the events
+// before it: whichever comes first in the file, an assembler error (replay) or a parse error
+// (worker), is the one raised, as in the single-threaded read.
 #include "trace/parallel_reader.hpp"
 
 #include <unistd.h>
@@ -216,7 +218,7 @@ Error in_file(const Error& e, std::uint64_t first_line) {
 TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::uint64_t total,
                                       const ReadOptions& options) {
   const unsigned threads = std::max(1u, options.threads);
-  const std::size_t max_in_flight = 2 * std::size_t{threads};
+  const std::size_t max_in_flight = std::size_t{threads} + 1;
   DocumentAssembler assembler(source);
   ChunkReader reader(fd, source, chunk_bytes());
   // Declared before the pool: the pool joins its workers before the chunks they use go away.
