@@ -107,6 +107,7 @@ fi
 "$ROOT/bench/sql_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 # PyTorch convert throughput and RSS on a generated Kineto trace vs the simdjson ceiling.
 "$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
+"$ROOT/bench/ranks_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)  # ranks of one run, one by one vs in parallel
 if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch vs no capture vs torch.autograd.profiler)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi
 # Opt-in: the 2 GB Kineto trace read by `report` directly.
 if [ $LARGE = 1 ]; then "$ROOT/bench/large_kineto_bench.sh" "$BUILD"; fi

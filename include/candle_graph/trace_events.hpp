@@ -73,6 +73,16 @@ struct SpanEndEvent {  // trace6.md §4.4
   bool operator==(const SpanEndEvent&) const = default;
 };
 
+// The collective a host op or a communication kernel belongs to, as PyTorch's
+// `record_param_comms` records it (trace6.md §4.5.1): what lets the ranks of one run match the
+// same collective call by its sequence number instead of by its position.
+struct OpCollective {
+  std::string_view name;             // "allreduce", "all_to_all", ... (PyTorch's `Collective name`)
+  std::string_view process_group;    // the process group's name; empty when not recorded
+  std::optional<std::uint64_t> seq;  // the group's sequence number of the call (`Seq`)
+  bool operator==(const OpCollective&) const = default;
+};
+
 struct OpEvent {  // trace6.md §4.5
   std::string_view span_id;
   std::string_view op_name;
@@ -95,6 +105,9 @@ struct OpEvent {  // trace6.md §4.5
   std::optional<std::uint64_t> total_ns;
   std::optional<std::uint64_t> lane;         // the host thread ("thread") or stream ("stream")
   std::optional<std::uint64_t> correlation;  // a runtime call and the device work it launched
+  // Held apart (in the document's arena) because few ops have one: a pointer keeps every other op
+  // small. Null when the op is no collective call.
+  const OpCollective* collective = nullptr;
   bool operator==(const OpEvent& o) const;
 };
 

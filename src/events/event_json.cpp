@@ -164,6 +164,12 @@ void write(std::string& out, const OpEvent& e) {
   line.opt_u64("total_ns", e.total_ns);
   line.opt_u64(is_device_kind(e.op_kind) ? "stream" : "thread", e.lane);
   line.opt_u64("correlation", e.correlation);
+  if (e.collective) {
+    line.str("collective", e.collective->name);
+    if (!e.collective->process_group.empty())
+      line.str("process_group", e.collective->process_group);
+    line.opt_u64("collective_seq", e.collective->seq);
+  }
 }
 
 void write(std::string& out, const TensorEvent& e) {

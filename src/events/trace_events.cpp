@@ -29,7 +29,9 @@ bool OpEvent::operator==(const OpEvent& o) const {
          duration_ns == o.duration_ns && timestamp_ns == o.timestamp_ns &&
          storage_bytes == o.storage_bytes && input_storage_bytes == o.input_storage_bytes &&
          op_kind == o.op_kind && total_ns == o.total_ns && lane == o.lane &&
-         correlation == o.correlation;
+         correlation == o.correlation &&
+         (collective == o.collective ||
+          (collective && o.collective && *collective == *o.collective));
 }
 
 bool TensorEvent::operator==(const TensorEvent& o) const {

@@ -118,70 +118,160 @@ void check_steps(const std::vector<RankProfile>& ranks, std::vector<HealthFindin
                                            std::to_string(ranks.front().rank)});
 }
 
-// The k-th call of one name on every clocked rank (index = position in `clocked`).
+// A process group two ranks both list must be the same group (name, size, members): otherwise
+// the traces come from runs configured differently. A group only some ranks list is normal (a
+// subgroup's members know it).
+void check_process_groups(const std::vector<RankProfile>& ranks,
+                          std::vector<HealthFinding>& health) {
+  std::map<std::string, std::map<std::string, std::vector<std::uint64_t>>> configs;
+  for (const RankProfile& p : ranks)
+    for (const auto& [name, entry] : p.process_groups) configs[name][entry].push_back(p.rank);
+  for (const auto& [name, variants] : configs) {
+    if (variants.size() < 2) continue;
+    std::string msg = "the traces are of different runs: process group " + name +
+                      " is configured " + std::to_string(variants.size()) + " ways:";
+    for (const auto& [entry, rs] : variants) msg += " ranks " + rank_list(rs) + ";";
+    msg.pop_back();
+    health.push_back({"process_group_mismatch", msg});
+  }
+}
+
+// One call of a collective on the ranks that took part in it (indices into `clocked`, ascending).
 struct MatchedCall {
-  std::size_t collective = 0;  // index into the names
-  std::vector<CollectiveCall> calls;
+  std::size_t collective = 0;  // index into Matching::identities
+  std::vector<std::size_t> ranks;
+  std::vector<CollectiveCall> calls;  // parallel to ranks
+};
+
+struct CollectiveIdentity {
+  std::string name, process_group;
+  auto operator<=>(const CollectiveIdentity&) const = default;
 };
 
 struct Matching {
-  std::vector<std::string> names;
+  std::vector<CollectiveIdentity> identities;
   std::vector<MatchedCall> calls;
 };
 
-const RankCollective* find_collective(const RankProfile& p, const std::string& name) {
+const RankCollective* find_collective(const RankProfile& p, const CollectiveIdentity& id) {
   for (const RankCollective& c : p.collectives)
-    if (c.name == name) return &c;
+    if (c.name == id.name && c.process_group == id.process_group) return &c;
   return nullptr;
 }
 
+std::string identity_text(const CollectiveIdentity& id) {
+  return id.process_group.empty() ? id.name : id.name + " (process group " + id.process_group + ")";
+}
+
+bool every_call_has_seq(const std::vector<const RankCollective*>& per_rank) {
+  for (const RankCollective* c : per_rank)
+    for (const CollectiveCall& call : c->calls)
+      if (!call.seq) return false;
+  return true;
+}
+
+// By PyTorch's sequence number: a seq on every participating rank is one call.
+void match_by_seq(const CollectiveIdentity& id, std::size_t index,
+                  const std::vector<std::size_t>& ranks,
+                  const std::vector<const RankCollective*>& per_rank, Matching& m,
+                  std::vector<HealthFinding>& health) {
+  std::map<std::uint64_t, MatchedCall> by_seq;
+  for (std::size_t i = 0; i < per_rank.size(); ++i)
+    for (const CollectiveCall& call : per_rank[i]->calls) {
+      MatchedCall& mc = by_seq[*call.seq];
+      if (!mc.ranks.empty() && mc.ranks.back() == ranks[i]) continue;  // a seq twice: first kept
+      mc.collective = index;
+      mc.ranks.push_back(ranks[i]);
+      mc.calls.push_back(call);
+    }
+  std::uint64_t partial = 0;
+  for (auto& [seq, mc] : by_seq) {
+    if (mc.ranks.size() == ranks.size())
+      m.calls.push_back(std::move(mc));
+    else
+      ++partial;
+  }
+  if (partial)
+    health.push_back({"collective_seq_unmatched",
+                      identity_text(id) + ": " + std::to_string(partial) + " of " +
+                          std::to_string(by_seq.size()) +
+                          " sequence numbers are not on every rank of the group; they are not "
+                          "matched"});
+}
+
+// By order: the k-th call on each rank, up to the smallest count.
+void match_by_order(const CollectiveIdentity& id, std::size_t index,
+                    const std::vector<std::size_t>& ranks,
+                    const std::vector<const RankCollective*>& per_rank, Matching& m,
+                    std::vector<HealthFinding>& health) {
+  std::size_t lo = SIZE_MAX, hi = 0;
+  for (const RankCollective* c : per_rank) {
+    lo = std::min(lo, c->calls.size());
+    hi = std::max(hi, c->calls.size());
+  }
+  if (lo != hi)
+    health.push_back(
+        {"collective_count_mismatch", identity_text(id) + " ran " + std::to_string(lo) + " to " +
+                                          std::to_string(hi) + " times per rank; the first " +
+                                          std::to_string(lo) + " of each rank are matched"});
+  for (std::size_t k = 0; k < lo; ++k) {
+    MatchedCall call{index, ranks, {}};
+    for (const RankCollective* c : per_rank) call.calls.push_back(c->calls[k]);
+    m.calls.push_back(std::move(call));
+  }
+}
+
+// A collective recorded with its process group is matched among the ranks that have that group
+// (a subgroup's ranks only); one known by its kernel name alone must be on every clocked rank.
 Matching match_collectives(const std::vector<const RankProfile*>& clocked,
                            std::vector<HealthFinding>& health) {
   Matching m;
   if (clocked.empty()) return m;
-  std::set<std::string> names;
+  std::set<CollectiveIdentity> identities;
   for (const RankProfile* p : clocked)
-    for (const RankCollective& c : p->collectives) names.insert(c.name);
-  for (const std::string& name : names) {
+    for (const RankCollective& c : p->collectives) identities.insert({c.name, c.process_group});
+  for (const CollectiveIdentity& id : identities) {
     std::vector<const RankCollective*> per_rank;
+    std::vector<std::size_t> ranks;
     std::vector<std::uint64_t> without;
-    for (const RankProfile* p : clocked) {
-      per_rank.push_back(find_collective(*p, name));
-      if (!per_rank.back()) without.push_back(p->rank);
+    for (std::size_t r = 0; r < clocked.size(); ++r) {
+      if (const RankCollective* c = find_collective(*clocked[r], id)) {
+        per_rank.push_back(c);
+        ranks.push_back(r);
+      } else {
+        without.push_back(clocked[r]->rank);
+      }
     }
-    if (!without.empty()) {
-      health.push_back({"collective_not_on_every_rank",
-                        name + " is not on ranks " + rank_list(without) + "; it is not matched"});
+    if (id.process_group.empty() && !without.empty()) {
+      health.push_back(
+          {"collective_not_on_every_rank",
+           id.name + " is not on ranks " + rank_list(without) + "; it is not matched"});
       continue;
     }
-    std::size_t lo = SIZE_MAX, hi = 0;
-    for (const RankCollective* c : per_rank) {
-      lo = std::min(lo, c->calls.size());
-      hi = std::max(hi, c->calls.size());
-    }
-    if (lo != hi)
-      health.push_back(
-          {"collective_count_mismatch", name + " ran " + std::to_string(lo) + " to " +
-                                            std::to_string(hi) + " times per rank; the first " +
-                                            std::to_string(lo) + " of each rank are matched"});
-    m.names.push_back(name);
-    for (std::size_t k = 0; k < lo; ++k) {
-      MatchedCall call{m.names.size() - 1, {}};
-      for (const RankCollective* c : per_rank) call.calls.push_back(c->calls[k]);
-      m.calls.push_back(std::move(call));
-    }
+    if (ranks.size() < 2 && clocked.size() > 1) continue;  // a group of one waits for nobody
+    m.identities.push_back(id);
+    const std::size_t index = m.identities.size() - 1;
+    if (every_call_has_seq(per_rank))
+      match_by_seq(id, index, ranks, per_rank, m, health);
+    else
+      match_by_order(id, index, ranks, per_rank, m, health);
   }
   return m;
 }
 
-// Offsets against the first clocked rank (the lowest), from the matched calls' ends.
+// Offsets against the first clocked rank (the lowest), from the ends of the calls every clocked
+// rank took part in.
 std::vector<ClockAlignment> align_clocks(const std::vector<const RankProfile*>& clocked,
                                          const Matching& m) {
   std::vector<ClockAlignment> out;
-  if (m.calls.empty()) return out;
+  std::vector<const MatchedCall*> world;
+  for (const MatchedCall& c : m.calls)
+    if (c.ranks.size() == clocked.size()) world.push_back(&c);
+  if (world.empty()) return out;
   for (std::size_t r = 0; r < clocked.size(); ++r) {
     std::vector<std::int64_t> diffs;
-    for (const MatchedCall& c : m.calls) diffs.push_back(c.calls[r].end_ns - c.calls[0].end_ns);
+    diffs.reserve(world.size());
+    for (const MatchedCall* c : world) diffs.push_back(c->calls[r].end_ns - c->calls[0].end_ns);
     ClockAlignment a{clocked[r]->rank, lower_median(diffs), 0};
     for (std::int64_t d : diffs) {
       const std::int64_t off = d - a.offset_ns;
@@ -194,7 +284,7 @@ std::vector<ClockAlignment> align_clocks(const std::vector<const RankProfile*>& 
 
 // Per matched call: who arrived last, the skew and the wait the last one imposed.
 struct Arrival {
-  std::size_t last = 0;  // index into clocked
+  std::size_t last = 0;  // index into the call's ranks
   std::uint64_t skew_ns = 0;
   std::uint64_t imposed_ns = 0;
   std::uint64_t behind_next_ns = 0;  // last start − the next-latest start
@@ -202,8 +292,8 @@ struct Arrival {
 
 Arrival arrival_of(const MatchedCall& c, const std::vector<ClockAlignment>& clock) {
   std::vector<std::int64_t> starts;
-  for (std::size_t r = 0; r < c.calls.size(); ++r)
-    starts.push_back(c.calls[r].start_ns - clock[r].offset_ns);
+  for (std::size_t i = 0; i < c.calls.size(); ++i)
+    starts.push_back(c.calls[i].start_ns - clock[c.ranks[i]].offset_ns);
   Arrival a;
   // Ties go to the lowest rank: max_element keeps the first maximum.
   a.last =
@@ -230,8 +320,9 @@ struct ArrivalSummary {
 ArrivalSummary summarize_arrivals(const std::vector<const RankProfile*>& clocked, const Matching& m,
                                   const std::vector<ClockAlignment>& clock) {
   ArrivalSummary s;
-  for (const std::string& name : m.names) s.collectives.push_back({name, 0, 0, 0});
-  std::vector<std::uint64_t> skew_sum(m.names.size(), 0);
+  for (const CollectiveIdentity& id : m.identities)
+    s.collectives.push_back({id.name, id.process_group, 0, 0, 0});
+  std::vector<std::uint64_t> skew_sum(m.identities.size(), 0);
   std::vector<Straggler> per_rank(clocked.size());
   s.saved_if_median.assign(clocked.size(), 0);
   for (std::size_t r = 0; r < clocked.size(); ++r) per_rank[r].rank = clocked[r]->rank;
@@ -241,10 +332,11 @@ ArrivalSummary summarize_arrivals(const std::vector<const RankProfile*>& clocked
     ++k.count;
     skew_sum[c.collective] += a.skew_ns;
     k.max_skew_ns = std::max(k.max_skew_ns, a.skew_ns);
-    if (clocked.size() < 2) continue;  // nobody to arrive after
-    ++per_rank[a.last].times_last;
-    per_rank[a.last].imposed_wait_ns += a.imposed_ns;
-    s.saved_if_median[a.last] += a.behind_next_ns;
+    if (c.ranks.size() < 2) continue;  // nobody to arrive after
+    const std::size_t last = c.ranks[a.last];
+    ++per_rank[last].times_last;
+    per_rank[last].imposed_wait_ns += a.imposed_ns;
+    s.saved_if_median[last] += a.behind_next_ns;
   }
   for (std::size_t i = 0; i < s.collectives.size(); ++i)
     if (s.collectives[i].count)
@@ -311,11 +403,12 @@ void add_findings(RanksAnalysis& a) {
   add_straggler_finding(a);
   for (const CollectiveSkew& c : a.collectives)
     if (c.count)
-      a.findings.push_back(c.name + ": arrival skew up to " + duration_text(c.max_skew_ns) +
-                           " (mean " + duration_text(c.mean_skew_ns) + ") over " +
-                           std::to_string(c.count) +
-                           " matched calls (rule: the k-th call of a name on each rank is one "
-                           "collective; skew = latest − earliest aligned start)");
+      a.findings.push_back(identity_text({c.name, c.process_group}) + ": arrival skew up to " +
+                           duration_text(c.max_skew_ns) + " (mean " +
+                           duration_text(c.mean_skew_ns) + ") over " + std::to_string(c.count) +
+                           " matched calls (rule: one sequence number of a process group, else "
+                           "the k-th call of a name on each rank, is one collective; skew = "
+                           "latest − earliest aligned start)");
   for (const StepSpread& s : a.steps)
     if (s.ranks > 1 && s.median_wall_ns > 0)
       a.findings.push_back("step " + std::to_string(s.step) + ": rank " +
@@ -339,6 +432,7 @@ RanksAnalysis analyze_ranks(std::vector<RankProfile> profiles) {
   a.ranks = unique_ranks(std::move(profiles), a.health);
   check_world(a.ranks, a.health);
   check_steps(a.ranks, a.health);
+  check_process_groups(a.ranks, a.health);
   std::vector<const RankProfile*> clocked;
   for (const RankProfile& p : a.ranks) {
     if (p.region_start_ns) {

@@ -1,9 +1,12 @@
 // The ranks of one run side by side (docs/ranks.md): are they one complete run, how far apart do
 // their clocks run, who arrives late at the collectives and what it costs the others.
 //
-// Matching rule: the k-th call of a collective name (the kernel name without its parameters) on
-// one rank is the k-th call of that name on every other rank; only names every rank with a clock
-// ran are matched, up to the smallest count. Clocks: on a healthy fabric a collective ends within
+// Matching rule: where PyTorch recorded a collective's process group and sequence number
+// (record_param_comms' `Process Group Name` and `Seq`), one sequence number of one group is one
+// call on every rank of that group; otherwise the k-th call of a collective name (the kernel name
+// without its parameters) on one rank is the k-th call of that name on every other rank, for
+// names every rank with a clock ran, up to the smallest count. Clocks are aligned on the calls
+// every clocked rank took part in. Clocks: on a healthy fabric a collective ends within
 // µs on every rank (each waits for the last to arrive), so a rank's offset is the median over the
 // matched collectives of (its end − the reference rank's end), the reference being the lowest
 // rank; the residual is the largest distance left after removing the offset. Arrival skew of a
@@ -34,7 +37,8 @@ struct ClockAlignment {
 
 struct CollectiveSkew {
   std::string name;
-  std::uint64_t count = 0;  // matched calls
+  std::string process_group;  // empty when the collective is known by its kernel name only
+  std::uint64_t count = 0;    // matched calls
   std::uint64_t mean_skew_ns = 0;
   std::uint64_t max_skew_ns = 0;
 };

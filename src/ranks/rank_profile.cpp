@@ -9,6 +9,7 @@
 #include "candle_graph/error.hpp"
 #include "device/device_time.hpp"
 #include "device/gpu_analysis.hpp"
+#include "trace/host_nesting.hpp"
 
 namespace candle_graph::ranks {
 namespace {
@@ -52,22 +53,43 @@ void add_gpu_time(const TraceDocument& doc, RankProfile& p) {
         static_cast<double>(overlap_ns) / static_cast<double>(p.communication_ns);
 }
 
-// Every communication kernel, grouped by collective name and ordered by start: the k-th call of
-// a name is matched with the k-th of the other ranks (rank_analysis.hpp).
+// The collective a communication kernel belongs to: its own arguments (newer PyTorch copies them
+// onto the kernel), else those of the nearest op around its launch that has them (the
+// record_param_comms that wraps the c10d call), else nothing.
+const OpCollective* collective_of(const TraceDocument& doc, std::size_t device_op,
+                                  const device::DeviceTime& attribution,
+                                  const HostNesting& nesting) {
+  if (const OpCollective* own = doc.device_ops()[device_op].collective) return own;
+  for (std::uint32_t op = attribution.launch_call[device_op]; op != kNoIndex;
+       op = nesting.parent[op])
+    if (const OpCollective* c = doc.ops()[op].collective) return c;
+  return nullptr;
+}
+
+// Every communication kernel, grouped by collective (name and process group) and ordered by
+// start: calls are matched across ranks by their sequence number where PyTorch recorded it, else
+// the k-th call of a group's name with the k-th of the other ranks (rank_analysis.hpp).
 void add_collectives(const TraceDocument& doc, RankProfile& p) {
-  std::map<std::string_view, RankCollective> by_name;
+  const HostNesting nesting = nest_host_ops(doc);
+  const device::DeviceTime attribution = device::attribute_device_time(doc, nesting.parent);
+  std::map<std::pair<std::string_view, std::string_view>, RankCollective> by_identity;
   const std::int64_t base = p.region_start_ns.value_or(0);
-  for (const OpEvent& op : doc.device_ops()) {
+  for (std::size_t i = 0; i < doc.device_ops().size(); ++i) {
+    const OpEvent& op = doc.device_ops()[i];
     if (op.op_kind != OpKind::kernel || !device::is_communication_kernel(op.op_name)) continue;
-    const std::string_view name = collective_name(op.op_name);
-    RankCollective& c = by_name[name];
+    const OpCollective* identity = collective_of(doc, i, attribution, nesting);
+    const std::string_view name = identity ? identity->name : collective_name(op.op_name);
+    const std::string_view group = identity ? identity->process_group : std::string_view();
+    RankCollective& c = by_identity[{name, group}];
     const std::uint64_t dur = device::device_duration(op);
     const std::int64_t start = base + static_cast<std::int64_t>(op.timestamp_ns);
-    c.calls.push_back({start, start + static_cast<std::int64_t>(dur)});
+    c.calls.push_back(
+        {start, start + static_cast<std::int64_t>(dur), identity ? identity->seq : std::nullopt});
     c.total_ns += dur;
   }
-  for (auto& [name, c] : by_name) {
-    c.name = std::string(name);
+  for (auto& [identity, c] : by_identity) {
+    c.name = std::string(identity.first);
+    c.process_group = std::string(identity.second);
     std::stable_sort(
         c.calls.begin(), c.calls.end(),
         [](const CollectiveCall& a, const CollectiveCall& b) { return a.start_ns < b.start_ns; });
@@ -125,6 +147,10 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
     }
   for (const ProfilerStepRecord& s : doc.run().profiler_steps)
     p.steps.push_back({s.step, s.wall_ns});
+  constexpr std::string_view kGroupTag = "source.process_group.";
+  for (const Tag& t : doc.run().tags)
+    if (t.key.starts_with(kGroupTag))
+      p.process_groups.emplace(std::string(t.key.substr(kGroupTag.size())), std::string(t.value));
   add_gpu_time(doc, p);
   add_collectives(doc, p);
   return p;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,11 +19,17 @@ namespace candle_graph::ranks {
 struct CollectiveCall {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
+  // The process group's sequence number of the call, where PyTorch recorded it (`Seq` of
+  // record_param_comms): calls with one seq in one group are the same call on every rank.
+  std::optional<std::uint64_t> seq;
 };
 
-// The collective kernels of one name on one rank, by start.
+// The collective calls of one name in one process group on one rank, by start.
 struct RankCollective {
-  std::string name;  // the kernel name without its parameter list
+  // PyTorch's `Collective name` ("allreduce") where record_param_comms recorded one, else the
+  // kernel name without its parameter list ("ncclKernel_AllReduce_RING_LL_Sum_float").
+  std::string name;
+  std::string process_group;  // empty when not recorded
   std::vector<CollectiveCall> calls;
   std::uint64_t total_ns = 0;  // Σ of their device times
 };
@@ -49,6 +56,9 @@ struct RankProfile {
   std::uint64_t exposed_communication_ns = 0;  // communication not overlapped by compute
   std::optional<double> comm_compute_overlap;  // overlap ÷ communication; absent without any
   std::vector<RankCollective> collectives;     // by name
+  // The run's process groups as this rank's trace lists them (distributedInfo.pg_config): the
+  // group's name and its entry as compact JSON. Ranks of one run agree on a group they share.
+  std::map<std::string, std::string> process_groups;
 };
 
 // The rank a file name states: `rank-N`, `rank_N`, `rankN` or `workerN` (case-insensitive; the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -45,6 +46,33 @@ RankProfile read_one(const std::filesystem::path& file, const ImportOptions& opt
   }
 }
 
+// Progress over the whole set, in bytes of the traces read so far: one trace's own progress would
+// jump back and forth between threads.
+class SetProgress {
+ public:
+  SetProgress(const std::vector<std::filesystem::path>& files, ProgressCallback report)
+      : report_(std::move(report)) {
+    for (const auto& f : files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      sizes_.push_back(ec ? 0 : size);
+      total_ += sizes_.back();
+    }
+  }
+  void file_done(std::size_t i) {
+    if (!report_) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_ += sizes_[i];
+    report_(done_, total_);
+  }
+
+ private:
+  ProgressCallback report_;
+  std::vector<std::uint64_t> sizes_;
+  std::uint64_t total_ = 0, done_ = 0;
+  std::mutex mutex_;
+};
+
 }  // namespace
 
 std::vector<std::filesystem::path> expand_rank_inputs(
@@ -68,6 +96,7 @@ std::vector<RankProfile> read_rank_profiles(const std::vector<std::filesystem::p
                                             const ImportOptions& options, unsigned jobs) {
   ImportOptions quiet = options;
   quiet.progress = {};
+  SetProgress progress(files, options.progress);
   std::vector<std::optional<RankProfile>> slots(files.size());
   std::vector<std::exception_ptr> errors(files.size());
   std::atomic<std::size_t> next{0};
@@ -75,6 +104,7 @@ std::vector<RankProfile> read_rank_profiles(const std::vector<std::filesystem::p
     for (std::size_t i = next++; i < files.size(); i = next++) {
       try {
         slots[i] = read_one(files[i], quiet);
+        progress.file_done(i);
       } catch (...) {
         errors[i] = std::current_exception();
       }

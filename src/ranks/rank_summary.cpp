@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "candle_graph/error.hpp"
 #include "ranks/ranks_output.hpp"
@@ -21,8 +22,11 @@ constexpr std::int64_t kMaxAbsNs = std::int64_t{1} << 62;
 // A summary is a few kB per collective call list; anything this large is not one.
 constexpr std::uintmax_t kMaxSummaryBytes = std::uintmax_t{1} << 30;
 
+// [start_ns, end_ns], or [start_ns, end_ns, seq] where PyTorch recorded the sequence number.
 void write_call(JsonStream& w, const CollectiveCall& c) {
-  w.begin_array().i64(c.start_ns).i64(c.end_ns).end_array();
+  w.begin_array().i64(c.start_ns).i64(c.end_ns);
+  if (c.seq) w.u64(*c.seq);
+  w.end_array();
 }
 
 // One object of the summary being read, with where it is (`collectives[2]`) for the messages.
@@ -94,8 +98,13 @@ std::vector<CollectiveCall> read_calls(const Fields& f, const Json& calls, const
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const std::string where = at + "[" + std::to_string(i) + "]";
     const Json& c = calls[i];
-    if (!c.is_array() || c.size() != 2) f.fail(where + " is not a [start_ns, end_ns] pair");
-    const CollectiveCall call{f.signed_ns(c[0], where + "[0]"), f.signed_ns(c[1], where + "[1]")};
+    if (!c.is_array() || c.size() < 2 || c.size() > 3)
+      f.fail(where + " is not a [start_ns, end_ns] pair or a [start_ns, end_ns, seq] triple");
+    CollectiveCall call{f.signed_ns(c[0], where + "[0]"), f.signed_ns(c[1], where + "[1]"), {}};
+    if (c.size() == 3) {
+      if (!c[2].is_number_unsigned()) f.fail(where + "[2] is not an integer from 0 to 2^64-1");
+      call.seq = c[2].get<std::uint64_t>();
+    }
     if (call.end_ns < call.start_ns) f.fail(where + " ends before it starts");
     // The merge matches the k-th call of each rank: the order is part of the profile.
     if (!out.empty() && call.start_ns < out.back().start_ns) f.fail(where + " is out of order");
@@ -106,9 +115,11 @@ std::vector<CollectiveCall> read_calls(const Fields& f, const Json& calls, const
 
 RankCollective read_collective(const Fields& top, const Json& j, std::size_t i,
                                const std::filesystem::path& file) {
-  const Fields f(j, top.at("collectives") + "[" + std::to_string(i) + "]", file, {"calls", "name"});
+  const Fields f(j, top.at("collectives") + "[" + std::to_string(i) + "]", file,
+                 {"calls", "name", "process_group"});
   RankCollective c;
   c.name = f.text("name");
+  if (j.contains("process_group")) c.process_group = f.text("process_group");
   c.calls = read_calls(f, f.array("calls"), f.at("calls"));
   // Derived as profile_rank sums it: each call's device time is its end − start.
   for (const CollectiveCall& call : c.calls) {
@@ -124,10 +135,12 @@ void read_collectives(const Fields& f, RankProfile& p, const std::filesystem::pa
   const Json& all = f.array("collectives");
   for (std::size_t i = 0; i < all.size(); ++i) {
     RankCollective c = read_collective(f, all[i], i, file);
-    // profile_rank writes them by name, once each; the merge relies on neither, but a summary
-    // that breaks it was not written by --map.
-    if (!p.collectives.empty() && c.name <= p.collectives.back().name)
-      f.fail(f.at("collectives") + " are not sorted by name, each once");
+    // profile_rank writes them by name and process group, once each; the merge relies on neither,
+    // but a summary that breaks it was not written by --map.
+    if (!p.collectives.empty() &&
+        std::tie(c.name, c.process_group) <=
+            std::tie(p.collectives.back().name, p.collectives.back().process_group))
+      f.fail(f.at("collectives") + " are not sorted by name and process group, each once");
     p.collectives.push_back(std::move(c));
   }
 }
@@ -158,8 +171,8 @@ void read_gpu_time(const Fields& f, RankProfile& p) {
 RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   const Fields f(j, "", file,
                  {"backend", "busy_ns", "collectives", "communication_ns", "compute_ns",
-                  "exposed_communication_ns", "file", "idle_ns", "measured_ns", "rank", "rank_from",
-                  "region_start_ns", "schema", "steps", "world_size"});
+                  "exposed_communication_ns", "file", "idle_ns", "measured_ns", "process_groups",
+                  "rank", "rank_from", "region_start_ns", "schema", "steps", "world_size"});
   if (f.text("schema") != kRankSummarySchema)
     f.fail("schema is \"" + f.text("schema") + "\", expected \"" + std::string(kRankSummarySchema) +
            "\"");
@@ -177,6 +190,14 @@ RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   read_steps(f, p, file);
   read_gpu_time(f, p);
   read_collectives(f, p, file);
+  if (j.contains("process_groups")) {
+    const Json& groups = f.get("process_groups");
+    if (!groups.is_object()) f.fail("process_groups is not an object");
+    for (const auto& [name, entry] : groups.items()) {
+      if (!entry.is_string()) f.fail("process_groups." + name + " is not a string");
+      p.process_groups.emplace(name, entry.get<std::string>());
+    }
+  }
   return p;
 }
 
@@ -205,6 +226,7 @@ void write_rank_summary(JsonStream& w, const RankProfile& p) {
     for (const CollectiveCall& call : c.calls) write_call(w, call);
     w.end_array();
     w.schema_key("name").string(c.name);
+    w.schema_key("process_group").string(c.process_group);
     w.end_object();
   }
   w.end_array();

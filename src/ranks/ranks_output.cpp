@@ -22,6 +22,7 @@ void write_rank(JsonStream& w, const RankProfile& p) {
     w.begin_object();
     w.schema_key("count").u64(c.calls.size());
     w.schema_key("name").string(c.name);
+    w.schema_key("process_group").string(c.process_group);
     w.schema_key("total_ns").u64(c.total_ns);
     w.end_object();
   });
@@ -75,13 +76,16 @@ void write_rank_times(JsonStream& w, const RankProfile& p) {
   w.schema_key("file").string(p.file);
   w.schema_key("idle_ns").u64(p.idle_ns);
   w.schema_key("measured_ns").u64(p.region_ns);
+  w.schema_key("process_groups").begin_object();
+  for (const auto& [name, entry] : p.process_groups) w.key(name).string(entry);
+  w.end_object();
   w.schema_key("rank").u64(p.rank);
   w.schema_key("rank_from").string(p.rank_from);
   w.schema_key("region_start_ns");
   p.region_start_ns ? w.i64(*p.region_start_ns) : w.null();
 }
 
-void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
+void write_ranks_json(JsonStream& w, const RanksAnalysis& a, const std::vector<RankPage>& pages) {
   w.begin_object();
   array(w, "clock", a.clock, [&](const ClockAlignment& c) {
     w.begin_object();
@@ -96,6 +100,7 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
     w.schema_key("max_skew_ns").u64(c.max_skew_ns);
     w.schema_key("mean_skew_ns").u64(c.mean_skew_ns);
     w.schema_key("name").string(c.name);
+    w.schema_key("process_group").string(c.process_group);
     w.end_object();
   });
   write_estimate(w, a.estimate);
@@ -104,6 +109,14 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
     w.begin_object();
     w.schema_key("code").string(h.code);
     w.schema_key("message").string(h.message);
+    w.end_object();
+  });
+  array(w, "rank_pages", pages, [&](const RankPage& p) {
+    w.begin_object();
+    w.schema_key("file").string(p.file);
+    w.schema_key("href");
+    p.href ? w.string(*p.href) : w.null();
+    w.schema_key("rank").u64(p.rank);
     w.end_object();
   });
   array(w, "ranks", a.ranks, [&](const RankProfile& p) { write_rank(w, p); });
@@ -128,7 +141,7 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a) {
   w.end_object();
 }
 
-std::string ranks_markdown(const RanksAnalysis& a) {
+std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& pages) {
   std::string md = "# Ranks\n\n";
   md += std::to_string(a.ranks.size()) + " rank(s). Times in ms.\n\n## Findings\n\n";
   for (const std::string& f : a.findings) md += "- " + f + "\n";
@@ -153,6 +166,10 @@ std::string ranks_markdown(const RanksAnalysis& a) {
           (c.offset_ns < 0 ? "-" + ms(static_cast<std::uint64_t>(-c.offset_ns))
                            : ms(static_cast<std::uint64_t>(c.offset_ns))) +
           " | " + ms(c.residual_ns) + " |\n";
+  if (!pages.empty()) {
+    md += "\n## Rank pages (the viewer of one rank's trace: timeline, operators, kernels)\n\n";
+    for (const RankPage& p : pages) md += "- rank " + std::to_string(p.rank) + ": " + p.file + "\n";
+  }
   return md;
 }
 

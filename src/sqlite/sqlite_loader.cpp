@@ -1,5 +1,6 @@
 #include "sqlite/sqlite_loader.hpp"
 
+#include <charconv>
 #include <exception>
 #include <optional>
 #include <string>
@@ -14,11 +15,27 @@ namespace candle_graph::sqlite {
 
 namespace {
 
-// One INSERT statement per table, with positional binds: `Row(insert).text(a).u64(b).done()`.
+// The distributed rank of a run, as its trace states it (Kineto's distributedInfo.rank, kept as
+// the tag source.rank), else none: every table's last column, so the rows of many ranks in one
+// database can be told apart and grouped without a join.
+using RunRank = std::optional<std::uint64_t>;
+
+RunRank run_rank(const TraceRunMeta& run) {
+  for (const Tag& t : run.tags) {
+    if (t.key != "source.rank") continue;
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.value.data(), t.value.data() + t.value.size(), v);
+    if (ec == std::errc() && end == t.value.data() + t.value.size()) return v;
+  }
+  return std::nullopt;
+}
+
+// One INSERT statement per table, with positional binds: `Row(insert).text(a).u64(b).done()`;
+// the run's rank, the table's last column, is bound by done().
 class Insert {
  public:
-  Insert(const Connection& db, std::string_view table, int columns)
-      : stmt_(db, sql_for(table, columns)) {}
+  Insert(const Connection& db, std::string_view table, int columns, RunRank rank)
+      : stmt_(db, sql_for(table, columns + 1)), rank_column_(columns + 1), rank_(rank) {}
 
   Insert& text(std::string_view s) {
     stmt_.bind_text(++i_, s);
@@ -79,6 +96,7 @@ class Insert {
     return *this;
   }
   void done() {
+    stmt_.bind_u64(rank_column_, rank_);
     stmt_.run();
     i_ = 0;
   }
@@ -96,6 +114,8 @@ class Insert {
     return sql;
   }
   Statement stmt_;
+  int rank_column_;
+  RunRank rank_;
   int i_ = 0;
 };
 
@@ -136,13 +156,13 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
-void load_meta(const Connection& db, const evidence::EvidencePacket& packet,
+void load_meta(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet,
                std::string_view source) {
   const TraceDocument& doc = *packet.doc;
   const TraceRunMeta& run = doc.run();
   const EvidenceCoverage& c = packet.health.coverage;
   const MemorySummary& m = packet.graph.memory.summary;
-  Insert runs(db, "runs", 38);
+  Insert runs(db, "runs", 38, rank);
   runs.text(run.run_id).text(source).text(doc.schema()).text(run.correlation_id);
   runs.text(run.entrypoint).text(to_string(run.phase)).text(run.timestamp);
   runs.u64(run.capture_step).u64(run.warmup_steps).text(run.device);
@@ -162,18 +182,18 @@ void load_meta(const Connection& db, const evidence::EvidencePacket& packet,
       .text(std::string_view(import::nsight::to_string(packet.gpu.status)));
   runs.opt_owned(packet.gpu.reason).done();
 
-  Insert tags(db, "run_tags", 3);
+  Insert tags(db, "run_tags", 3, rank);
   for (const Tag& t : run.tags) tags.text(run.run_id).text(t.key).text(t.value).done();
-  Insert cats(db, "peak_by_category", 3);
+  Insert cats(db, "peak_by_category", 3, rank);
   for (MemoryCategory cat : m.peak_by_category.keys())
     cats.text(run.run_id).text(to_string(cat)).u64(m.peak_by_category.get(cat)).done();
 }
 
-void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_spans(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
   const std::vector<std::uint32_t> depth = span_depths(doc);
-  Insert spans(db, "spans", 20);
+  Insert spans(db, "spans", 20, rank);
   for (std::uint32_t s = 0; s < doc.spans().size(); ++s) {
     const SpanRecord& rec = doc.spans()[s];
     const GraphNode& node = g.nodes[s];
@@ -193,12 +213,12 @@ void load_spans(const Connection& db, const evidence::EvidencePacket& packet) {
   }
 }
 
-void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_ops(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
   const device::DeviceTime& device = packet.device;
   const std::size_t n_spans = doc.spans().size();
-  Insert ops(db, "ops", 23);
+  Insert ops(db, "ops", 23, rank);
   std::string id, shape;
   for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
     const OpEvent& op = doc.ops()[k];
@@ -219,11 +239,11 @@ void load_ops(const Connection& db, const evidence::EvidencePacket& packet) {
 
 // One row per device op (kernel, memcpy, memset, sync) with the host op it is attributed to and
 // its runtime call, as device time attribution found them (device/device_time.hpp).
-void load_kernels(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_kernels(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const device::DeviceTime& device = packet.device;
   device::DemangledNames names;  // bound without a copy: declared before the statement
-  Insert kernels(db, "kernels", 15);
+  Insert kernels(db, "kernels", 15, rank);
   for (std::uint32_t k = 0; k < doc.device_ops().size(); ++k) {
     const OpEvent& op = doc.device_ops()[k];
     kernels.text(doc.run().run_id).u64(k).text(op.op_name).text(names(op.op_name));
@@ -236,10 +256,10 @@ void load_kernels(const Connection& db, const evidence::EvidencePacket& packet) 
 
 // The GPU analysis of the trace's own device work (device/gpu_analysis.hpp): one row per device
 // and one per stream, the numbers of `query --kind gpu`.
-void load_gpu(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_gpu(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const std::string_view run_id = packet.doc->run().run_id;
-  Insert devices(db, "gpu_devices", 21);
-  Insert streams(db, "gpu_streams", 7);
+  Insert devices(db, "gpu_devices", 21, rank);
+  Insert streams(db, "gpu_streams", 7, rank);
   for (const device::DeviceGpu& d : packet.gpu_trace.devices) {
     const device::LaunchStats& l = d.launches;
     devices.text(run_id).text(d.device).u64(d.window_ns).u64(d.busy_ns).u64(d.idle_ns);
@@ -256,23 +276,23 @@ void load_gpu(const Connection& db, const evidence::EvidencePacket& packet) {
 }
 
 // The tables that need only the document (no analysis): they can load while the analysis runs.
-void load_document_tables(const Connection& db, const TraceDocument& doc) {
+void load_document_tables(const Connection& db, RunRank rank, const TraceDocument& doc) {
   const std::string_view run_id = doc.run().run_id;
   std::string shape;
-  Insert inputs(db, "op_inputs", 4);
+  Insert inputs(db, "op_inputs", 4, rank);
   for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
     const OpEvent& op = doc.ops()[k];
     for (std::size_t i = 0; i < op.inputs.size(); ++i)
       inputs.text(run_id).u64(k).u64(i).text(op.inputs[i]).done();
   }
-  Insert tensors(db, "tensors", 11);
+  Insert tensors(db, "tensors", 11, rank);
   for (std::uint32_t k = 0; k < doc.tensors().size(); ++k) {
     const TensorEvent& t = doc.tensors()[k];
     tensors.text(run_id).u64(k).text(t.span_id).index(doc.tensor_span()[k]).text(t.tensor_id);
     tensors.text(shape_json(t.shape, shape)).text(t.dtype).text(t.device).boolean(t.requires_grad);
     tensors.u64(t.storage_bytes.value_or(0)).text(to_string(t.category)).done();
   }
-  Insert memory(db, "memory_events", 13);
+  Insert memory(db, "memory_events", 13, rank);
   for (std::uint32_t k = 0; k < doc.memory().size(); ++k) {
     const MemoryEvent& e = doc.memory()[k];
     memory.text(run_id).u64(k).u64(e.timestamp_ns).text(to_string(e.action)).text(e.tensor_id);
@@ -280,13 +300,13 @@ void load_document_tables(const Connection& db, const TraceDocument& doc) {
     memory.u64(e.bytes).text(shape_json(e.shape, shape)).text(e.dtype);
     memory.text(to_string(e.category)).done();
   }
-  Insert device(db, "device_memory", 7);
+  Insert device(db, "device_memory", 7, rank);
   for (std::uint32_t k = 0; k < doc.device_memory().size(); ++k) {
     const DeviceMemoryEvent& e = doc.device_memory()[k];
     device.text(run_id).u64(k).u64(e.timestamp_ns).text(e.device).u64(e.used_bytes);
     device.u64(e.free_bytes).u64(e.reserved_bytes).done();
   }
-  Insert gradients(db, "gradients", 7);
+  Insert gradients(db, "gradients", 7, rank);
   for (std::uint32_t k = 0; k < doc.gradients().size(); ++k) {
     const GradientEvent& e = doc.gradients()[k];
     gradients.text(run_id).u64(k).text(e.event_id).text(e.root).text(e.key);
@@ -294,12 +314,12 @@ void load_document_tables(const Connection& db, const TraceDocument& doc) {
   }
 }
 
-void load_graph_memory(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_graph_memory(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const TraceDocument& doc = *packet.doc;
   const ExecutionGraph& g = packet.graph;
   const std::string_view run_id = doc.run().run_id;
   std::string from, to, shape;
-  Insert edges(db, "edges", 7);
+  Insert edges(db, "edges", 7, rank);
   for (std::uint32_t k = 0; k < g.edges.size(); ++k) {
     const GraphEdgeView e = g.edge(k);
     from.clear();
@@ -312,7 +332,7 @@ void load_graph_memory(const Connection& db, const evidence::EvidencePacket& pac
   constexpr MemoryCategory kCategoryColumns[] = {
       MemoryCategory::activation, MemoryCategory::gradient, MemoryCategory::optimizer,
       MemoryCategory::other, MemoryCategory::parameter};
-  Insert timeline(db, "memory_timeline", 11);
+  Insert timeline(db, "memory_timeline", 11, rank);
   for (std::uint32_t k = 0; k < g.memory.timeline.size(); ++k) {
     const MemoryTimelinePoint& p = g.memory.timeline[k];
     timeline.text(run_id).u64(k).u64(p.timestamp_ns).text(p.device).u64(p.live_bytes);
@@ -325,45 +345,45 @@ void load_graph_memory(const Connection& db, const evidence::EvidencePacket& pac
     }
     timeline.done();
   }
-  Insert peak(db, "peak_allocations", 11);
+  Insert peak(db, "peak_allocations", 11, rank);
   for (std::uint32_t k = 0; k < g.memory.peak_breakdown.size(); ++k) {
     const LiveAllocation& a = g.memory.peak_breakdown[k];
     peak.text(run_id).u64(k).text(a.tensor_id).text(a.span_id).index(doc.find_span(a.span_id));
     peak.text(a.op_name).u64(a.bytes).text(shape_json(a.shape, shape)).text(a.dtype);
     peak.text(a.device).text(to_string(a.category)).done();
   }
-  Insert devices(db, "memory_by_device", 7);
+  Insert devices(db, "memory_by_device", 7, rank);
   for (const DeviceMemoryStats& d : g.memory.by_device) {
     devices.text(run_id).text(d.device).u64(d.capacity_bytes).u64(d.peak_bytes);
     devices.u64(d.peak_timestamp_ns).u64(d.alloc_count).u64(d.free_count).done();
   }
 }
 
-void load_evidence(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_evidence(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const std::string_view run_id = packet.doc->run().run_id;
-  Insert issues(db, "health_issues", 5);
+  Insert issues(db, "health_issues", 5, rank);
   for (std::uint32_t k = 0; k < packet.health.issues.size(); ++k) {
     const HealthIssue& i = packet.health.issues[k];
     issues.text(run_id).u64(k).text(to_string(i.severity)).text(i.code).text(i.message).done();
   }
-  Insert findings(db, "findings", 3);
+  Insert findings(db, "findings", 3, rank);
   for (std::uint32_t k = 0; k < packet.findings.size(); ++k)
     findings.text(run_id).u64(k).text(packet.findings[k]).done();
-  Insert facts(db, "facts", 7);
+  Insert facts(db, "facts", 7, rank);
   for (std::uint32_t k = 0; k < packet.facts.size(); ++k) {
     const evidence::EvidenceFact& f = packet.facts[k];
     facts.text(run_id).u64(k).text(f.code).text(f.label).f64(f.value).text(f.unit);
     facts.text(f.source).done();
   }
-  Insert gaps(db, "gaps", 3);
+  Insert gaps(db, "gaps", 3, rank);
   for (std::uint32_t k = 0; k < packet.gaps.size(); ++k)
     gaps.text(run_id).u64(k).text(packet.gaps[k]).done();
 }
 
-void load_nsight(const Connection& db, const evidence::EvidencePacket& packet) {
+void load_nsight(const Connection& db, RunRank rank, const evidence::EvidencePacket& packet) {
   const import::nsight::NsightEvidence& gpu = packet.gpu;
   const std::string_view run_id = packet.doc->run().run_id;
-  Insert summary(db, "nsight_summary", 10);
+  Insert summary(db, "nsight_summary", 10, rank);
   auto summaries = [&](std::string_view section,
                        const std::vector<import::nsight::NsightSummaryRow>& rows) {
     for (std::uint32_t k = 0; k < rows.size(); ++k) {
@@ -377,7 +397,7 @@ void load_nsight(const Connection& db, const evidence::EvidencePacket& packet) {
   summaries("runtime_calls", gpu.runtime_calls);
   summaries("memory_operations", gpu.memory_operations);
   summaries("nvtx_summary", gpu.nvtx_summary);
-  Insert timeline(db, "nsight_timeline", 18);
+  Insert timeline(db, "nsight_timeline", 18, rank);
   auto timelines = [&](std::string_view section,
                        const std::vector<import::nsight::NsightTimelineRow>& rows) {
     for (std::uint32_t k = 0; k < rows.size(); ++k) {
@@ -395,16 +415,16 @@ void load_nsight(const Connection& db, const evidence::EvidencePacket& packet) {
 }
 
 // Every table whose rows come from the analyses (graph/3, memory profile, health, evidence).
-void load_analysis_tables(const Connection& db, const evidence::EvidencePacket& packet,
-                          std::string_view source) {
-  load_meta(db, packet, source);
-  load_spans(db, packet);
-  load_ops(db, packet);
-  load_kernels(db, packet);
-  load_gpu(db, packet);
-  load_graph_memory(db, packet);
-  load_evidence(db, packet);
-  load_nsight(db, packet);
+void load_analysis_tables(const Connection& db, RunRank rank,
+                          const evidence::EvidencePacket& packet, std::string_view source) {
+  load_meta(db, rank, packet, source);
+  load_spans(db, rank, packet);
+  load_ops(db, rank, packet);
+  load_kernels(db, rank, packet);
+  load_gpu(db, rank, packet);
+  load_graph_memory(db, rank, packet);
+  load_evidence(db, rank, packet);
+  load_nsight(db, rank, packet);
 }
 
 }  // namespace
@@ -425,11 +445,12 @@ void check_new_run(const Connection& db, std::string_view run_id, std::string_vi
 void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::string_view source,
                          const std::function<evidence::EvidencePacket()>& analyse) {
   check_new_run(db, doc.run().run_id, source);
+  const RunRank rank = run_rank(doc.run());
   // The connection belongs to the loader thread until join(); the analysis only reads `doc`.
   std::exception_ptr loader_error;
   std::thread loader([&] {
     try {
-      load_document_tables(db, doc);
+      load_document_tables(db, rank, doc);
     } catch (...) {
       loader_error = std::current_exception();
     }
@@ -444,7 +465,7 @@ void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::st
   loader.join();
   if (analysis_error) std::rethrow_exception(analysis_error);
   if (loader_error) std::rethrow_exception(loader_error);
-  load_analysis_tables(db, *packet, source);
+  load_analysis_tables(db, rank, *packet, source);
 }
 
 }  // namespace candle_graph::sqlite

@@ -57,17 +57,20 @@ CREATE TABLE runs (
   total_alloc_bytes INTEGER NOT NULL,
   autograd_retained_bytes INTEGER NOT NULL,
   gpu_status TEXT NOT NULL,
-  gpu_reason TEXT
+  gpu_reason TEXT,
+  rank INTEGER
 );
 CREATE TABLE run_tags (
   run_id TEXT NOT NULL,
   key TEXT NOT NULL,
-  value TEXT NOT NULL
+  value TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE peak_by_category (
   run_id TEXT NOT NULL,
   category TEXT NOT NULL,
-  bytes INTEGER NOT NULL
+  bytes INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE spans (
   run_id TEXT NOT NULL,
@@ -89,7 +92,8 @@ CREATE TABLE spans (
   bytes INTEGER NOT NULL,
   peak_bytes INTEGER NOT NULL,
   device_self_ns INTEGER NOT NULL,
-  device_total_ns INTEGER NOT NULL
+  device_total_ns INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE ops (
   run_id TEXT NOT NULL,
@@ -114,7 +118,8 @@ CREATE TABLE ops (
   thread INTEGER,
   correlation INTEGER,
   device_self_ns INTEGER NOT NULL,
-  device_total_ns INTEGER NOT NULL
+  device_total_ns INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE kernels (
   run_id TEXT NOT NULL,
@@ -131,7 +136,8 @@ CREATE TABLE kernels (
   launch_op_index INTEGER,
   runtime_op_index INTEGER,
   span_id TEXT NOT NULL,
-  span_index INTEGER
+  span_index INTEGER,
+  rank INTEGER
 );
 CREATE TABLE gpu_devices (
   run_id TEXT NOT NULL,
@@ -154,7 +160,8 @@ CREATE TABLE gpu_devices (
   mean_delay_ns INTEGER NOT NULL,
   p50_delay_ns INTEGER NOT NULL,
   p95_delay_ns INTEGER NOT NULL,
-  max_delay_ns INTEGER NOT NULL
+  max_delay_ns INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE gpu_streams (
   run_id TEXT NOT NULL,
@@ -163,13 +170,15 @@ CREATE TABLE gpu_streams (
   busy_ns INTEGER NOT NULL,
   host_wait_ns INTEGER NOT NULL,
   kernel_wait_ns INTEGER NOT NULL,
-  other_wait_ns INTEGER NOT NULL
+  other_wait_ns INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE op_inputs (
   run_id TEXT NOT NULL,
   op_index INTEGER NOT NULL,
   position INTEGER NOT NULL,
-  tensor_id TEXT NOT NULL
+  tensor_id TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE tensors (
   run_id TEXT NOT NULL,
@@ -182,7 +191,8 @@ CREATE TABLE tensors (
   device TEXT NOT NULL,
   requires_grad INTEGER NOT NULL,
   storage_bytes INTEGER NOT NULL,
-  category TEXT NOT NULL
+  category TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE memory_events (
   run_id TEXT NOT NULL,
@@ -197,7 +207,8 @@ CREATE TABLE memory_events (
   bytes INTEGER NOT NULL,
   shape TEXT NOT NULL,
   dtype TEXT NOT NULL,
-  category TEXT NOT NULL
+  category TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE device_memory (
   run_id TEXT NOT NULL,
@@ -206,7 +217,8 @@ CREATE TABLE device_memory (
   device TEXT NOT NULL,
   used_bytes INTEGER NOT NULL,
   free_bytes INTEGER NOT NULL,
-  reserved_bytes INTEGER
+  reserved_bytes INTEGER,
+  rank INTEGER
 );
 CREATE TABLE gradients (
   run_id TEXT NOT NULL,
@@ -215,7 +227,8 @@ CREATE TABLE gradients (
   root TEXT NOT NULL,
   key TEXT NOT NULL,
   state TEXT NOT NULL,
-  norm REAL
+  norm REAL,
+  rank INTEGER
 );
 CREATE TABLE edges (
   run_id TEXT NOT NULL,
@@ -224,7 +237,8 @@ CREATE TABLE edges (
   to_id TEXT NOT NULL,
   kind TEXT NOT NULL,
   duration_ns INTEGER NOT NULL,
-  label TEXT
+  label TEXT,
+  rank INTEGER
 );
 CREATE TABLE memory_timeline (
   run_id TEXT NOT NULL,
@@ -237,7 +251,8 @@ CREATE TABLE memory_timeline (
   gradient_bytes INTEGER,
   optimizer_bytes INTEGER,
   other_bytes INTEGER,
-  parameter_bytes INTEGER
+  parameter_bytes INTEGER,
+  rank INTEGER
 );
 CREATE TABLE peak_allocations (
   run_id TEXT NOT NULL,
@@ -250,7 +265,8 @@ CREATE TABLE peak_allocations (
   shape TEXT NOT NULL,
   dtype TEXT NOT NULL,
   device TEXT NOT NULL,
-  category TEXT NOT NULL
+  category TEXT NOT NULL,
+  process_rank INTEGER
 );
 CREATE TABLE memory_by_device (
   run_id TEXT NOT NULL,
@@ -259,19 +275,22 @@ CREATE TABLE memory_by_device (
   peak_bytes INTEGER NOT NULL,
   peak_timestamp_ns INTEGER NOT NULL,
   alloc_count INTEGER NOT NULL,
-  free_count INTEGER NOT NULL
+  free_count INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE health_issues (
   run_id TEXT NOT NULL,
   issue_index INTEGER NOT NULL,
   severity TEXT NOT NULL,
   code TEXT NOT NULL,
-  message TEXT NOT NULL
+  message TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE findings (
   run_id TEXT NOT NULL,
   finding_index INTEGER NOT NULL,
-  text TEXT NOT NULL
+  text TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE facts (
   run_id TEXT NOT NULL,
@@ -280,12 +299,14 @@ CREATE TABLE facts (
   label TEXT NOT NULL,
   value REAL NOT NULL,
   unit TEXT NOT NULL,
-  source TEXT NOT NULL
+  source TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE gaps (
   run_id TEXT NOT NULL,
   gap_index INTEGER NOT NULL,
-  text TEXT NOT NULL
+  text TEXT NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE nsight_summary (
   run_id TEXT NOT NULL,
@@ -297,7 +318,8 @@ CREATE TABLE nsight_summary (
   count INTEGER NOT NULL,
   average_ns INTEGER NOT NULL,
   minimum_ns INTEGER NOT NULL,
-  maximum_ns INTEGER NOT NULL
+  maximum_ns INTEGER NOT NULL,
+  rank INTEGER
 );
 CREATE TABLE nsight_timeline (
   run_id TEXT NOT NULL,
@@ -317,7 +339,8 @@ CREATE TABLE nsight_timeline (
   gpu_operations INTEGER,
   matched INTEGER,
   category TEXT,
-  bytes INTEGER
+  bytes INTEGER,
+  rank INTEGER
 );
 )sql";
 
@@ -410,14 +433,16 @@ CREATE INDEX IF NOT EXISTS nsight_summary_by_run ON nsight_summary (run_id, sect
 CREATE INDEX IF NOT EXISTS nsight_timeline_by_run ON nsight_timeline (run_id, section);
 )sql";
 
-// True when the database `schema_name` has the columns device work added to sql/1 (the `kernels`
-// table, `ops.op_kind`): rows are copied and appended positionally, so an earlier layout of the
-// same schema name cannot take them.
+// True when the database `schema_name` has the columns device work and ranks added to sql/1 (the
+// `kernels` table, `ops.op_kind`, the `rank` columns): rows are copied and appended positionally,
+// so an earlier layout of the same schema name cannot take them.
 bool has_device_columns(const Connection& db, std::string_view schema_name) {
-  Statement probe(db,
-                  "SELECT (SELECT COUNT(*) FROM pragma_table_info('kernels', ?1)) > 0 AND "
-                  "(SELECT COUNT(*) FROM pragma_table_info('gpu_devices', ?1)) > 0 AND "
-                  "(SELECT COUNT(*) FROM pragma_table_info('ops', ?1) WHERE name = 'op_kind') > 0");
+  Statement probe(
+      db,
+      "SELECT (SELECT COUNT(*) FROM pragma_table_info('kernels', ?1)) > 0 AND "
+      "(SELECT COUNT(*) FROM pragma_table_info('gpu_devices', ?1)) > 0 AND "
+      "(SELECT COUNT(*) FROM pragma_table_info('ops', ?1) WHERE name = 'op_kind') > 0 "
+      "AND (SELECT COUNT(*) FROM pragma_table_info('ops', ?1) WHERE name = 'rank') > 0");
   probe.bind_text(1, schema_name, /*stable=*/false);
   return probe.step() && sqlite3_column_int(probe.get(), 0) == 1;
 }
@@ -461,8 +486,8 @@ void check_schema(const Connection& db, std::string_view schema_name, const std:
   if (!has_device_columns(db, schema_name))
     throw Error(path, 0,
                 "database has an earlier layout of " + std::string(kSqlSchema) +
-                    " (no `kernels` table, no `ops.op_kind`); export its traces again to add "
-                    "runs to it or merge it");
+                    " (no `kernels` table, no `ops.op_kind` or no `rank` columns); export its "
+                    "traces again to add runs to it or merge it");
 }
 
 }  // namespace candle_graph::sqlite

@@ -188,6 +188,13 @@ std::span<const std::string_view> DocumentAssembler::copy_ids(
   return doc_.arena_->copy(std::span<const std::string_view>(scratch_ids_));
 }
 
+const OpCollective* DocumentAssembler::copy_collective(const OpCollective& c) {
+  OpCollective copied = c;
+  copied.name = copies_.intern(c.name);
+  copied.process_group = copies_.intern(c.process_group);
+  return doc_.arena_->copy(std::span<const OpCollective>(&copied, 1)).data();
+}
+
 void DocumentAssembler::add(const TraceEvent& event, std::uint64_t line) {
   std::visit(
       [&](const auto& e) {
@@ -308,6 +315,7 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   o.dtype = copies_.intern(e.dtype);
   o.device = copies_.intern(e.device);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
+  if (e.collective) o.collective = copy_collective(*e.collective);
   if (is_device_kind(e.op_kind)) {
     doc_.device_ops_.push_back(o);
     doc_.device_op_span_.push_back(span_index);

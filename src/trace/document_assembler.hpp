@@ -47,6 +47,7 @@ class DocumentAssembler final : public EventSink {
   // A span reference: the span's own id view when it is known, else a fresh copy.
   std::string_view span_ref(std::string_view id, std::uint32_t& index);
   std::span<const std::string_view> copy_ids(std::span<const std::string_view> ids);
+  const OpCollective* copy_collective(const OpCollective& c);
 
   std::string source_;
   TraceDocument doc_;

@@ -140,6 +140,7 @@ struct Impl {
   std::vector<std::uint64_t> dims;
   std::vector<Tag> tags;
   std::vector<ProfilerStepRecord> steps;
+  OpCollective collective;  // the op's, until the assembler copies it
   TraceEvent event;
   std::string_view source;
   std::uint64_t line_number = 0;
@@ -527,6 +528,7 @@ void Impl::parse_span_end(Fields& fs) {
 
 void Impl::parse_op(Fields& fs) {
   OpEvent e;
+  collective = {};
   Seen seen{this};
   for_each_field(fs, [&](std::string_view k, od::value& v) {
     if (is(k, "span_id")) seen.mark(0, k), e.span_id = str(v, k);
@@ -548,9 +550,16 @@ void Impl::parse_op(Fields& fs) {
     else if (is(k, "total_ns")) seen.mark(12, k), e.total_ns = opt_u64(v, k);
     else if (is(k, "thread") || is(k, "stream")) seen.mark(13, "thread` or `stream"), e.lane = opt_u64(v, k);
     else if (is(k, "correlation")) seen.mark(14, k), e.correlation = opt_u64(v, k);
+    else if (is(k, "collective")) seen.mark(15, k), collective.name = str(v, k);
+    else if (is(k, "process_group")) seen.mark(16, k), collective.process_group = str(v, k);
+    else if (is(k, "collective_seq")) seen.mark(17, k), collective.seq = opt_u64(v, k);
     else return false;
     return true;
   });
+  if (seen.bits & (std::uint64_t{7} << 15)) {
+    seen.require(15, "collective");  // a group or a sequence number names a collective
+    e.collective = &collective;
+  }
   seen.require(0, "span_id");
   seen.require(1, "op_name");
   seen.require(5, "dtype");

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "ranks/rank_analysis.hpp"
 #include "ranks/rank_profile.hpp"
@@ -65,14 +66,14 @@ TEST(CollectiveName, IsTheKernelNameWithoutItsParameters) {
 RanksAnalysis three_ranks() {
   std::vector<RankProfile> in;
   in.push_back(rank(0, 0, 2000,
-                    {{"ncclKernel_AllReduce", {{100, 500}, {1000, 1500}}, 900},
-                     {"ncclKernel_Broadcast", {{700, 900}}, 200}}));
+                    {{"ncclKernel_AllReduce", "", {{100, 500, {}}, {1000, 1500, {}}}, 900},
+                     {"ncclKernel_Broadcast", "", {{700, 900, {}}}, 200}}));
   in.push_back(rank(1, 10000, 2100,
-                    {{"ncclKernel_AllReduce", {{10300, 10500}, {11000, 11500}}, 700},
-                     {"ncclKernel_Broadcast", {{10700, 10900}}, 200}}));
+                    {{"ncclKernel_AllReduce", "", {{10300, 10500, {}}, {11000, 11500, {}}}, 700},
+                     {"ncclKernel_Broadcast", "", {{10700, 10900, {}}}, 200}}));
   in.push_back(rank(2, -50, 1900,
-                    {{"ncclKernel_AllReduce", {{50, 450}, {1150, 1450}}, 700},
-                     {"ncclKernel_Broadcast", {{550, 850}}, 300}}));
+                    {{"ncclKernel_AllReduce", "", {{50, 450, {}}, {1150, 1450, {}}}, 700},
+                     {"ncclKernel_Broadcast", "", {{550, 850, {}}}, 300}}));
   return analyze_ranks(std::move(in));
 }
 
@@ -105,14 +106,51 @@ TEST(AnalyzeRanks, ClocksSkewsStragglersAndTheEstimate) {
   EXPECT_EQ(a.steps[0].spread_ns, 100u);
 }
 
+// Collectives with PyTorch's process group and sequence number. The world group "0" runs two
+// allreduces (seq 1 and 2) on all three ranks; subgroup "1" of ranks 0 and 1 runs one (seq 7).
+// Rank 1 lists its world calls in the other order (seq 2 first): matching by seq must not care.
+// All clocks agree (ends equal), so offsets are 0 from the world calls; the subgroup call is
+// matched on its two ranks only: starts 100 / 400 → rank 1 last, skew 300, wait 300. World call
+// seq 1 starts 0 / 0 / 50 → rank 2 last, skew 50, wait 100; seq 2 starts 600 on all → tie, rank
+// 0 last with skew 0. So: rank 1 last once (300), rank 2 once (100), rank 0 once (0).
+TEST(AnalyzeRanks, ProcessGroupsAndSequenceNumbersMatchSubgroups) {
+  using candle_graph::ranks::CollectiveCall;
+  auto world = [](std::vector<CollectiveCall> calls) {
+    return RankCollective{"allreduce", "0", std::move(calls), 0};
+  };
+  std::vector<RankProfile> in;
+  in.push_back(rank(
+      0, 0, 1000,
+      {world({{0, 500, 1}, {600, 900, 2}}), RankCollective{"allreduce", "1", {{100, 700, 7}}, 0}}));
+  in.push_back(rank(
+      1, 0, 1000,
+      {world({{600, 900, 2}, {0, 500, 1}}), RankCollective{"allreduce", "1", {{400, 700, 7}}, 0}}));
+  in.push_back(rank(2, 0, 1000, {world({{50, 500, 1}, {600, 900, 2}})}));
+  const RanksAnalysis a = analyze_ranks(std::move(in));
+  EXPECT_THAT(codes(a), testing::IsEmpty());
+  // (process group, count, max skew) per collective; (rank, imposed wait) per straggler.
+  std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> collectives;
+  for (const auto& c : a.collectives)
+    collectives.emplace_back(c.process_group, c.count, c.max_skew_ns);
+  EXPECT_THAT(collectives,
+              testing::ElementsAre(std::make_tuple("0", 2u, 50u), std::make_tuple("1", 1u, 300u)));
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> stragglers;
+  for (const auto& s : a.stragglers) stragglers.emplace_back(s.rank, s.imposed_wait_ns);
+  EXPECT_THAT(stragglers, testing::ElementsAre(std::make_pair(1u, 300u), std::make_pair(2u, 100u),
+                                               std::make_pair(0u, 0u)));
+  for (const auto& c : a.clock) EXPECT_EQ(c.offset_ns, 0) << c.rank;
+}
+
 TEST(AnalyzeRanks, HealthOfTheSetAndTheAnalysisGoesOn) {
   std::vector<RankProfile> in;
-  in.push_back(rank(0, 0, 1000, {{"ncclA", {{0, 10}, {20, 30}}, 20}, {"ncclB", {{40, 50}}, 10}}));
-  in.push_back(rank(1, 0, 1000, {{"ncclA", {{0, 10}}, 10}}));  // one A fewer, no B
-  in.push_back(rank(1, 0, 1000, {}));                          // a duplicate: dropped
-  in.push_back(rank(5, 0, 1000, {}));                          // outside world_size 3
-  in.back().region_start_ns.reset();                           // and on no known clock
-  in.back().steps = {{11, 1000}};                              // of another window
+  in.push_back(
+      rank(0, 0, 1000,
+           {{"ncclA", "", {{0, 10, {}}, {20, 30, {}}}, 20}, {"ncclB", "", {{40, 50, {}}}, 10}}));
+  in.push_back(rank(1, 0, 1000, {{"ncclA", "", {{0, 10, {}}}, 10}}));  // one A fewer, no B
+  in.push_back(rank(1, 0, 1000, {}));                                  // a duplicate: dropped
+  in.push_back(rank(5, 0, 1000, {}));                                  // outside world_size 3
+  in.back().region_start_ns.reset();                                   // and on no known clock
+  in.back().steps = {{11, 1000}};                                      // of another window
   const RanksAnalysis a = analyze_ranks(std::move(in));
   EXPECT_THAT(codes(a),
               ::testing::ElementsAre("duplicate_rank", "rank_outside_world", "missing_ranks",
@@ -126,8 +164,8 @@ TEST(AnalyzeRanks, HealthOfTheSetAndTheAnalysisGoesOn) {
 
 TEST(AnalyzeRanks, NoCommonCollectiveMeansNoClockAndNoSkew) {
   std::vector<RankProfile> in;
-  in.push_back(rank(0, 0, 1000, {{"ncclA", {{0, 10}}, 10}}));
-  in.push_back(rank(1, 0, 1000, {{"ncclB", {{0, 10}}, 10}}));
+  in.push_back(rank(0, 0, 1000, {{"ncclA", "", {{0, 10, {}}}, 10}}));
+  in.push_back(rank(1, 0, 1000, {{"ncclB", "", {{0, 10, {}}}, 10}}));
   in.back().world_size.reset();
   in.front().world_size.reset();
   const RanksAnalysis a = analyze_ranks(std::move(in));

@@ -99,7 +99,8 @@ def test_summary_schema_sorted_keys_and_no_derived_numbers(mapped):
     assert doc["rank"] == 0 and doc["world_size"] == 8
     assert doc["collectives"], "the DLRM run has collectives"
     for c in doc["collectives"]:
-        assert set(c) == {"calls", "name"}
+        # The 2023 DLRM traces record no process group or sequence number: pairs, empty group.
+        assert set(c) == {"calls", "name", "process_group"} and c["process_group"] == ""
         assert all(len(call) == 2 and call[0] <= call[1] for call in c["calls"])
     assert "comm_compute_overlap" not in doc  # derived at reduce time
 
@@ -149,7 +150,9 @@ HOSTILE = {
     "beyond_u64": (["busy_ns"], 2 ** 64, "busy_ns"),
     "beyond_2_62": (["measured_ns"], 2 ** 62 + 1, "measured_ns"),
     "call_beyond_i64": (["collectives", 0, "calls", 0, 0], -(2 ** 63) - 1, "calls[0][0]"),
-    "call_not_pair": (["collectives", 0, "calls", 0], [1, 2, 3], "calls[0]"),
+    "call_not_pair": (["collectives", 0, "calls", 0], [1, 2, 3, 4], "calls[0]"),
+    "seq_not_integer": (["collectives", 0, "calls", 0], [1, 2, "3"], "calls[0][2]"),
+    "group_not_text": (["collectives", 0, "process_group"], 7, "process_group"),
     "call_backwards": (["collectives", 0, "calls", 0], [10, 5], "ends before it starts"),
     "exposed_over_comm": (["exposed_communication_ns"], 2 ** 61, "exposed_communication_ns"),
     "bad_rank_from": (["rank_from"], "guess", "rank_from"),

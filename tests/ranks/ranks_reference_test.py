@@ -7,7 +7,9 @@ C++ code:
 - a rank's collectives are its communication kernels (the names gpu_analysis_reference_test.py
   classifies as COMMUNICATION) whose launch lies in the measured step, grouped by the kernel name
   up to its parameter list and ordered by start; the k-th call of a name on each rank is one
-  collective (names on every rank, up to the smallest count);
+  collective (names on every rank, up to the smallest count); where record_param_comms names the
+  collective, its process group and sequence number (newer PyTorch), one (group, name, seq) is
+  one collective on the ranks that have it;
 - clock offset of a rank = the lower median over the matched collectives of (its end − rank 0's
   end); residual = the largest |end − offset − rank 0's end|;
 - per collective, on the aligned clock: skew = latest − earliest start; the rank with the latest
@@ -140,7 +142,7 @@ def cross_rank_reference(per_rank):
     return {
         "clock": [{"rank": r["rank"], "offset_ns": offsets[i], "residual_ns": residuals[i]}
                   for i, r in enumerate(per_rank)],
-        "collectives": [{"name": n, "count": len(skews[n]),
+        "collectives": [{"name": n, "process_group": "", "count": len(skews[n]),
                          "mean_skew_ns": sum(skews[n]) // len(skews[n]),
                          "max_skew_ns": max(skews[n])} for n in names],
         "stragglers": stragglers,
@@ -218,7 +220,8 @@ STRAGGLER = 3
 
 def write_rank(doc, path, rank, world=WORLD):
     d = copy.deepcopy(doc)
-    d["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": world}
+    d.setdefault("distributedInfo", {}).update(
+        {"backend": "nccl", "rank": rank, "world_size": world})
     with open(path, "w", encoding="utf-8") as f:
         json.dump(d, f)
     return path
@@ -262,6 +265,76 @@ def test_an_injected_straggler_and_clock_offset_are_recovered(tmp_path, rank0_do
     assert out["estimate"]["saved_ns"] == calls * LATE_US * 1000
 
 
+# ---- a run whose record_param_comms name the collective, its process group and sequence number ----
+
+def with_collective_args(doc, drop_first=False):
+    """Newer PyTorch's arguments on the record_param_comms around each NCCL launch (the 2023
+    fixture predates them): `Collective name`, `Process Group Name` "0" and `Seq`, numbered in
+    launch order, and the kernels renamed as NCCL ≥ 2.19 names them (`ncclDevKernel_*`). With
+    drop_first, the first NCCL kernel is gone, as if the window missed it."""
+    d = copy.deepcopy(doc)
+    events = d["traceEvents"]
+    kernels = sorted((e for e in events if e.get("cat") == "kernel"
+                      and work_class(e) == "COMMUNICATION"), key=lambda e: e["ts"])
+    launch = {e["args"]["correlation"]: e for e in events
+              if e.get("cat") in RUNTIME_CATS and "correlation" in (e.get("args") or {})}
+    comms = [e for e in events if e.get("name") == "record_param_comms"]
+    for seq, k in enumerate(kernels):
+        call = launch[k["args"]["correlation"]]
+        around = [c for c in comms if c["tid"] == call["tid"]
+                  and c["ts"] <= call["ts"] and call["ts"] + call["dur"] <= c["ts"] + c["dur"]]
+        assert len(around) == 1, k["name"]
+        around[0]["args"].update({
+            "Collective name": "allreduce" if "AllReduce" in k["name"] else "all_to_all",
+            "Process Group Name": "0", "Seq": seq})
+    for k in kernels:
+        k["name"] = k["name"].replace("ncclKernel_", "ncclDevKernel_")
+    if drop_first:
+        events.remove(kernels[0])
+    return d, ["allreduce" if "AllReduce" in k["name"] else "all_to_all" for k in kernels]
+
+
+def test_collectives_match_by_sequence_number_not_by_order(tmp_path, rank0_doc):
+    # The straggler's window missed its first NCCL kernel (an all_to_all). By order, its k-th
+    # all_to_all would be paired with everyone's k-th, one call off; by Seq, every remaining call
+    # pairs with its own, so each is exactly LATE_US late and the clocks come out exact.
+    plain, names = with_collective_args(rank0_doc)
+    late, _ = with_collective_args(straggler_doc(rank0_doc), drop_first=True)
+    for r in range(WORLD):
+        write_rank(late if r == STRAGGLER else plain, tmp_path / f"rank{r}.json", r)
+    out = ranks_json(str(tmp_path))
+    matched = len(names) - 1
+    assert health_codes(out) == ["collective_seq_unmatched"]
+    assert out["health"][0]["message"].startswith(
+        f"{names[0]} (process group 0): 1 of {names.count(names[0])} sequence numbers")
+    assert out["stragglers"] == [{"rank": STRAGGLER, "times_last": matched,
+                                  "imposed_wait_ns": matched * (WORLD - 1) * LATE_US * 1000}]
+    assert [(c["name"], c["process_group"], c["count"]) for c in out["collectives"]] == sorted(
+        (n, "0", names.count(n) - (n == names[0])) for n in set(names))
+    for c in out["collectives"]:
+        assert c["max_skew_ns"] == c["mean_skew_ns"] == LATE_US * 1000, c
+    assert out["clock"] == [{"rank": r, "offset_ns": CLOCK_US * 1000 if r == STRAGGLER else 0,
+                             "residual_ns": 0} for r in range(WORLD)]
+    # The identity survives `convert`: the straggler as trace/6 gives the same document.
+    src = tmp_path / f"rank{STRAGGLER}.json"
+    r = subprocess.run([CG, "convert", str(src), "-o", str(tmp_path / "late.jsonl")],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    os.remove(src)
+    again = ranks_json(str(tmp_path))
+    for key in ("health", "stragglers", "collectives", "clock"):
+        assert again[key] == out[key], key
+    # Without the sequence numbers the same set falls back to order, and says the counts differ.
+    os.remove(tmp_path / "late.jsonl")
+    for doc in (late, plain):
+        for e in doc["traceEvents"]:
+            (e.get("args") or {}).pop("Seq", None)
+    write_rank(late, src, STRAGGLER)
+    for r in range(STRAGGLER):
+        write_rank(plain, tmp_path / f"rank{r}.json", r)
+    assert "collective_count_mismatch" in health_codes(ranks_json(str(tmp_path)))
+
+
 # ---- bad sets -----------------------------------------------------------------------------------
 
 def health_codes(out):
@@ -296,6 +369,45 @@ def test_mixed_world_sizes_and_steps_are_different_runs(tmp_path, rank0_doc):
     write_rank(other_step, tmp_path / "c.json", 2, world=2)
     out = ranks_json(str(tmp_path))
     assert health_codes(out) == ["world_size_mismatch", "step_mismatch"]
+
+
+def with_pg_config(doc, groups):
+    d = copy.deepcopy(doc)
+    d["distributedInfo"]["pg_config"] = [
+        {"pg_name": name, "pg_desc": desc, "backend_config": "cuda:nccl", "pg_size": len(ranks),
+         "ranks": ranks} for name, desc, ranks in groups]
+    return d
+
+
+def test_process_groups_configured_differently_are_different_runs(tmp_path, rank0_doc):
+    # Newer PyTorch lists the process groups in distributedInfo.pg_config. Ranks 0 and 1 share a
+    # subgroup "1" that rank 2 does not list (normal); rank 3 lists the default group "0" with
+    # other members: a different run, named as such. Without rank 3 nothing is reported.
+    world = ("0", "default_pg", list(range(WORLD)))
+    sub = ("1", "undefined", [0, 1])
+    for r in range(WORLD):
+        groups = [world, sub] if r < 2 else [world]
+        if r == 3:
+            groups = [("0", "default_pg", [0, 1, 2, 4])]
+        d = with_pg_config(rank0_doc, groups)
+        write_rank(d, tmp_path / f"r{r}.json", r)
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["process_group_mismatch"]
+    msg = out["health"][0]["message"]
+    assert "process group 0 is configured 2 ways" in msg and "ranks 3" in msg, msg
+    assert json.loads(out["ranks"][0]["process_groups"]["1"])["ranks"] == [0, 1]
+    os.remove(tmp_path / "r3.json")
+    out = ranks_json(str(tmp_path))
+    assert health_codes(out) == ["missing_ranks"], out["health"]
+    # The summaries carry the groups: map then reduce finds the same mismatch.
+    write_rank(with_pg_config(rank0_doc, [("0", "default_pg", [0, 1, 2, 4])]),
+               tmp_path / "r3.json", 3)
+    summaries = []
+    for r in range(WORLD):
+        s = tmp_path / f"r{r}.summary.json"
+        assert run_ranks("--map", str(tmp_path / f"r{r}.json"), "-o", str(s)).returncode == 0
+        summaries.append(str(s))
+    assert health_codes(ranks_json("--reduce", *summaries)) == ["process_group_mismatch"]
 
 
 def test_a_rank_from_the_file_name_and_a_trace6_rank(tmp_path, rank0_doc):
@@ -393,3 +505,71 @@ def test_two_gzip_ranks_of_a_128_rank_job(tmp_path):
                            if e.get("name", "").startswith("ProfilerStep#")])]
     assert [c["count"] for r in out["ranks"] for c in r["collectives"]] == [10, 10]
     assert (tmp_path / "r.md").read_text().startswith("# Ranks\n")
+
+
+# ---- one rank's own page, on demand ---------------------------------------------------------------
+
+def test_a_rank_page_is_the_page_report_writes_for_that_rank(tmp_path):
+    # The page of rank 2 must be the very viewer `report --html` writes for rank 2's file (same
+    # step), and only the ranks asked for get one.
+    pages = tmp_path / "pages"
+    out = ranks_json(DLRM, "--rank-pages", str(pages), "--rank-pages-for", "2")
+    assert [(p["rank"], p["file"], p["href"]) for p in out["rank_pages"]] == [
+        (2, str(pages / "rank-2.html"), None)]  # no --html page to link from
+    assert sorted(os.listdir(pages)) == ["rank-2.html"]
+    rank2 = next(r["file"] for r in out["ranks"] if r["rank"] == 2)
+    r = subprocess.run([CG, "report", rank2, "--json", str(tmp_path / "e.json"), "--markdown",
+                        str(tmp_path / "e.md"), "--html", str(tmp_path / "e.html")],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert (pages / "rank-2.html").read_bytes() == (tmp_path / "e.html").read_bytes()
+
+
+def test_rank_page_usage_errors_write_nothing(tmp_path):
+    pages = tmp_path / "pages"
+    r = run_ranks(DLRM, "--rank-pages", str(pages), "--rank-pages-for", "9")
+    assert r.returncode == 2 and "rank 9" in r.stderr and not pages.exists()
+    r = run_ranks(DLRM, "--rank-pages-for", "1")  # without --rank-pages
+    assert r.returncode == 2
+    r = run_ranks(DLRM, "--rank-pages", str(pages), "--html", str(pages / "rank-0.html"))
+    assert r.returncode == 2 and "rank page" in r.stderr
+    assert not (pages / "rank-0.html").exists()
+
+
+# ---- many ranks in one SQLite database ------------------------------------------------------------
+
+def sqlite3_shell(db, sql):
+    r = subprocess.run(["sqlite3", "-batch", "-noheader", str(db), sql], capture_output=True,
+                       text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+def test_many_ranks_in_one_database_carry_their_rank_in_every_table(tmp_path):
+    # All 8 DLRM ranks exported into one database, read back with the sqlite3 shell: every row of
+    # every table that has rows states its run's rank, the ranks are distributedInfo's (read here
+    # from the JSON), and each rank's rows are exactly those of that rank's file exported alone.
+    db = tmp_path / "ranks.db"
+    files = dlrm_files()
+    r = subprocess.run([CG, "export", *files, "--format", "sqlite", "-o", str(db)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    want = {load(f)["distributedInfo"]["rank"]: f for f in files}
+    assert sorted(map(int, sqlite3_shell(db, "SELECT rank FROM runs"))) == sorted(want)
+    tables = sqlite3_shell(db, "SELECT name FROM sqlite_master WHERE type = 'table' "
+                               "AND name NOT IN ('schema', 'peak_allocations')")
+    assert len(tables) > 15
+    for t in tables:
+        assert sqlite3_shell(db, f"SELECT COUNT(*) FROM {t} WHERE rank IS NULL") == ["0"], t
+    # peak_allocations has its own `rank` (the allocation's place by size): the run's is there
+    # `process_rank`.
+    assert sqlite3_shell(db, "SELECT COUNT(*) FROM peak_allocations WHERE process_rank IS NULL"
+                         ) == ["0"]
+    alone = tmp_path / "rank5.db"
+    r = subprocess.run([CG, "export", want[5], "--format", "sqlite", "-o", str(alone)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    for t in ("ops", "kernels", "spans", "gpu_streams"):
+        n = sqlite3_shell(alone, f"SELECT COUNT(*) FROM {t}")
+        assert sqlite3_shell(db, f"SELECT COUNT(*) FROM {t} WHERE rank = 5") == n, t
+        assert int(n[0]) > 0, t

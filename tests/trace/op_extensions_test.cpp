@@ -95,4 +95,30 @@ TEST(ProfilerSteps, TheMetaListIsReadAndWrittenBack) {
                   HasSubstr("step, wall_ns and device_busy_ns"));
 }
 
+// The collective fields (trace6.md §4.5.1): kept in the document, written back as they came, and
+// a process group or sequence number without the collective's name refused at its line.
+const std::string kCollective =
+    R"({"kind":"op","span_id":"s1","op_name":"record_param_comms","inputs":[],"shape":[],"dtype":"unknown","device":"cpu","duration_ns":3,"timestamp_ns":20,"storage_bytes":0,"total_ns":3,"thread":7,"collective":"allreduce","process_group":"0","collective_seq":12})";
+
+TEST(OpExtensions, TheCollectiveIsReadAndWrittenBack) {
+  const candle_graph::TraceDocument doc =
+      candle_graph::parse_trace_text(trace_with({kHost, kCollective}), "t.jsonl");
+  ASSERT_EQ(doc.ops().size(), 2u);
+  EXPECT_EQ(doc.ops()[0].collective, nullptr);
+  ASSERT_NE(doc.ops()[1].collective, nullptr);
+  EXPECT_EQ(doc.ops()[1].collective->name, "allreduce");
+  EXPECT_EQ(doc.ops()[1].collective->process_group, "0");
+  EXPECT_EQ(doc.ops()[1].collective->seq, 12u);
+  const std::string written = candle_graph::write_jsonl_string(doc);
+  EXPECT_THAT(written, HasSubstr(kCollective + "\n"));
+  EXPECT_EQ(candle_graph::parse_trace_text(written, "t"), doc);
+}
+
+TEST(OpExtensions, AProcessGroupWithoutTheCollectiveIsRejectedAtItsLine) {
+  std::string op = kCollective;
+  op.erase(op.find(R"(,"collective":"allreduce")"),
+           std::string(R"(,"collective":"allreduce")").size());
+  expect_rejected(trace_with({op}), 3, HasSubstr("missing field `collective`"));
+}
+
 }  // namespace

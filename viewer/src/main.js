@@ -182,9 +182,14 @@ function main() {
   });
   document.addEventListener('cg-show-view', (event) => show(event.detail, false));
 
-  const initial = VIEWS.some((v) => v.id === payload.default_view)
-    ? payload.default_view
-    : 'evidence';
+  // A link may name the view to open (`viewer.html#timeline`, as the Ranks page links a rank's own
+  // page); otherwise the payload's default.
+  const linked = window.location.hash.slice(1);
+  const initial = VIEWS.some((v) => v.id === linked)
+    ? linked
+    : VIEWS.some((v) => v.id === payload.default_view)
+      ? payload.default_view
+      : 'evidence';
   show(initial, false);
   performance.measure('cg:first-view', 'cg:start');
   document.documentElement.dataset.ready = 'true';

@@ -18,10 +18,10 @@ const fixtures = args.fixtures;
 const run = createRunner();
 
 const dlrm = join(fixtures, 'pytorch-chrome-trace/ranks-param-dlrm-8rank-v100');
-const ranks = (inputs, name) => {
+const ranks = (inputs, name, extra = []) => {
   const json = join(args.out, `${name}.json`);
   const html = join(args.out, `${name}.html`);
-  candleGraph(args.binary, ['ranks', ...inputs, '-j', '2', '-o', json, '--html', html]);
+  candleGraph(args.binary, ['ranks', ...inputs, '-j', '2', '-o', json, '--html', html, ...extra]);
   return { doc: JSON.parse(readFileSync(json, 'utf8')), html };
 };
 
@@ -187,8 +187,14 @@ await withBrowser(async (context) => {
       const sGot = s.map((r) => [Number(r.text[0]), r.values[1], r.values[2]]);
       assert(same(sGot, sWant), `stragglers ${JSON.stringify(sGot)} vs ${JSON.stringify(sWant)}`);
       const c = await rowsOf(page, 'ranks-collectives');
-      const cWant = doc.collectives.map((x) => [x.name, x.count, x.mean_skew_ns, x.max_skew_ns]);
-      const cGot = c.map((r) => [r.text[0], r.values[1], r.values[2], r.values[3]]);
+      const cWant = doc.collectives.map((x) => [
+        x.name,
+        x.process_group || '–',
+        x.count,
+        x.mean_skew_ns,
+        x.max_skew_ns,
+      ]);
+      const cGot = c.map((r) => [r.text[0], r.text[1], r.values[2], r.values[3], r.values[4]]);
       assert(same(cGot, cWant), `collectives ${JSON.stringify(cGot)}`);
       const k = await rowsOf(page, 'ranks-clock');
       const kWant = doc.clock.map((x) => [x.rank, x.offset_ns, x.residual_ns]);
@@ -225,6 +231,40 @@ await withBrowser(async (context) => {
     assert(wraps.length >= 5 && wraps.every((x) => x <= 0), `tables scrolling sideways: ${wraps}`);
   });
   await page.close();
+
+  await run.check('a rank’s own page opens on demand at its Timeline', async () => {
+    // Only rank 5's page is asked for: only its row links, to the page the JSON names, and
+    // following the link opens that rank's viewer at the Timeline view.
+    const pagesDir = join(args.out, 'ranks_pages_dir');
+    rmSync(pagesDir, { recursive: true, force: true });
+    const withPages = ranks([dlrm], 'ranks_pages', [
+      '--rank-pages',
+      pagesDir,
+      '--rank-pages-for',
+      '5',
+    ]);
+    assert(
+      same(
+        withPages.doc.rank_pages.map((x) => [x.rank, x.href]),
+        [[5, 'ranks_pages_dir/rank-5.html']],
+      ),
+      `rank_pages ${JSON.stringify(withPages.doc.rank_pages)}`,
+    );
+    const { page: p, log: l } = await openViewer(context, withPages.html);
+    const links = await p.$$eval('#ranks-time a[data-rank-page]', (as) =>
+      as.map((a) => [Number(a.dataset.rankPage), a.getAttribute('href')]),
+    );
+    assert(same(links, [[5, 'ranks_pages_dir/rank-5.html#timeline']]), `links ${links}`);
+    await Promise.all([p.waitForNavigation(), p.click('#ranks-time a[data-rank-page]')]);
+    await p.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+    const selected = await p.getAttribute('#view-tab-timeline', 'aria-selected');
+    assert(selected === 'true', `Timeline tab selected: ${selected}`);
+    assert(await p.isVisible('#view-panel-timeline'), 'Timeline panel shown');
+    const status = await p.innerText('#status-line');
+    assert(status.includes('worker5'), `the page is rank 5's trace: ${status}`);
+    assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
+    await p.close();
+  });
 
   await run.check('a hostile kernel name and file name stay text', async () => {
     const hostile = ranks([hostileDir], 'ranks_hostile');

@@ -9,6 +9,7 @@
 namespace candle_graph::import::pytorch {
 namespace {
 
+using trace_event::CollectiveArgs;
 using trace_event::Role;
 using trace_event::Slice;
 
@@ -23,6 +24,26 @@ std::optional<std::int64_t> top_level_int(const Model& m, const std::string& key
   double d = 0;
   if (!e.get_double().get(d)) return static_cast<std::int64_t>(d);
   return std::nullopt;
+}
+
+// Newer PyTorch lists the run's process groups in distributedInfo.pg_config ({pg_name, pg_desc,
+// backend_config, pg_size, ranks}): one `source.process_group.<name>` tag per group holding its
+// entry as compact JSON, so `ranks` can tell traces of different runs apart. Bounded: a group
+// name or entry beyond these sizes, or groups beyond the count, are left out.
+void add_process_group_tags(simdjson::dom::element info, trace_event::OwnedTags& owned) {
+  constexpr std::size_t kMaxGroups = 64, kMaxName = 64, kMaxEntry = 64 * 1024;
+  simdjson::dom::array groups;
+  if (info["pg_config"].get_array().get(groups)) return;
+  std::size_t added = 0;
+  for (simdjson::dom::element g : groups) {
+    std::string_view name;
+    if (added == kMaxGroups || g["pg_name"].get_string().get(name) || name.size() > kMaxName)
+      continue;
+    std::string entry = simdjson::minify(g);
+    if (entry.size() > kMaxEntry) continue;
+    owned.add("source.process_group." + std::string(name), std::move(entry));
+    ++added;
+  }
 }
 
 // distributedInfo's rank, world_size and backend as `source.*` tags, when they have the types
@@ -42,6 +63,7 @@ void add_distributed_tags(const Model& m, trace_event::OwnedTags& owned) {
   std::string_view backend;
   if (!info["backend"].get_string().get(backend))
     owned.add("source.backend", std::string(backend.substr(0, 64)));
+  add_process_group_tags(info, owned);
 }
 
 void emit_span(const Assembly& a, std::uint32_t i, TraceDocumentBuilder& out) {
@@ -73,6 +95,14 @@ void emit_op(const Assembly& a, const PlacedOp& o, std::uint64_t self_ns,
   e.total_ns = static_cast<std::uint64_t>(s.dur_ns);
   e.lane = s.lane;
   if (s.correlation >= 0) e.correlation = static_cast<std::uint64_t>(s.correlation);
+  OpCollective collective;
+  if ((s.role == Role::cpu_op || s.role == Role::device_op) && s.extra != kNone) {
+    const CollectiveArgs& c = m.collectives[s.extra];
+    collective.name = m.strings.str(c.name);
+    if (c.process_group != kNone) collective.process_group = m.strings.str(c.process_group);
+    collective.seq = c.seq;
+    e.collective = &collective;
+  }
   std::string device_label;
   std::vector<std::uint64_t> shape;
   if (s.role == Role::device_op) {

@@ -275,9 +275,11 @@ void EventDecoder::decode_slice(const Fields& f) {
   if (f.has_args) {
     if (s.role == Role::cpu_op) {
       read_input_shapes(f.args, s);
+      read_collective_args(f.args, s);
     } else if (s.role == Role::device_op) {
       s.kind = device_kind(f.cat);
       read_device_args(f.args, s);
+      read_collective_args(f.args, s);
     } else if (s.role == Role::candle_span) {
       s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
       m_.candle_spans.push_back(read_candle_span_args(f.args));
@@ -301,6 +303,20 @@ void EventDecoder::decode_slice(const Fields& f) {
     if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
   }
   m_.slices.push_back(s);
+}
+
+// `record_param_comms` (and, in newer PyTorch, the NCCL kernel itself) names the collective, its
+// process group and the group's sequence number: the identity ranks match calls by.
+void EventDecoder::read_collective_args(simdjson::dom::object args, Slice& s) {
+  element v;
+  if (args["Collective name"].get(v) || !v.is_string()) return;
+  CollectiveArgs c;
+  c.name = m_.strings.intern(as_string(v));
+  if (!args["Process Group Name"].get(v) && v.is_string())
+    c.process_group = m_.strings.intern(as_string(v));
+  if (!args["Seq"].get(v)) c.seq = as_u64(v);
+  s.extra = static_cast<std::uint32_t>(m_.collectives.size());
+  m_.collectives.push_back(c);
 }
 
 // A runtime call's correlation id gives its device work a launch time.

@@ -31,6 +31,7 @@ class EventDecoder final : public EventScanner::Handler {
   void decode_slice(const Fields& f);
   void record_launch(const Fields& f, std::int64_t ts_ns);
   void read_input_shapes(simdjson::dom::object args, Slice& s);
+  void read_collective_args(simdjson::dom::object args, Slice& s);
   void read_device_args(simdjson::dom::object args, Slice& s);
   std::uint64_t lane_of(simdjson::dom::element tid);
   CandleSpanArgs read_candle_span_args(simdjson::dom::object args);

@@ -54,9 +54,11 @@ struct Slice {
   std::int64_t ts_ns = 0;
   std::int64_t dur_ns = 0;
   std::uint32_t name = kNone;
-  std::uint32_t dtype = kNone;    // mapped dtype label of the first input (when recorded)
-  std::uint32_t dims = kNone;     // index into Model::dims (first input's shape), kNone if absent
-  std::uint32_t extra = kNone;    // index into Model::candle_spans / candle_ops for candle roles
+  std::uint32_t dtype = kNone;  // mapped dtype label of the first input (when recorded)
+  std::uint32_t dims = kNone;   // index into Model::dims (first input's shape), kNone if absent
+  // index into Model::candle_spans / candle_ops for candle roles, into Model::collectives for a
+  // host op or kernel that carries `record_param_comms`' collective arguments
+  std::uint32_t extra = kNone;
   std::uint64_t input_bytes = 0;  // sum of the recorded inputs' dense sizes
   std::uint64_t bytes = 0;        // memcpy / memset bytes
   std::int64_t correlation = -1;
@@ -113,6 +115,13 @@ struct CandleOpArgs {
   std::optional<std::uint64_t> correlation;
 };
 
+// PyTorch's collective arguments (`Collective name`, `Process Group Name`, `Seq`), interned.
+struct CollectiveArgs {
+  std::uint32_t name = kNone;
+  std::uint32_t process_group = kNone;
+  std::optional<std::uint64_t> seq;
+};
+
 struct Model {
   Interner strings;
   std::vector<Slice> slices;
@@ -122,6 +131,7 @@ struct Model {
   std::vector<CandleSpanArgs> candle_spans;
   std::vector<CandleOpArgs> candle_ops;
   std::vector<std::uint32_t> candle_inputs;
+  std::vector<CollectiveArgs> collectives;
   // correlation id -> launch time of the runtime call (cuda_runtime / hip* / ac2g flow start)
   std::unordered_map<std::int64_t, std::int64_t> launch_ns;
   // counts of events not mapped, by "category" or "ph:X" (reported in tags and on stderr)

@@ -173,8 +173,24 @@ function timeBars(ranks) {
   );
 }
 
-function timeTable(ranks) {
+// The rank's own viewer page (`ranks --rank-pages`), opened at its Timeline view; a plain link,
+// so the page is loaded only when asked for.
+function pageCell(page, rank) {
+  if (!page || !page.href) return el('td', { class: 'rank-page' }, '–');
+  return el(
+    'td',
+    { class: 'rank-page' },
+    el(
+      'a',
+      { href: `${page.href}#timeline`, title: page.file, 'data-rank-page': rank },
+      'timeline',
+    ),
+  );
+}
+
+function timeTable(ranks, pages) {
   const ns = (label, value) => ({ label, num: true, cell: (r) => nsCell(value(r)) });
+  const pageOf = new Map(pages.map((p) => [p.rank, p]));
   return dataTable(
     'ranks-time',
     'GPU time of the measured region per rank (summed over its devices)',
@@ -194,6 +210,9 @@ function timeTable(ranks) {
       ns('Busy', (r) => r.busy_ns),
       ns('Communication', (r) => r.communication_ns),
       ns('Hidden comm.', (r) => r.communication_ns - r.exposed_communication_ns),
+      ...(pages.length
+        ? [{ label: 'Own page', cell: (r) => pageCell(pageOf.get(r.rank), r.rank) }]
+        : []),
     ],
     ranks,
     (r) => ({ 'data-rank': r.rank }),
@@ -227,7 +246,13 @@ export function renderRanks(panel, doc) {
     ),
   );
   panel.append(section('Step wall time', heatMap(ranks)));
-  panel.append(section('Where each rank’s GPU time went', timeBars(ranks), timeTable(ranks)));
+  panel.append(
+    section(
+      'Where each rank’s GPU time went',
+      timeBars(ranks),
+      timeTable(ranks, doc.rank_pages || []),
+    ),
+  );
   panel.append(
     section(
       'Stragglers',
@@ -257,6 +282,10 @@ export function renderRanks(panel, doc) {
         'Arrival skew per matched collective (latest − earliest aligned start)',
         [
           { label: 'Name', cell: (c) => el('td', { class: 'name' }, c.name) },
+          {
+            label: 'Process group',
+            cell: (c) => el('td', { class: 'name' }, c.process_group || '–'),
+          },
           {
             label: 'Count',
             num: true,
