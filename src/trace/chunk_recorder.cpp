@@ -4,6 +4,16 @@
 
 namespace candle_graph {
 
+// Every view and pointer of an event is re-pointed below. An event type that grows has a new
+// field: copy it here too if it can view the parser's memory, then update its size (LP64).
+static_assert(sizeof(void*) != 8 ||
+                  (sizeof(MetaEvent) == 184 && sizeof(SpanStartEvent) == 72 &&
+                   sizeof(SpanEndEvent) == 24 && sizeof(OpEvent) == 232 &&
+                   sizeof(TensorEvent) == 112 && sizeof(MemoryEvent) == 128 &&
+                   sizeof(DeviceMemoryEvent) == 56 && sizeof(GradientEvent) == 72 &&
+                   sizeof(EdgeEvent) == 40 && sizeof(OpCollective) == 48),
+              "an event type changed: check what ChunkRecorder copies");
+
 void* ScratchBlocks::allocate_in_next_block(std::size_t size, std::size_t align) {
   if (size > kBlockSize / 4) {  // a big item gets a block of its own
     oversized_.emplace_back(new std::byte[size + align]);
@@ -134,6 +144,13 @@ void ChunkRecorder::add_op(const OpEvent& e, std::uint64_t line) {
   o.shape = copy(o.shape);
   o.dtype = own(o.dtype);
   o.device = own(o.device);
+  if (o.collective != nullptr) {  // it lives in the parser, which moves on to the next line
+    auto* c =
+        static_cast<OpCollective*>(scratch_.allocate(sizeof(OpCollective), alignof(OpCollective)));
+    new (c)
+        OpCollective{own(o.collective->name), own(o.collective->process_group), o.collective->seq};
+    o.collective = c;
+  }
   note(Kind::op, line);
 }
 

@@ -94,6 +94,26 @@ TEST(ParallelRead, IrregularLayoutsReadTheSame) {
   expect_same_as_one_thread(file, {1, 5, 97, 4096});
 }
 
+TEST(ParallelRead, CollectivesOfOpsReadTheSame) {
+  TempDir dir;
+  std::vector<std::string> lines = synth_lines(dir, 100);
+  // A collective on every op line, each with its own group and sequence number: the parser keeps
+  // one collective at a time, so a worker that kept a pointer to it would replay the wrong one.
+  std::size_t ops = 0;
+  for (std::string& line : lines) {
+    if (line.rfind(R"({"kind":"op")", 0) != 0) continue;
+    line.insert(line.size() - 1, R"(,"collective":"allreduce","process_group":"pg)" +
+                                     std::to_string(ops) + R"(","collective_seq":)" +
+                                     std::to_string(ops));
+    ++ops;
+  }
+  ASSERT_GT(ops, 100u);
+  const fs::path file = write(dir, "collectives.jsonl", join_lines(lines));
+  ASSERT_NE(outcome(file, 1).find(R"("process_group":"pg)" + std::to_string(ops - 1) + "\""),
+            std::string::npos);  // the trace is valid and its collectives are written back
+  expect_same_as_one_thread(file, {1, 300, 65536});
+}
+
 TEST(ParallelRead, FirstErrorAndItsLineAreTheSame) {
   TempDir dir;
   const std::vector<std::string> lines = synth_lines(dir, 30);
