@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the project and prints Markdown tables (copied into docs/performance.md).
-# Usage: bench/run_benchmarks.sh BUILD_DIR [--quick]
+# Usage: bench/run_benchmarks.sh BUILD_DIR [--quick] [--large]
 #   --quick: only the ~30 MB trace (skips the ~300 MB one and the slow jq/python runs on it)
+#   --large: also the 2 GB Kineto case (bench/large_kineto_bench.sh; ~4 GB of data, minutes)
 set -euo pipefail
 BUILD=$(cd "$1" && pwd); shift
-QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
+QUICK=0; LARGE=0
+for arg in "$@"; do
+  case $arg in
+    --quick) QUICK=1 ;;
+    --large) LARGE=1 ;;
+    *) echo "usage: bench/run_benchmarks.sh BUILD_DIR [--quick] [--large]" >&2; exit 2 ;;
+  esac
+done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CG=$BUILD/candle-graph
 DATA=$BUILD/bench-data
@@ -103,3 +111,5 @@ fi
 "$ROOT/bench/pytorch_convert_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 "$ROOT/bench/ranks_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)  # ranks of one run, one by one vs in parallel
 if [ -d "$BUILD/python/candle_graph" ]; then echo "## python_capture_bench (candle_graph.torch native and profiler engines vs no capture vs torch.autograd.profiler)"; PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/bench/python_capture_bench.py" 2>/dev/null; fi
+# Opt-in: the 2 GB Kineto trace read by `report` directly.
+if [ $LARGE = 1 ]; then "$ROOT/bench/large_kineto_bench.sh" "$BUILD"; fi

@@ -25,6 +25,9 @@ struct ImportOptions {
   // Every step together as one measured region (`--step all`).
   bool all_steps = false;
   ProgressCallback progress;
+  // Threads that parse the file, where the format's reader can split it (trace/6); any number
+  // gives the same document and the same errors.
+  unsigned threads = 1;
 };
 
 // What an importer did besides copying events: the source's dialect and size, the measured

@@ -18,6 +18,9 @@ using ProgressCallback = std::function<void(std::uint64_t done, std::uint64_t to
 
 struct ReadOptions {
   ProgressCallback progress;  // called now and then on long reads
+  // Threads that parse (trace/6): above 1, workers parse chunks of lines while the calling
+  // thread assembles the document in file order; the result is the same whatever the number.
+  unsigned threads = 1;
 };
 
 // Parse and validate a trace/6 JSONL file. Errors name the path and the 1-based line.

@@ -1,9 +1,12 @@
 #include "cli/analysis_support.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "bundle/bundle_input.hpp"
 #include "candle_graph/import.hpp"
@@ -29,6 +32,7 @@ std::optional<bundle::BundleInput> bundle_input_of(const std::filesystem::path& 
 ImportOptions import_options(std::string_view step, const std::string& label) {
   ImportOptions options;
   options.progress = progress_on_stderr(label);
+  options.threads = read_threads();
   if (step == "all") {
     options.all_steps = true;
   } else if (!step.empty()) {
@@ -52,6 +56,34 @@ void add_step_option(CLI::App* cmd, std::string& step) {
   cmd->add_option("--step", step,
                   "PyTorch traces: measure ProfilerStep#N, or `all` steps as one region "
                   "(default: the last complete step)");
+}
+
+namespace {
+std::optional<unsigned>& threads_given() {
+  static std::optional<unsigned> threads;  // one command per process
+  return threads;
+}
+}  // namespace
+
+void add_threads_option(CLI::App* cmd) {
+  cmd->add_option_function<unsigned>(
+         "-j,--threads", [](const unsigned& n) { threads_given() = n; },
+         "threads that read the trace (default: $CANDLE_GRAPH_THREADS, else the number of "
+         "cores); the output is the same for any number")
+      ->check(CLI::Range(1u, kMaxReadThreads));
+}
+
+unsigned read_threads() {
+  if (threads_given()) return *threads_given();
+  const char* env = std::getenv("CANDLE_GRAPH_THREADS");
+  if (env == nullptr || *env == '\0') return std::max(1u, std::thread::hardware_concurrency());
+  const std::string_view text(env);
+  unsigned n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n == 0 || n > kMaxReadThreads)
+    throw UsageError("CANDLE_GRAPH_THREADS takes a number of threads from 1 to " +
+                     std::to_string(kMaxReadThreads) + ", not `" + std::string(text) + "`");
+  return n;
 }
 
 std::optional<std::filesystem::path> nsight_dir_for(
@@ -113,6 +145,7 @@ std::function<int()> register_packet_command(CLI::App& app, const char* name, co
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   add_nsight_option(cmd, args->nsight_dir);
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   return [args, options, write] {
     const TraceDocument doc = load_trace(args->trace, args->step);
     const evidence::EvidencePacket packet =

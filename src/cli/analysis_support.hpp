@@ -31,6 +31,13 @@ ImportOptions import_options(std::string_view step, const std::string& label);
 // Registration of `--step N|all`.
 void add_step_option(CLI::App* cmd, std::string& step);
 
+// Registration of `-j,--threads N`: how many threads read the trace.
+void add_threads_option(CLI::App* cmd);
+// The threads a trace is read with: -j, else $CANDLE_GRAPH_THREADS, else the number of cores
+// (UsageError when the variable is not a number from 1 to kMaxReadThreads).
+unsigned read_threads();
+inline constexpr unsigned kMaxReadThreads = 256;
+
 // The Nsight directory to use for `input`: `given` when set, else a bundle input's nsight/.
 std::optional<std::filesystem::path> nsight_dir_for(
     const std::filesystem::path& input, const std::optional<std::filesystem::path>& given);

@@ -125,6 +125,7 @@ Runner register_compare(CLI::App& app) {
   cmd->add_option("BASELINE", args->baseline, "the reference run (any trace format, or a bundle)");
   cmd->add_option("CANDIDATE", args->candidate, "the changed run");
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   cmd->add_flag("--steps-as-runs", args->steps_as_runs,
                 "BASELINE CANDIDATE form with PyTorch traces: every ProfilerStep#N of each trace "
                 "is one run of its cohort (comparison/2 with its interval)");

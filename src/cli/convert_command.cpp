@@ -43,6 +43,7 @@ Runner register_convert(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "trace/6 JSONL file to write (atomically)")
       ->required();
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   return [args] {
     if (output::same_file(args->input, args->output)) {

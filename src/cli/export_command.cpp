@@ -28,6 +28,7 @@ Runner register_export(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "file to write")->required();
   add_nsight_option(cmd, args->nsight_dir);
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   cmd->add_flag("--append", args->append,
                 "sqlite: add the runs to an existing database instead of refusing to replace it");
   return [args] {

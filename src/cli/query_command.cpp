@@ -51,6 +51,7 @@ Runner register_query(CLI::App& app) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   auto threshold = [&](const char* name, double& value, const char* help) {
     cmd->add_option(name, value, help)->capture_default_str()->check(CLI::Range(0.0, 1e9));
   };

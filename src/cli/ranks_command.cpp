@@ -236,7 +236,8 @@ Runner register_ranks(CLI::App& app) {
                      args->markdown, args->html);
       return static_cast<int>(kExitOk);
     }
-    const ImportOptions options = import_options(args->step, "ranks");
+    ImportOptions options = import_options(args->step, "ranks");
+    options.threads = 1;  // -j here reads that many ranks at once, each on one thread
     const std::vector<std::filesystem::path> files = ranks::expand_rank_inputs(args->inputs);
     refuse_overwrite(files, {args->output, args->markdown, args->html});  // before the reading
     ranks::RanksAnalysis analysis =

@@ -113,6 +113,7 @@ Runner register_report(CLI::App& app) {
   cmd->add_option("--markdown", args->markdown, "where to write the Markdown report");
   cmd->add_option("--html", args->html, "also write the HTML viewer of the same packet here");
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   cmd->add_flag("--headline", args->headline,
                 "print the trust verdict, measured total, three heaviest ops, peak memory and the "
                 "output paths to stdout");

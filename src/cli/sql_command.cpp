@@ -75,6 +75,7 @@ Runner register_sql(CLI::App& app) {
       ->required()
       ->expected(2, CLI::detail::expected_max_vector_size);
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   cmd->add_option("--format", args->format, "json, csv or table")
       ->check(CLI::IsMember({"json", "csv", "table"}));
   cmd->add_option("--limit", args->limit,

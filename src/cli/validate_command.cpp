@@ -29,6 +29,7 @@ Runner register_validate(CLI::App& app) {
   cmd->add_option("TRACE", args->trace, "the trace to check (any format `import` reads)")
       ->required();
   add_step_option(cmd, args->step);
+  add_threads_option(cmd);
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   cmd->add_flag("--require-trusted", args->require_trusted,
                 "exit 3 when the trace parses but is not trusted (for CI gates)");

@@ -58,6 +58,7 @@ Runner register_view(CLI::App& app) {
       ->check(CLI::ExistingPath);
   cmd->add_option("--nsight-dir", opts->nsight_dir, "directory of `nsys stats` CSV reports");
   add_step_option(cmd, opts->step);
+  add_threads_option(cmd);
   auto* payload = cmd->add_option("--payload", opts->payload,
                                   "render this viewer/4 JSON payload instead of a trace")
                       ->check(CLI::ExistingFile);

@@ -8,25 +8,26 @@
 
 #include "candle_graph/trace.hpp"
 #include "trace/arena_copies.hpp"
+#include "trace/event_sink.hpp"
 
 namespace candle_graph {
 
-class DocumentAssembler {
+class DocumentAssembler final : public EventSink {
  public:
   explicit DocumentAssembler(std::string source);
 
   // Each add_* copies the event's strings and arrays into the document; `line` (1-based, or the
   // event number for in-memory events) is what errors name.
-  void add(const TraceEvent& event, std::uint64_t line);
+  void add(const TraceEvent& event, std::uint64_t line) override;
   void add_meta(const MetaEvent& e, std::uint64_t line);
-  void add_span_start(const SpanStartEvent& e, std::uint64_t line);
-  void add_span_end(const SpanEndEvent& e, std::uint64_t line);
-  void add_op(const OpEvent& e, std::uint64_t line);
-  void add_tensor(const TensorEvent& e, std::uint64_t line);
-  void add_memory(const MemoryEvent& e, std::uint64_t line);
-  void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line);
-  void add_gradient(const GradientEvent& e, std::uint64_t line);
-  void add_edge(const EdgeEvent& e, std::uint64_t line);
+  void add_span_start(const SpanStartEvent& e, std::uint64_t line) override;
+  void add_span_end(const SpanEndEvent& e, std::uint64_t line) override;
+  void add_op(const OpEvent& e, std::uint64_t line) override;
+  void add_tensor(const TensorEvent& e, std::uint64_t line) override;
+  void add_memory(const MemoryEvent& e, std::uint64_t line) override;
+  void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) override;
+  void add_gradient(const GradientEvent& e, std::uint64_t line) override;
+  void add_edge(const EdgeEvent& e, std::uint64_t line) override;
 
   // Reserves room for about `scale` times the events seen so far (of each kind), `scale` being
   // the file size over the bytes read so far. Growing a vector by doubling briefly holds the old

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "output/json_text.hpp"
-#include "trace/document_assembler.hpp"
+#include "trace/event_sink.hpp"
 
 #if defined(CG_PARSER_HASWELL)
 // The AVX2 variant is compiled *without* -mavx2: a TU built with it emits every inline function
@@ -683,7 +683,7 @@ class Backend final : public LineParserBackend {
   const TraceEvent& parse(std::string_view line, std::size_t capacity, std::string_view source,
                           std::uint64_t line_number) override;
   BatchResult parse_batch(const char* data, std::size_t size, std::uint64_t lines_before,
-                          std::string_view source, DocumentAssembler& out) override;
+                          std::string_view source, EventSink& out) override;
 
  private:
   void parse_object(od::object obj);
@@ -798,8 +798,7 @@ std::size_t Backend::batch_bytes() const noexcept {
 // produces the error message (or accepts the line, e.g. one with a form feed that it trims).
 LineParserBackend::BatchResult Backend::parse_batch(const char* data, std::size_t size,
                                                     std::uint64_t lines_before,
-                                                    std::string_view source,
-                                                    DocumentAssembler& out) {
+                                                    std::string_view source, EventSink& out) {
   Impl& p = impl_;
   p.source = source;
   BatchResult done{0, 0};  // everything before done.consumed is fully handled

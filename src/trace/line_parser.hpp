@@ -13,7 +13,7 @@
 
 namespace candle_graph {
 
-class DocumentAssembler;
+class EventSink;
 
 class LineParserBackend {
  public:
@@ -25,7 +25,7 @@ class LineParserBackend {
   virtual const TraceEvent& parse(std::string_view line, std::size_t capacity,
                                   std::string_view source, std::uint64_t line_number) = 0;
   virtual BatchResult parse_batch(const char* data, std::size_t size, std::uint64_t lines_before,
-                                  std::string_view source, DocumentAssembler& out) = 0;
+                                  std::string_view source, EventSink& out) = 0;
 };
 
 // simdjson On-Demand is compiled for one instruction set at a time, so line_parser.cpp is built
@@ -59,7 +59,7 @@ class LineParser {
   static constexpr std::size_t kBatchBytes = std::size_t{256} << 10;
   LineParserBackend::BatchResult parse_batch(const char* data, std::size_t size,
                                              std::uint64_t lines_before, std::string_view source,
-                                             DocumentAssembler& out) {
+                                             EventSink& out) {
     return backend_->parse_batch(data, size, lines_before, source, out);
   }
 

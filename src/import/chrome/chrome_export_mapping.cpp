@@ -89,7 +89,8 @@ OpKind op_kind_of(const Slice& s, const CandleOpArgs& a) {
 ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
                                          const ImportOptions& options) const {
   const std::string path = input.string();
-  trace_event::ScannedTrace scanned = trace_event::scan_trace_events(input, options.progress);
+  trace_event::ScannedTrace scanned =
+      trace_event::scan_trace_events(input, options.progress, options.threads);
   const Model& m = scanned.model;
   trace_event::SourceInfo& src = scanned.source;
   src.format = "candle-graph-chrome";

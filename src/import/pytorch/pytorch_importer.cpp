@@ -90,7 +90,8 @@ bool PytorchImporter::recognizes(const InputHead& head) const {
 ImportedTrace PytorchImporter::read(const std::filesystem::path& path,
                                     const ImportOptions& options) const {
   const std::string name = path.string();
-  trace_event::ScannedTrace scanned = trace_event::scan_trace_events(path, options.progress);
+  trace_event::ScannedTrace scanned =
+      trace_event::scan_trace_events(path, options.progress, options.threads);
   Model& m = scanned.model;
   scanned.source.format = scanned.source.bare_array ? "legacy-autograd-profiler" : "kineto";
   RepairCounts rep;

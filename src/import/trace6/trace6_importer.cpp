@@ -31,6 +31,7 @@ ImportedTrace Trace6Importer::read(const std::filesystem::path& path,
                 "region");
   ReadOptions read;
   read.progress = options.progress;
+  read.threads = options.threads;
   ImportedTrace t{parse_trace(path, read), {}};
   t.report.format = "trace6";
   t.report.source_events = t.document.event_count();

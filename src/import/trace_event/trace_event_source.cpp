@@ -6,11 +6,12 @@
 #include "candle_graph/error.hpp"
 #include "import/trace_event/event_decoder.hpp"
 #include "import/trace_event/event_scanner.hpp"
+#include "import/trace_event/pipelined_scan.hpp"
 
 namespace candle_graph::import::trace_event {
 
-ScannedTrace scan_trace_events(const std::filesystem::path& path,
-                               const ProgressCallback& progress) {
+ScannedTrace scan_trace_events(const std::filesystem::path& path, const ProgressCallback& progress,
+                               unsigned threads) {
   const std::string name = path.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -19,7 +20,8 @@ ScannedTrace scan_trace_events(const std::filesystem::path& path,
   }
   ScannedTrace t;
   EventDecoder decoder(name, t.model);
-  const EventScanner::Result scan = EventScanner::scan(path, decoder, progress);
+  const EventScanner::Result scan = threads > 1 ? scan_on_worker(path, decoder, progress)
+                                                : EventScanner::scan(path, decoder, progress);
   decoder.finish();
   if (t.model.events == 0) throw Error(name, 0, "not a PyTorch profiler trace: it holds no events");
   t.source.file_name = path.filename().string();

@@ -33,8 +33,10 @@ struct ScannedTrace {
 };
 
 // Scans and decodes `path`. Throws Error naming the file (and the byte offset of malformed JSON)
-// when it is not Chrome Trace Event JSON, or holds no events at all.
-ScannedTrace scan_trace_events(const std::filesystem::path& path, const ProgressCallback& progress);
+// when it is not Chrome Trace Event JSON, or holds no events at all. With `threads` above 1 the
+// scanner runs on a second thread, beside the decoder; the result and the errors are the same.
+ScannedTrace scan_trace_events(const std::filesystem::path& path, const ProgressCallback& progress,
+                               unsigned threads = 1);
 
 // Counts of what a mapping repaired, dropped or left unmapped, by `convert.<reason>` key.
 using RepairCounts = std::map<std::string, std::uint64_t>;

@@ -1,0 +1,166 @@
+// Reading with several threads (ReadOptions::threads > 1) must give what the single-threaded read
+// gives, byte for byte: the same document (compared as the canonical JSONL the writer makes of
+// it) or the same first error (kind, file, line and message). The single-threaded read is the
+// reference: its own tests (reader_*_test.cpp) check it against independent expectations. Chunk
+// sizes down to one byte are forced through CANDLE_GRAPH_TEST_CHUNK_BYTES so that chunk
+// boundaries fall everywhere, inside lines, in blank lines and in documents spread over lines.
+#include <cstdlib>
+
+#include "support/run_program.hpp"
+#include "support/trace_lines.hpp"
+
+namespace {
+
+using namespace cgtest;
+using candle_graph::Error;
+using candle_graph::ReadOptions;
+using candle_graph::testing::run_cli;
+
+// "ok" and the document as JSONL, or "error" and what the error says.
+std::string outcome(const fs::path& file, unsigned threads, std::size_t chunk_bytes = 0) {
+  if (chunk_bytes > 0)
+    ::setenv("CANDLE_GRAPH_TEST_CHUNK_BYTES", std::to_string(chunk_bytes).c_str(), 1);
+  else
+    ::unsetenv("CANDLE_GRAPH_TEST_CHUNK_BYTES");
+  ReadOptions options;
+  options.threads = threads;
+  std::string result;
+  try {
+    result = "ok\n" + candle_graph::write_jsonl_string(candle_graph::parse_trace(file, options));
+  } catch (const Error& e) {
+    result = "error " + std::string(candle_graph::to_string(e.kind())) + " " + e.what();
+  }
+  ::unsetenv("CANDLE_GRAPH_TEST_CHUNK_BYTES");
+  return result;
+}
+
+// Every thread count and chunk size the tests try against the single-threaded read.
+void expect_same_as_one_thread(const fs::path& file, std::initializer_list<std::size_t> chunks) {
+  const std::string reference = outcome(file, 1);
+  EXPECT_EQ(outcome(file, 2), reference) << file << ", 2 threads";
+  for (std::size_t chunk : chunks) {
+    EXPECT_EQ(outcome(file, 2, chunk), reference) << file << ", 2 threads, chunks of " << chunk;
+    EXPECT_EQ(outcome(file, 3, chunk), reference) << file << ", 3 threads, chunks of " << chunk;
+  }
+}
+
+std::vector<std::string> synth_lines(const TempDir& dir, int layers) {
+  const fs::path out = dir / ("synth-" + std::to_string(layers) + ".jsonl");
+  const auto r = run_cli({"synth", "--layers", std::to_string(layers), "--ops-per-span", "4",
+                          "--seed", "7", "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 0) << candle_graph::testing::describe(r);
+  return lines_of(read_file(out));
+}
+
+fs::path write(const TempDir& dir, const std::string& name, std::string_view text) {
+  const fs::path p = dir / name;
+  write_file(p, text);
+  return p;
+}
+
+TEST(ParallelRead, EveryTraceFixtureReadsTheSame) {
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(CG_FIXTURE_DIR)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    ++files;
+    expect_same_as_one_thread(entry.path(), {1, 2, 7, 64, 333});
+  }
+  EXPECT_GE(files, 5u);  // tests/fixtures holds at least the five trace/6 fixtures
+}
+
+TEST(ParallelRead, SynthTraceOfManyChunksReadsTheSame) {
+  TempDir dir;
+  // ~4 MB: several of the reader's 1 MiB chunks, with their default size.
+  const fs::path big = write(dir, "big.jsonl", join_lines(synth_lines(dir, 800)));
+  expect_same_as_one_thread(big, {4096, 65536});
+}
+
+TEST(ParallelRead, IrregularLayoutsReadTheSame) {
+  TempDir dir;
+  std::vector<std::string> lines = synth_lines(dir, 30);
+  // Lines that leave the fast scanner for simdjson's batches and the per-line path: spaces,
+  // CRLF, blank lines, a BOM, a line longer than a small chunk, no final newline.
+  std::string text = "\xEF\xBB\xBF";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string line = lines[i];
+    if (i % 3 == 1) line.insert(1, " ");
+    if (i % 11 == 4) line.insert(line.size() - 1, ",\"pad\":\"" + std::string(5000, 'x') + "\"");
+    if (i % 5 == 2) line += "\r";
+    if (i % 7 == 3) text += "\n  \n";
+    text += line + (i + 1 == lines.size() ? "" : "\n");
+  }
+  const fs::path file = write(dir, "irregular.jsonl", text);
+  ASSERT_EQ(outcome(file, 1).substr(0, 3), "ok\n");  // the layouts are valid trace/6
+  expect_same_as_one_thread(file, {1, 5, 97, 4096});
+}
+
+TEST(ParallelRead, CollectivesOfOpsReadTheSame) {
+  TempDir dir;
+  std::vector<std::string> lines = synth_lines(dir, 100);
+  // A collective on every op line, each with its own group and sequence number: the parser keeps
+  // one collective at a time, so a worker that kept a pointer to it would replay the wrong one.
+  std::size_t ops = 0;
+  for (std::string& line : lines) {
+    if (line.rfind(R"({"kind":"op")", 0) != 0) continue;
+    line.insert(line.size() - 1, R"(,"collective":"allreduce","process_group":"pg)" +
+                                     std::to_string(ops) + R"(","collective_seq":)" +
+                                     std::to_string(ops));
+    ++ops;
+  }
+  ASSERT_GT(ops, 100u);
+  const fs::path file = write(dir, "collectives.jsonl", join_lines(lines));
+  ASSERT_NE(outcome(file, 1).find(R"("process_group":"pg)" + std::to_string(ops - 1) + "\""),
+            std::string::npos);  // the trace is valid and its collectives are written back
+  expect_same_as_one_thread(file, {1, 300, 65536});
+}
+
+TEST(ParallelRead, FirstErrorAndItsLineAreTheSame) {
+  TempDir dir;
+  const std::vector<std::string> lines = synth_lines(dir, 30);
+  ASSERT_GT(lines.size(), 200u);
+  // Each kind of error, alone and after another, at the start, middle and end of the file.
+  const std::vector<std::pair<std::string, std::string>> breakages = {
+      {"bad json", R"({"kind":"span_end","id":)"},
+      {"unknown kind", R"({"kind":"nope"})"},
+      {"two documents", R"({"kind":"span_end","id":"x","duration_ns":1} {"a":1})"},
+      {"document over two lines", "{\"kind\":\"span_end\",\n\"id\":\"x\",\"duration_ns\":1}"},
+      {"duplicate span", lines[1]},  // lines[1] is the first span_start: its id is taken
+  };
+  for (std::size_t at : {std::size_t{2}, lines.size() / 2, lines.size() - 1}) {
+    for (const auto& [what, bad] : breakages) {
+      std::vector<std::string> broken = lines;
+      broken.insert(broken.begin() + static_cast<std::ptrdiff_t>(at), bad);
+      const fs::path file = write(dir, "broken.jsonl", join_lines(broken));
+      SCOPED_TRACE(what + " at line " + std::to_string(at + 1));
+      expect_same_as_one_thread(file, {1, 64, 1000});
+      // The line is where the test put it (index + 1), not what the reader says.
+      const std::string expected_line = ":" + std::to_string(at + 1) + ":";
+      EXPECT_NE(outcome(file, 2, 64).find(expected_line), std::string::npos)
+          << outcome(file, 2, 64);
+    }
+  }
+}
+
+TEST(ParallelRead, ProgressReachesTheFileSize) {
+  TempDir dir;
+  const fs::path file = write(dir, "t.jsonl", join_lines(synth_lines(dir, 30)));
+  ReadOptions options;
+  options.threads = 2;
+  std::uint64_t last_done = 0, last_total = 0;
+  options.progress = [&](std::uint64_t done, std::uint64_t total) {
+    last_done = done;
+    last_total = total;
+  };
+  candle_graph::parse_trace(file, options);
+  EXPECT_EQ(last_done, fs::file_size(file));
+  EXPECT_EQ(last_total, fs::file_size(file));
+}
+
+TEST(ParallelRead, EmptyAndBlankFilesFailAlike) {
+  TempDir dir;
+  expect_same_as_one_thread(write(dir, "empty.jsonl", ""), {1});
+  expect_same_as_one_thread(write(dir, "blank.jsonl", "\n \n\r\n"), {1, 2});
+  expect_same_as_one_thread(write(dir, "bom.jsonl", "\xEF\xBB\xBF"), {1});
+}
+
+}  // namespace
