@@ -19,6 +19,7 @@
 #include "trace/document_assembler.hpp"
 #include "trace/fast_line_scanner.hpp"
 #include "trace/line_parser.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph {
 namespace {
@@ -199,6 +200,7 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
   if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error(source, 0, "is a directory, not a trace file");
   const std::uint64_t total = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+  check_memory_budget(source, total, kTrace6BytesPerInputByte);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

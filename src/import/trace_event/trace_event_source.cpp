@@ -6,6 +6,7 @@
 #include "candle_graph/error.hpp"
 #include "import/trace_event/event_decoder.hpp"
 #include "import/trace_event/event_scanner.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph::import::trace_event {
 
@@ -17,6 +18,7 @@ ScannedTrace scan_trace_events(const std::filesystem::path& path,
     throw Error(ErrorKind::io, name, 0,
                 std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   }
+  check_memory_budget(name, input_bytes(path), kTraceEventBytesPerInputByte);
   ScannedTrace t;
   EventDecoder decoder(name, t.model);
   const EventScanner::Result scan = EventScanner::scan(path, decoder, progress);
@@ -42,6 +44,12 @@ void add_ignored(RepairCounts& repairs, const std::map<std::string, std::uint64_
       repairs["convert.ignored.other_categories"] += n;
     }
   }
+}
+
+void add_bad_values(RepairCounts& repairs, const BadValues& bad) {
+  // Reasons are the decoder's fixed keys, never text from the file: the tags stay bounded.
+  for (const auto& [reason, c] : bad.rejected()) repairs["convert.rejected." + reason] += c.events;
+  for (const auto& [reason, c] : bad.repaired()) repairs["convert.repaired." + reason] += c.events;
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> nonzero(const RepairCounts& repairs) {
