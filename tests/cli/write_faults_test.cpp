@@ -255,7 +255,9 @@ TEST(WriteFaults, KilledMidWriteLeavesNoPartialFile) {
     TempDir dest("cg-faults-out");
     const fs::path out = dest / "out";
     // A Chrome export replaces an older file; an SQLite export refuses one (without --append).
-    if (format == "chrome") ASSERT_TRUE(write_file(out, "old content"));
+    if (format == "chrome") {
+      ASSERT_TRUE(write_file(out, "old content"));
+    }
     const std::vector<std::string> run_args = {"export", trace.string(), "--format",
                                                format,   "-o",           out.string()};
     // Chrome JSON streams out from the start; SQLite keeps its pages in its cache until it
