@@ -90,9 +90,8 @@ void check_memory_budget(const std::string& path, std::uint64_t input_bytes,
   if (need <= static_cast<double>(*limit)) return;
   const bool configured = std::getenv(kMemoryLimitVariable) != nullptr;
   throw Error(ErrorKind::resource, path, 0,
-              "reading it needs about " + mib(need) + " of memory (" +
-                  mib(static_cast<double>(input_bytes)) + " of events), more than the " +
-                  mib(static_cast<double>(*limit)) + " " +
+              "reading its " + mib(static_cast<double>(input_bytes)) + " needs about " + mib(need) +
+                  " of memory, more than the " + mib(static_cast<double>(*limit)) + " " +
                   (configured ? std::string("that ") + kMemoryLimitVariable + " allows"
                               : "available (MemAvailable)") +
                   "; free memory or set " + kMemoryLimitVariable +
