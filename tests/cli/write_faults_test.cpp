@@ -26,6 +26,7 @@ namespace {
 using namespace cgcli;
 using ::testing::HasSubstr;
 
+// The destination; `{OUT.x}` is another output of the same command, OUT + ".x".
 constexpr const char* kOut = "{OUT}";
 
 // The inputs every command reads, written once per test in a directory of their own.
@@ -67,9 +68,9 @@ std::vector<WriteCase> writing_commands(const Inputs& in) {
       {"import", {"import", t, "-o", kOut}},
       {"query", {"query", t, "--kind", "spans", "-o", kOut}},
       {"compare", {"compare", t, t, "-o", kOut}},
-      {"report-json", {"report", t, "--json", kOut}},
-      {"report-markdown", {"report", t, "--markdown", kOut}},
-      {"report-html", {"report", t, "--html", kOut}},
+      {"report", {"report", t, "--json", kOut, "--markdown", "{OUT.md}"}},
+      {"report-html",
+       {"report", t, "--json", "{OUT.json}", "--markdown", "{OUT.md}", "--html", kOut}},
       {"view", {"view", t, "-o", kOut}},
       {"export-chrome", {"export", t, "--format", "chrome", "-o", kOut}},
       {"convert", {"convert", in.chrome.string(), "-o", kOut}},
@@ -82,8 +83,9 @@ std::vector<WriteCase> writing_commands(const Inputs& in) {
 }
 
 std::vector<std::string> with_output(std::vector<std::string> args, const fs::path& out) {
-  for (auto& a : args)
-    if (a == kOut) a = out.string();
+  for (auto& a : args) {
+    if (a.starts_with("{OUT") && a.ends_with("}")) a = out.string() + a.substr(4, a.size() - 5);
+  }
   return args;
 }
 
@@ -132,7 +134,7 @@ class ScopedEnv {
 
 void expect_clean_failure(const RunResult& r, const fs::path& out) {
   EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(out.filename().string())) << describe(r);
+  EXPECT_THAT(r.err, HasSubstr(out.string())) << describe(r);
   EXPECT_FALSE(fs::exists(out)) << out;
 }
 
