@@ -56,6 +56,21 @@ TEST(RejectedEvents, SeveralReasonsAreListedWithTheFirstOne) {
       << e;
 }
 
+TEST(RejectedEvents, ChromeExportWithoutUsableSpansSaysWhy) {
+  TempDir dir;
+  // Our Chrome export's one span, with a ts beyond int64 ns: rejected, so no span is left.
+  const std::string text =
+      R"({"traceEvents":[{"ph":"X","cat":"span","name":"root","ts":1e300,"dur":1,"pid":1,)"
+      R"("tid":1,"args":{"span_id":"s1"}}],"otherData":{"schema":"candle-graph/chrome/1"}})";
+  const std::size_t first = text.find("{\"ph\"");
+  const std::string e = convert_error(dir, "export.json", text);
+  EXPECT_TRUE(has(e,
+                  "candle-graph Chrome export without span events (1 of 1 events rejected: "
+                  "ts out of range (1), e.g. byte " +
+                      std::to_string(first) + ")"))
+      << e;
+}
+
 TEST(RejectedEvents, CountedByReasonInTheTagsAndTheReport) {
   TempDir dir;
   // Two good ops; then, each written once: a negative dur and a dur of "inf" (both repaired:
