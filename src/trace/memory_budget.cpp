@@ -11,6 +11,8 @@
 #include <limits>
 #include <memory>
 
+#include <sys/resource.h>
+
 #include "candle_graph/error.hpp"
 
 namespace candle_graph {
@@ -82,20 +84,67 @@ std::uint64_t input_bytes(const std::filesystem::path& path) {
   return std::max(size, expanded);
 }
 
-void check_memory_budget(const std::string& path, std::uint64_t input_bytes,
-                         double bytes_per_input_byte) {
+namespace {
+
+// Throws when `need` bytes exceed the limit; `what` says what needs them.
+void refuse_over_limit(const std::string& path, double need, const std::string& what) {
   const auto limit = memory_limit();
-  if (!limit) return;
-  const double need = static_cast<double>(input_bytes) * bytes_per_input_byte;
-  if (need <= static_cast<double>(*limit)) return;
+  if (!limit || need <= static_cast<double>(*limit)) return;
   const bool configured = std::getenv(kMemoryLimitVariable) != nullptr;
   throw Error(ErrorKind::resource, path, 0,
-              "reading its " + mib(static_cast<double>(input_bytes)) + " needs about " + mib(need) +
-                  " of memory, more than the " + mib(static_cast<double>(*limit)) + " " +
+              what + " needs about " + mib(need) + " of memory, more than the " +
+                  mib(static_cast<double>(*limit)) + " " +
                   (configured ? std::string("that ") + kMemoryLimitVariable + " allows"
                               : "available (MemAvailable)") +
                   "; free memory or set " + kMemoryLimitVariable +
                   " to a larger size (`unlimited`: no check)");
+}
+
+}  // namespace
+
+void check_memory_budget(const std::string& path, std::uint64_t input_bytes,
+                         double bytes_per_input_byte) {
+  refuse_over_limit(path, static_cast<double>(input_bytes) * bytes_per_input_byte,
+                    "reading its " + mib(static_cast<double>(input_bytes)));
+}
+
+void check_event_budget(const std::string& path, std::uint64_t events, double bytes_per_event) {
+  refuse_over_limit(path, static_cast<double>(events) * bytes_per_event,
+                    "analysing its " + std::to_string(events) + " events");
+}
+
+namespace {
+
+std::uint64_t peak_resident_bytes() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+std::string limit_source() {
+  return std::getenv(kMemoryLimitVariable) != nullptr
+             ? std::string("that ") + kMemoryLimitVariable + " allows"
+             : "available (MemAvailable) when reading began";
+}
+
+}  // namespace
+
+MemoryWatch::MemoryWatch(std::string path) : path_(std::move(path)) {
+  const char* configured = std::getenv(kMemoryLimitVariable);
+  limit_ = memory_limit();
+  // The available memory is what may still be added to what the process holds already.
+  if (limit_ && (configured == nullptr || *configured == '\0')) *limit_ += peak_resident_bytes();
+}
+
+void MemoryWatch::check_slow(std::uint64_t offset) const {
+  const std::uint64_t held = peak_resident_bytes();
+  if (held <= *limit_) return;
+  throw Error(ErrorKind::resource, path_, 0,
+              "reading stopped at byte " + std::to_string(offset) + ": the process holds " +
+                  mib(static_cast<double>(held)) + ", more than the " +
+                  mib(static_cast<double>(*limit_)) + " " + limit_source() +
+                  " (its events are smaller than usual); free memory or set " +
+                  kMemoryLimitVariable + " to a larger size (`unlimited`: no check)");
 }
 
 }  // namespace candle_graph

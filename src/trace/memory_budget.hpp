@@ -16,9 +16,11 @@ namespace candle_graph {
 inline constexpr const char* kMemoryLimitVariable = "CANDLE_GRAPH_MEMORY_LIMIT";
 
 // Peak resident bytes per input byte (decompressed), measured with /usr/bin/time -f %M on
-// `summary` (the reader plus the analyses every command runs), rounded up.
+// `summary` (the reader plus the analyses every command runs) for files of the usual shape,
+// rounded up. Files of smaller events need more per byte: MemoryWatch stops those while they
+// are read.
 inline constexpr double kTrace6BytesPerInputByte = 1.6;
-inline constexpr double kTraceEventBytesPerInputByte = 2.4;
+inline constexpr double kTraceEventBytesPerInputByte = 1.0;
 
 // The limit in bytes: CANDLE_GRAPH_MEMORY_LIMIT (bytes, or with a K, M, G or T suffix of powers
 // of 1024; `unlimited` or 0: none), else MemAvailable; nullopt when there is none. Throws Error
@@ -33,5 +35,31 @@ std::uint64_t input_bytes(const std::filesystem::path& path);
 // `bytes_per_input_byte`, would need more than memory_limit().
 void check_memory_budget(const std::string& path, std::uint64_t input_bytes,
                          double bytes_per_input_byte);
+
+// Peak resident bytes per event kept from a Chrome Trace Event file (ops, spans, device work,
+// memory events), measured like the ratios above on files of small and of usual events, rounded
+// up: how many events there are says more than the file's size, once they are decoded.
+inline constexpr double kTraceEventBytesPerEvent = 480;
+
+// Throws Error (kind resource) naming `path` when `events` at `bytes_per_event` would need more
+// than memory_limit(); called between decoding and building the document.
+void check_event_budget(const std::string& path, std::uint64_t events, double bytes_per_event);
+
+// Watches the process's peak resident memory while a trace is read: check() throws Error (kind
+// resource) naming the file and the byte reached once it exceeds the limit (the configured one,
+// else the resident memory at construction plus the memory then available). One getrusage call
+// per check: readers call it once per chunk of input.
+class MemoryWatch {
+ public:
+  explicit MemoryWatch(std::string path);
+  void check(std::uint64_t offset) const {
+    if (limit_) check_slow(offset);
+  }
+
+ private:
+  void check_slow(std::uint64_t offset) const;
+  std::string path_;
+  std::optional<std::uint64_t> limit_;
+};
 
 }  // namespace candle_graph

@@ -172,4 +172,33 @@ TEST(ResourceBounds, TenMillionTinyEventsAreRefusedBeforeReading) {
   EXPECT_LT(peak_kib, 64 * 1024);
 }
 
+TEST(ResourceBounds, SmallEventsOverTheLimitAreStoppedOnceCounted) {
+  if (kSanitized)
+    GTEST_SKIP() << "ASan's own memory would trip the limit; runs in the Release pass";
+  TempDir dir;
+  const fs::path path = dir / "dense.json";
+  {
+    // 800,000 cpu_ops of ~55 bytes: 44 MB, under the 96 MiB limit at the usual 1 byte per byte
+    // (so the check before reading lets it through), but events this small need several
+    // bytes of memory per byte of file.
+    std::ofstream out(path, std::ios::binary);
+    out << R"({"traceEvents":[)";
+    for (int i = 0; i < 800000; ++i)
+      out << (i ? "," : "") << R"({"ph":"X","cat":"cpu_op","name":"a","ts":)" << i
+          << R"(,"dur":1})";
+    out << "]}";
+  }
+  ASSERT_LT(fs::file_size(path), 96u << 20);
+  const ScopedEnv limit("CANDLE_GRAPH_MEMORY_LIMIT", "96M");
+  const auto [code, peak_kib] = run_measured({"validate", path.string()});
+  EXPECT_EQ(code, 1);
+  // Stopped once its events were counted, before the document and the analyses that would
+  // need several hundred MiB (355 MiB measured without the limit): the decoded events alone
+  // stay under the limit.
+  EXPECT_LT(peak_kib, 96 * 1024);
+  const RunResult r = run_cli({"validate", path.string()});
+  EXPECT_THAT(r.err, HasSubstr(path.string() + ": analysing its 800000 events needs about "));
+  EXPECT_THAT(r.err, HasSubstr("that CANDLE_GRAPH_MEMORY_LIMIT allows"));
+}
+
 }  // namespace

@@ -136,7 +136,8 @@ bool read_dims(element e, std::vector<std::uint64_t>& out) {
 
 }  // namespace
 
-EventDecoder::EventDecoder(std::string path, Model& model) : path_(std::move(path)), m_(model) {
+EventDecoder::EventDecoder(std::string path, Model& model)
+    : path_(std::move(path)), m_(model), memory_(path_) {
   batch_.reserve(kBatchBytes + 2 * simdjson::SIMDJSON_PADDING);
 }
 
@@ -188,6 +189,7 @@ void EventDecoder::flush() {
            std::string("malformed JSON (") + simdjson::error_message(error) + ")");
     decode(doc, starts_[done].second);
   }
+  memory_.check(starts_.back().second);
   batch_.clear();
   starts_.clear();
 }

@@ -11,6 +11,7 @@
 
 #include "import/trace_event/event_model.hpp"
 #include "import/trace_event/event_scanner.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph::import::trace_event {
 
@@ -50,6 +51,7 @@ class EventDecoder final : public EventScanner::Handler {
   simdjson::dom::parser single_;
   std::vector<std::uint64_t> shape_;
   std::uint64_t order_ = 0;
+  MemoryWatch memory_;  // checked after every batch
 };
 
 }  // namespace candle_graph::import::trace_event

@@ -23,6 +23,8 @@ ScannedTrace scan_trace_events(const std::filesystem::path& path,
   EventDecoder decoder(name, t.model);
   const EventScanner::Result scan = EventScanner::scan(path, decoder, progress);
   decoder.finish();
+  // The file's size misjudges files of very small events; their number does not.
+  check_event_budget(name, t.model.slices.size() + t.model.memory.size(), kTraceEventBytesPerEvent);
   if (t.model.events == 0) throw Error(name, 0, "not a PyTorch profiler trace: it holds no events");
   t.source.file_name = path.filename().string();
   t.source.gzip = scan.gzip;
