@@ -87,10 +87,16 @@ std::uint64_t input_bytes(const std::filesystem::path& path) {
 namespace {
 
 // Throws when `need` bytes exceed the limit; `what` says what needs them.
+bool limit_configured() {
+  const char* text = std::getenv(kMemoryLimitVariable);
+  return text != nullptr && *text != '\0';
+}
+
 void refuse_over_limit(const std::string& path, double need, const std::string& what) {
+  const bool configured = limit_configured();
+  if (!configured && need < static_cast<double>(kAlwaysAvailableBytes)) return;
   const auto limit = memory_limit();
   if (!limit || need <= static_cast<double>(*limit)) return;
-  const bool configured = std::getenv(kMemoryLimitVariable) != nullptr;
   throw Error(ErrorKind::resource, path, 0,
               what + " needs about " + mib(need) + " of memory, more than the " +
                   mib(static_cast<double>(*limit)) + " " +
@@ -121,30 +127,34 @@ std::uint64_t peak_resident_bytes() {
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
 }
 
-std::string limit_source() {
-  return std::getenv(kMemoryLimitVariable) != nullptr
-             ? std::string("that ") + kMemoryLimitVariable + " allows"
-             : "available (MemAvailable) when reading began";
-}
-
 }  // namespace
 
-MemoryWatch::MemoryWatch(std::string path) : path_(std::move(path)) {
-  const char* configured = std::getenv(kMemoryLimitVariable);
-  limit_ = memory_limit();
-  // The available memory is what may still be added to what the process holds already.
-  if (limit_ && (configured == nullptr || *configured == '\0')) *limit_ += peak_resident_bytes();
+MemoryWatch::MemoryWatch(std::string path)
+    : path_(std::move(path)), configured_(limit_configured()) {
+  if (configured_) {
+    limit_ = memory_limit();
+    limit_known_ = true;
+  }
 }
 
-void MemoryWatch::check_slow(std::uint64_t offset) const {
+void MemoryWatch::check(std::uint64_t offset) {
   const std::uint64_t held = peak_resident_bytes();
-  if (held <= *limit_) return;
+  if (!limit_known_) {
+    if (held < kAlwaysAvailableBytes) return;
+    // The available memory is what may still be added to what the process holds already.
+    limit_ = memory_limit();
+    if (limit_) *limit_ += held;
+    limit_known_ = true;
+  }
+  if (!limit_ || held <= *limit_) return;
   throw Error(ErrorKind::resource, path_, 0,
               "reading stopped at byte " + std::to_string(offset) + ": the process holds " +
                   mib(static_cast<double>(held)) + ", more than the " +
-                  mib(static_cast<double>(*limit_)) + " " + limit_source() +
-                  " (its events are smaller than usual); free memory or set " +
-                  kMemoryLimitVariable + " to a larger size (`unlimited`: no check)");
+                  mib(static_cast<double>(*limit_)) + " " +
+                  (configured_ ? std::string("that ") + kMemoryLimitVariable + " allows"
+                               : "available (MemAvailable) when it passed 64 MiB") +
+                  "; free memory or set " + kMemoryLimitVariable +
+                  " to a larger size (`unlimited`: no check)");
 }
 
 }  // namespace candle_graph

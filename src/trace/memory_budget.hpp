@@ -22,6 +22,11 @@ inline constexpr const char* kMemoryLimitVariable = "CANDLE_GRAPH_MEMORY_LIMIT";
 inline constexpr double kTrace6BytesPerInputByte = 1.6;
 inline constexpr double kTraceEventBytesPerInputByte = 1.0;
 
+// Below this much, the default limit (the available memory) is not even read: any machine that
+// runs the tool has it, and small inputs (tests, fuzzing) then cost no /proc/meminfo read.
+// A configured limit is always applied.
+inline constexpr std::uint64_t kAlwaysAvailableBytes = std::uint64_t{64} << 20;
+
 // The limit in bytes: CANDLE_GRAPH_MEMORY_LIMIT (bytes, or with a K, M, G or T suffix of powers
 // of 1024; `unlimited` or 0: none), else MemAvailable; nullopt when there is none. Throws Error
 // (usage) naming the variable when its value cannot be read.
@@ -47,19 +52,18 @@ void check_event_budget(const std::string& path, std::uint64_t events, double by
 
 // Watches the process's peak resident memory while a trace is read: check() throws Error (kind
 // resource) naming the file and the byte reached once it exceeds the limit (the configured one,
-// else the resident memory at construction plus the memory then available). One getrusage call
-// per check: readers call it once per chunk of input.
+// else what the process holds when it first passes kAlwaysAvailableBytes plus the memory then
+// available). One getrusage call per check: readers call it once per chunk of input.
 class MemoryWatch {
  public:
   explicit MemoryWatch(std::string path);
-  void check(std::uint64_t offset) const {
-    if (limit_) check_slow(offset);
-  }
+  void check(std::uint64_t offset);
 
  private:
-  void check_slow(std::uint64_t offset) const;
   std::string path_;
-  std::optional<std::uint64_t> limit_;
+  bool configured_ = false;             // CANDLE_GRAPH_MEMORY_LIMIT is set
+  bool limit_known_ = false;            // the default limit is read once, when first needed
+  std::optional<std::uint64_t> limit_;  // nullopt: no limit
 };
 
 }  // namespace candle_graph

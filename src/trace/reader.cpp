@@ -201,7 +201,7 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
     throw Error(source, 0, "is a directory, not a trace file");
   const std::uint64_t total = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
   check_memory_budget(source, total, kTrace6BytesPerInputByte);
-  const MemoryWatch memory(source);
+  MemoryWatch memory(source);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -80,6 +80,23 @@ TEST_F(MemoryBudget, OverTheLimitIsAResourceErrorNamingTheFile) {
   }
 }
 
+TEST_F(MemoryBudget, WatchStopsAReadOverTheLimit) {
+  set("unlimited");
+  candle_graph::MemoryWatch unlimited("t.json");
+  EXPECT_NO_THROW(unlimited.check(5));
+  // Any process holds more than 1 KiB: the first check stops it, naming the byte reached.
+  set("1K");
+  candle_graph::MemoryWatch watch("t.json");
+  try {
+    watch.check(4096);
+    ADD_FAILURE() << "no error";
+  } catch (const candle_graph::Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::resource);
+    EXPECT_EQ(e.path(), "t.json");
+    EXPECT_THAT(e.what(), HasSubstr("reading stopped at byte 4096"));
+  }
+}
+
 TEST_F(MemoryBudget, GzipInputIsMeasuredDecompressed) {
   TempDir dir;
   const std::string text(1 << 20, 'a');  // 1 MiB of one byte compresses to about 1 KiB
