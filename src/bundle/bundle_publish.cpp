@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "bundle/bundle_staging.hpp"
@@ -186,9 +188,36 @@ class CreatedParents {
   bool kept_ = false;
 };
 
+// The path an error about a staged file should name: the same file in the bundle being
+// published (DEST/trace.jsonl), not in the hidden staging directory the user never named;
+// nullopt for an error about another path.
+std::optional<std::string> path_in_bundle(const std::string& path, const fs::path& dest) {
+  const fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
+  const std::string staging = (parent / staging_prefix(dest)).string();
+  if (path.rfind(staging, 0) != 0) return std::nullopt;
+  const std::size_t slash = path.find('/', staging.size());
+  return dest.string() + (slash == std::string::npos ? std::string() : path.substr(slash));
+}
+
+BundleManifest publish_through_staging(const PublishRequest& req);
+
 }  // namespace
 
 BundleManifest publish_bundle(const PublishRequest& req) {
+  try {
+    return publish_through_staging(req);
+  } catch (const output::RefusedDestination&) {
+    throw;
+  } catch (const Error& e) {
+    const auto shown = path_in_bundle(e.path(), req.destination);
+    if (!shown) throw;
+    throw Error(e.kind(), *shown, e.line(), e.message());
+  }
+}
+
+namespace {
+
+BundleManifest publish_through_staging(const PublishRequest& req) {
   const fs::path& dest = req.destination;
   if (dest.empty() || dest.filename().empty() || dest.filename() == "." || dest.filename() == "..")
     throw output::RefusedDestination(dest.string(), 0, "not a usable bundle directory name");
@@ -312,5 +341,7 @@ BundleManifest publish_bundle(const PublishRequest& req) {
   fsync_path(parent, O_DIRECTORY);
   return m;
 }
+
+}  // namespace
 
 }  // namespace candle_graph::bundle

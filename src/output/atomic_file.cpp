@@ -1,9 +1,14 @@
 #include "output/atomic_file.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -17,9 +22,55 @@ namespace {
 std::string errno_text() {
   return std::strerror(errno);
 }
+
+constexpr std::string_view kTempMark = ".tmp-";
+
+std::string temp_prefix(const fs::path& target) {
+  return "." + target.filename().string() + std::string(kTempMark);
+}
+
+std::uint64_t test_write_limit() {
+  const char* text = std::getenv(kTestWriteLimitVariable);
+  std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
+  if (text != nullptr) std::from_chars(text, text + std::strlen(text), limit);
+  return limit;
+}
+
+// The PID in `.NAME.tmp-PID-RANDOM` when the name has that form after `prefix`.
+std::optional<pid_t> temp_owner(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  pid_t pid = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (ec != std::errc() || pid <= 0 || end == name.data() + name.size() || *end != '-')
+    return std::nullopt;
+  return pid;
+}
+
 }  // namespace
 
-AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
+fs::path temp_sibling(const fs::path& target) {
+  std::random_device rd;
+  return target.parent_path() /
+         (temp_prefix(target) + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+}
+
+void remove_stale_temps(const fs::path& target) noexcept {
+  const std::string prefix = temp_prefix(target);
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto owner = temp_owner(it->path().filename().native(), prefix);
+    // ESRCH: no such process. A running owner (even of another user: EPERM) keeps its file.
+    if (owner && ::kill(*owner, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
+AtomicFile::AtomicFile(fs::path target)
+    : target_(std::move(target)), write_limit_(test_write_limit()) {
   refuse_inside_bundle(target_);
   const fs::path parent = target_.parent_path();
   if (!parent.empty()) {
@@ -29,9 +80,8 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
       throw Error(target_.string(), 0,
                   "cannot create directory " + parent.string() + ": " + ec.message());
   }
-  std::random_device rd;
-  temp_ = target_;
-  temp_ += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+  remove_stale_temps(target_);
+  temp_ = temp_sibling(target_);
   file_ = std::fopen(temp_.c_str(), "wbx");
   if (file_ == nullptr)
     throw Error(target_.string(), 0, "cannot create output file: " + errno_text());
@@ -48,6 +98,12 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::write(std::string_view bytes) {
   if (file_ == nullptr) throw Error(target_.string(), 0, "write after commit");
   if (bytes.empty()) return;
+  written_ += bytes.size();
+  if (written_ > write_limit_) {
+    errno = ENOSPC;
+    throw Error(target_.string(), 0,
+                "cannot write output file: " + errno_text() + " (" + kTestWriteLimitVariable + ")");
+  }
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
     throw Error(target_.string(), 0, "cannot write output file: " + errno_text());
 }

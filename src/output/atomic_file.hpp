@@ -1,8 +1,13 @@
 // Safe output files: content goes to a temporary sibling that is renamed over the target only
-// when complete, so a crash or an error never leaves a partial file. Parent directories are
-// created. Errors name the path.
+// when complete, so a crash, a full disk or an error never leaves a partial file. Parent
+// directories are created. Errors name the path.
+//
+// The temporary sibling is `.NAME.tmp-PID-RANDOM` beside the target. A process killed before its
+// rename (SIGKILL, the OOM killer) cannot remove it; the next write of the same target removes
+// every such sibling whose process is gone.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
@@ -26,7 +31,19 @@ class AtomicFile {
   std::filesystem::path target_;
   std::filesystem::path temp_;
   std::FILE* file_ = nullptr;
+  std::uint64_t written_ = 0;
+  std::uint64_t write_limit_;  // kTestWriteLimitVariable, else no limit
 };
+
+// The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory.
+std::filesystem::path temp_sibling(const std::filesystem::path& target);
+// Removes the temporary siblings of `target` left by processes that no longer run.
+void remove_stale_temps(const std::filesystem::path& target) noexcept;
+
+// Tests make writes fail as on a full disk, where mounting a small file system is not allowed:
+// when the environment variable CANDLE_GRAPH_TEST_WRITE_LIMIT holds N, an output file fails with
+// ENOSPC once more than N bytes were written to it.
+inline constexpr const char* kTestWriteLimitVariable = "CANDLE_GRAPH_TEST_WRITE_LIMIT";
 
 void write_file_atomic(const std::filesystem::path& target, std::string_view bytes);
 

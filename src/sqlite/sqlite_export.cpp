@@ -1,11 +1,9 @@
 #include "sqlite/sqlite_export.hpp"
 
-#include <unistd.h>
-
-#include <random>
 #include <system_error>
 
 #include "candle_graph/error.hpp"
+#include "output/atomic_file.hpp"
 #include "output/write_guard.hpp"
 #include "sqlite/sqlite_loader.hpp"
 #include "sqlite/sqlite_schema.hpp"
@@ -15,13 +13,6 @@ namespace candle_graph::sqlite {
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path temp_sibling(const fs::path& target) {
-  std::random_device rd;
-  fs::path temp = target;
-  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
-  return temp;
-}
 
 // The temporary file is private to this process until the rename: no journal (a crash leaves
 // only the temporary file, which is never renamed), no fsync, one exclusive lock.
@@ -47,7 +38,8 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
     if (ec)
       throw Error(target_.parent_path().string(), 0, "cannot create directory: " + ec.message());
   }
-  temp_ = temp_sibling(target_);
+  output::remove_stale_temps(target_);
+  temp_ = output::temp_sibling(target_);
   if (exists) {
     if (!fs::copy_file(target_, temp_, fs::copy_options::none, ec) || ec)
       throw Error(target_.string(), 0, "cannot copy the database for --append: " + ec.message());

@@ -27,6 +27,7 @@
 #include "trace/chunk_recorder.hpp"
 #include "trace/document_assembler.hpp"
 #include "trace/line_feeder.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph {
 namespace {
@@ -228,6 +229,7 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
   bool more = true;
   std::uint64_t first_line = 1, done = 0, next_progress = kProgressEvery;
   bool reserved = false;
+  MemoryWatch memory(source);
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
       std::unique_ptr<Chunk> c;
@@ -256,6 +258,7 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
     if (c->failure) std::rethrow_exception(c->failure);
     first_line += c->lines;
     done += c->size;
+    memory.check(done);
     // After the first 4 MiB the mix of event kinds is known: size the document for the file.
     if (!reserved && done >= kReserveAfter && total > done) {
       assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done),

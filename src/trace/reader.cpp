@@ -19,6 +19,7 @@
 #include "trace/document_assembler.hpp"
 #include "trace/line_feeder.hpp"
 #include "trace/line_parser.hpp"
+#include "trace/memory_budget.hpp"
 #include "trace/parallel_reader.hpp"
 
 namespace candle_graph {
@@ -75,6 +76,8 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
   if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error(source, 0, "is a directory, not a trace file");
   const std::uint64_t total = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+  check_memory_budget(source, total, kTrace6BytesPerInputByte);
+  MemoryWatch memory(source);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -99,6 +102,7 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
     done += static_cast<std::uint64_t>(n);
     buf.pad_after(have);
     const std::size_t used = feeder.feed(buf.data(), have, eof);
+    memory.check(done);
     // After the first 4 MiB the mix of event kinds is known: size the document for the file.
     if (!reserved && done >= kReserveAfter && total > done) {
       assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done),

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "candle_graph/health.hpp"
 #include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
@@ -69,8 +70,15 @@ TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileSta
   const std::string text = testing_support::read_file(path);
   EXPECT_GT(text.size(), 0u);
   EXPECT_LE(text.size(), kFileLimit);
-  EXPECT_EQ(text.back(), '\n');                      // cut back to whole lines
-  EXPECT_GT(parse_trace(path).ops().size(), 1000u);  // and what is there parses
+  EXPECT_EQ(text.back(), '\n');  // cut back to whole lines
+  const TraceDocument doc = parse_trace(path);
+  EXPECT_GT(doc.ops().size(), 1000u);  // and what is there parses
+  // ... and says it was cut short: the session's spans never ended (health `open_span`).
+  const TraceHealth health = analyze_health(doc);
+  EXPECT_FALSE(health.trusted);
+  bool open_span = false;
+  for (const HealthIssue& i : health.issues) open_span = open_span || i.code == "open_span";
+  EXPECT_TRUE(open_span);
 }
 
 // The trace buffer cannot be mapped (address-space limit): the session throws an InstrumentError

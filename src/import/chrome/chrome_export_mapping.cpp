@@ -111,7 +111,12 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
       ++rep["convert.ignored.non-span/op slices"];
     }
   }
-  if (spans.empty()) throw Error(path, 0, "candle-graph Chrome export without span events");
+  if (spans.empty()) {
+    const std::string rejected = m.bad_values.describe_rejections(m.events);
+    throw Error(path, 0,
+                "candle-graph Chrome export without span events" +
+                    (rejected.empty() ? std::string() : " (" + rejected + ")"));
+  }
   auto start_of = [&](std::uint32_t i) {
     const Slice& s = m.slices[i];
     const auto& a = m.candle_spans[s.extra];
@@ -131,6 +136,9 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
   rep["convert.ignored.metadata"] = m.metadata_events;
   rep["convert.flows_not_mapped"] = m.flows.size();
   rep["convert.memory_instants_not_mapped"] = m.memory.size();
+  rep["convert.skipped_malformed_events"] = m.malformed_events;
+  rep["convert.zeroed_negative_or_unreadable_durations"] = m.zeroed_durations;
+  trace_event::add_bad_values(rep, m.bad_values);
 
   ImportReport report;
   report.format = src.format;

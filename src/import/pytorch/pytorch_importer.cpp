@@ -71,6 +71,7 @@ void count_unmapped(const Assembly& a, RepairCounts& rep) {
   rep["convert.ignored.metadata"] = m.metadata_events;
   rep["convert.skipped_malformed_events"] = m.malformed_events;
   rep["convert.zeroed_negative_or_unreadable_durations"] = m.zeroed_durations;
+  trace_event::add_bad_values(rep, m.bad_values);
   if (a.source->missing_array_end) rep["convert.repaired_missing_array_end"] = 1;
   std::uint64_t clamped_ts = 0;
   for (const PlacedOp& o : a.ops.ops) clamped_ts += o.ts < a.region.begin ? 1 : 0;

@@ -45,6 +45,12 @@ EventLists classify_events(const Model& m, const std::string& path, RepairCounts
   }
   if (lists.cpu_ops.empty() && lists.annotations.empty() && lists.device_ops.empty() &&
       lists.steps.empty()) {
+    // Events dropped for bad values are the likelier cause than a file of another kind.
+    const std::string rejected = m.bad_values.describe_rejections(m.events);
+    if (!rejected.empty())
+      throw Error(path, 0,
+                  "no usable events: " + rejected +
+                      "; no operator, annotation, kernel or ProfilerStep event is left");
     throw Error(path, 0,
                 "not a PyTorch profiler trace: no operator, annotation, kernel or ProfilerStep "
                 "events among its " +

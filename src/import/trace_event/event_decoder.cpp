@@ -54,6 +54,29 @@ std::optional<std::int64_t> us_to_ns(element e) {
   }
 }
 
+// Why `e` is not a time us_to_ns can take (called only after it refused it).
+std::string time_problem(element e) {
+  double d = 0;
+  switch (e.type()) {
+    case element_type::INT64:
+    case element_type::UINT64:
+      return "out_of_range";
+    case element_type::DOUBLE:
+      d = e.get_double().value_unsafe();
+      break;
+    case element_type::STRING: {
+      const std::string_view s = e.get_string().value_unsafe();
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+      if (ec == std::errc::result_out_of_range) return "out_of_range";
+      if (ec != std::errc() || end != s.data() + s.size()) return "not_a_number";
+      break;
+    }
+    default:
+      return "not_a_number";
+  }
+  return std::isfinite(d) ? "out_of_range" : "non_finite";
+}
+
 std::optional<std::int64_t> as_int(element e) {
   switch (e.type()) {
     case element_type::INT64:
@@ -113,7 +136,8 @@ bool read_dims(element e, std::vector<std::uint64_t>& out) {
 
 }  // namespace
 
-EventDecoder::EventDecoder(std::string path, Model& model) : path_(std::move(path)), m_(model) {
+EventDecoder::EventDecoder(std::string path, Model& model)
+    : path_(std::move(path)), m_(model), memory_(path_) {
   batch_.reserve(kBatchBytes + 2 * simdjson::SIMDJSON_PADDING);
 }
 
@@ -165,6 +189,7 @@ void EventDecoder::flush() {
            std::string("malformed JSON (") + simdjson::error_message(error) + ")");
     decode(doc, starts_[done].second);
   }
+  memory_.check(starts_.back().second);
   batch_.clear();
   starts_.clear();
 }
@@ -174,6 +199,9 @@ struct EventDecoder::Fields {
   std::string_view ph, cat, name;
   bool has_cat = false;
   std::optional<std::int64_t> ts_ns;  // absent when missing or not a number of µs
+  element ts;
+  bool has_ts = false;
+  std::uint64_t offset = 0;  // of the event in the file, for the counts of bad values
   element dur, id, pid, tid;
   bool has_dur = false, has_id = false, has_pid = false, has_tid = false;
   simdjson::dom::object args;
@@ -182,8 +210,7 @@ struct EventDecoder::Fields {
 
 EventDecoder::Fields EventDecoder::read_fields(simdjson::dom::object obj) const {
   Fields f;
-  element ts, args;
-  bool has_ts = false;
+  element args;
   for (simdjson::dom::key_value_pair kv : obj) {
     const std::string_view k = kv.key;
     if (k == "ph") {
@@ -194,8 +221,8 @@ EventDecoder::Fields EventDecoder::read_fields(simdjson::dom::object obj) const 
     } else if (k == "name") {
       f.name = as_string(kv.value);
     } else if (k == "ts") {
-      ts = kv.value;
-      has_ts = true;
+      f.ts = kv.value;
+      f.has_ts = true;
     } else if (k == "dur") {
       f.dur = kv.value;
       f.has_dur = true;
@@ -213,7 +240,7 @@ EventDecoder::Fields EventDecoder::read_fields(simdjson::dom::object obj) const 
       f.has_args = true;
     }
   }
-  if (has_ts) f.ts_ns = us_to_ns(ts);
+  if (f.has_ts) f.ts_ns = us_to_ns(f.ts);
   if (f.has_args && args.get_object().get(f.args)) f.has_args = false;
   return f;
 }
@@ -223,9 +250,11 @@ void EventDecoder::decode(element event, std::uint64_t offset) {
   ++order_;
   simdjson::dom::object obj;
   if (event.get_object().get(obj)) fail(offset, "an event is not a JSON object");
-  const Fields f = read_fields(obj);
+  Fields f = read_fields(obj);
+  f.offset = offset;
   if (f.ph.size() != 1) {
     ++m_.malformed_events;
+    m_.bad_values.reject(f.ph.empty() ? "missing_ph" : "unknown_ph", offset);
     return;
   }
   const char p = f.ph[0];
@@ -244,9 +273,18 @@ void EventDecoder::decode(element event, std::uint64_t offset) {
   }
 }
 
+bool EventDecoder::reject_without_time(const Fields& f) {
+  if (f.ts_ns) return false;
+  ++m_.malformed_events;
+  m_.bad_values.reject(f.has_ts ? "ts_" + time_problem(f.ts) : "missing_ts", f.offset);
+  return true;
+}
+
 void EventDecoder::decode_slice(const Fields& f) {
-  if (!f.ts_ns || f.name.empty()) {
+  if (reject_without_time(f)) return;
+  if (f.name.empty()) {
     ++m_.malformed_events;
+    m_.bad_values.reject("missing_name", f.offset);
     return;
   }
   Slice s;
@@ -254,7 +292,10 @@ void EventDecoder::decode_slice(const Fields& f) {
   if (f.has_dur) {
     const auto d = us_to_ns(f.dur);
     s.dur_ns = d && *d > 0 ? *d : 0;
-    if (!d || *d < 0) ++m_.zeroed_durations;  // negative or not a number of µs: a repair
+    if (!d || *d < 0) {  // negative or not a number of µs: a repair, the slice is kept
+      ++m_.zeroed_durations;
+      m_.bad_values.repair(d ? "negative_dur" : "dur_" + time_problem(f.dur), f.offset);
+    }
   }
   s.role = f.has_cat ? kineto_role(f.cat, f.name) : legacy_role(f.name);
   if (f.has_cat) ++m_.slice_events_with_cat;
@@ -267,7 +308,7 @@ void EventDecoder::decode_slice(const Fields& f) {
     s.kind = OpKind::runtime;
     if (f.has_args) {
       element c;
-      if (!f.args["correlation"].get(c)) s.correlation = as_int(c).value_or(-1);
+      if (!f.args["correlation"].get(c)) s.correlation = correlation_of(c, f.offset);
     }
   }
   if (f.has_tid) s.lane = lane_of(f.tid);
@@ -278,7 +319,7 @@ void EventDecoder::decode_slice(const Fields& f) {
       read_collective_args(f.args, s);
     } else if (s.role == Role::device_op) {
       s.kind = device_kind(f.cat);
-      read_device_args(f.args, s);
+      read_device_args(f.args, s, f.offset);
       read_collective_args(f.args, s);
     } else if (s.role == Role::candle_span) {
       s.extra = static_cast<std::uint32_t>(m_.candle_spans.size());
@@ -319,6 +360,13 @@ void EventDecoder::read_collective_args(simdjson::dom::object args, Slice& s) {
   m_.collectives.push_back(c);
 }
 
+// A correlation id that is not a number links nothing: -1, counted as a repair.
+std::int64_t EventDecoder::correlation_of(element c, std::uint64_t offset) {
+  if (const auto v = as_int(c)) return *v;
+  m_.bad_values.repair("non_numeric_correlation", offset);
+  return -1;
+}
+
 // A runtime call's correlation id gives its device work a launch time.
 void EventDecoder::record_launch(const Fields& f, std::int64_t ts_ns) {
   if (!f.has_args) return;
@@ -353,9 +401,9 @@ void EventDecoder::read_input_shapes(simdjson::dom::object args, Slice& s) {
   }
 }
 
-void EventDecoder::read_device_args(simdjson::dom::object args, Slice& s) {
+void EventDecoder::read_device_args(simdjson::dom::object args, Slice& s, std::uint64_t offset) {
   element v;
-  if (!args["correlation"].get(v)) s.correlation = as_int(v).value_or(-1);
+  if (!args["correlation"].get(v)) s.correlation = correlation_of(v, offset);
   if (!args["device"].get(v)) s.device = static_cast<std::int32_t>(as_int(v).value_or(-1));
   if (!args["bytes"].get(v)) s.bytes = as_u64(v).value_or(0);
   // A numeric stream; ROCm writes "0x0"-style strings, and then the row's tid is the stream
@@ -423,8 +471,10 @@ CandleOpArgs EventDecoder::read_candle_op_args(simdjson::dom::object args) {
 
 // A `[memory]` instant (profile_memory=True): one side of an allocation, paired later by address.
 void EventDecoder::decode_memory(const Fields& f) {
-  if (!f.ts_ns || !f.has_args) {
+  if (reject_without_time(f)) return;
+  if (!f.has_args) {
     ++m_.malformed_events;
+    m_.bad_values.reject("memory_event_without_args", f.offset);
     return;
   }
   MemoryInstant mi;
@@ -446,8 +496,10 @@ void EventDecoder::decode_memory(const Fields& f) {
 
 // A flow event (`s`/`f`/`t`): counted; a launch flow's start is a launch time.
 void EventDecoder::decode_flow(const Fields& f, char ph) {
-  if (!f.ts_ns || !f.has_id) {
+  if (reject_without_time(f)) return;
+  if (!f.has_id) {
     ++m_.malformed_events;
+    m_.bad_values.reject("missing_flow_id", f.offset);
     return;
   }
   Flow flow;
@@ -455,9 +507,10 @@ void EventDecoder::decode_flow(const Fields& f, char ph) {
   flow.ts_ns = *f.ts_ns;
   if (const auto id = as_int(f.id)) {
     flow.id = *id;
-  } else {
+  } else {  // kept under a number of its own, so its partner with the same id still matches
     flow.id =
         static_cast<std::int64_t>(m_.strings.intern(as_string(f.id))) | (std::int64_t{1} << 62);
+    m_.bad_values.repair("non_numeric_flow_id", f.offset);
   }
   flow.cat = m_.strings.intern(f.cat);
   if (ph == 's' && (f.cat == "ac2g" || f.cat == "async"))

@@ -11,6 +11,7 @@
 
 #include "import/trace_event/event_model.hpp"
 #include "import/trace_event/event_scanner.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph::import::trace_event {
 
@@ -28,11 +29,14 @@ class EventDecoder final : public EventScanner::Handler {
   // One event, in passes: its members, then by `ph` a slice, a memory instant or a flow.
   void decode(simdjson::dom::element event, std::uint64_t offset);
   Fields read_fields(simdjson::dom::object obj) const;
+  // Counts and drops an event whose `ts` is missing or unreadable; true when it did.
+  bool reject_without_time(const Fields& f);
   void decode_slice(const Fields& f);
+  std::int64_t correlation_of(simdjson::dom::element c, std::uint64_t offset);
   void record_launch(const Fields& f, std::int64_t ts_ns);
   void read_input_shapes(simdjson::dom::object args, Slice& s);
   void read_collective_args(simdjson::dom::object args, Slice& s);
-  void read_device_args(simdjson::dom::object args, Slice& s);
+  void read_device_args(simdjson::dom::object args, Slice& s, std::uint64_t offset);
   std::uint64_t lane_of(simdjson::dom::element tid);
   CandleSpanArgs read_candle_span_args(simdjson::dom::object args);
   CandleOpArgs read_candle_op_args(simdjson::dom::object args);
@@ -48,6 +52,7 @@ class EventDecoder final : public EventScanner::Handler {
   simdjson::dom::parser single_;
   std::vector<std::uint64_t> shape_;
   std::uint64_t order_ = 0;
+  MemoryWatch memory_;  // checked after every batch
 };
 
 }  // namespace candle_graph::import::trace_event

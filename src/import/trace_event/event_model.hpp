@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "candle_graph/trace_format.hpp"
+#include "import/trace_event/bad_values.hpp"
 
 namespace candle_graph::import::trace_event {
 
@@ -140,6 +141,7 @@ struct Model {
   std::uint64_t metadata_events = 0;
   std::uint64_t malformed_events = 0;  // valid JSON but missing ph/ts/name: skipped, counted
   std::uint64_t zeroed_durations = 0;  // a `dur` that was negative or not a number: read as 0
+  BadValues bad_values;                // the two counts above (and more) by reason
   std::uint64_t slice_events_with_cat = 0;
   // top-level values (raw JSON) the Kineto object carried
   std::map<std::string, std::string> top_level;

@@ -7,6 +7,7 @@
 #include "import/trace_event/event_decoder.hpp"
 #include "import/trace_event/event_scanner.hpp"
 #include "import/trace_event/pipelined_scan.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph::import::trace_event {
 
@@ -18,11 +19,14 @@ ScannedTrace scan_trace_events(const std::filesystem::path& path, const Progress
     throw Error(ErrorKind::io, name, 0,
                 std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   }
+  check_memory_budget(name, input_bytes(path), kTraceEventBytesPerInputByte);
   ScannedTrace t;
   EventDecoder decoder(name, t.model);
   const EventScanner::Result scan = threads > 1 ? scan_on_worker(path, decoder, progress)
                                                 : EventScanner::scan(path, decoder, progress);
   decoder.finish();
+  // The file's size misjudges files of very small events; their number does not.
+  check_event_budget(name, t.model.slices.size() + t.model.memory.size(), kTraceEventBytesPerEvent);
   if (t.model.events == 0) throw Error(name, 0, "not a PyTorch profiler trace: it holds no events");
   t.source.file_name = path.filename().string();
   t.source.gzip = scan.gzip;
@@ -44,6 +48,12 @@ void add_ignored(RepairCounts& repairs, const std::map<std::string, std::uint64_
       repairs["convert.ignored.other_categories"] += n;
     }
   }
+}
+
+void add_bad_values(RepairCounts& repairs, const BadValues& bad) {
+  // Reasons are the decoder's fixed keys, never text from the file: the tags stay bounded.
+  for (const auto& [reason, c] : bad.rejected()) repairs["convert.rejected." + reason] += c.events;
+  for (const auto& [reason, c] : bad.repaired()) repairs["convert.repaired." + reason] += c.events;
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> nonzero(const RepairCounts& repairs) {

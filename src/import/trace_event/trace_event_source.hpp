@@ -43,6 +43,8 @@ using RepairCounts = std::map<std::string, std::uint64_t>;
 
 // `convert.ignored.<category>` counts, at most 32 categories (the rest summed).
 void add_ignored(RepairCounts& repairs, const std::map<std::string, std::uint64_t>& ignored);
+// `convert.rejected.<reason>` and `convert.repaired.<reason>` counts of events with bad values.
+void add_bad_values(RepairCounts& repairs, const BadValues& bad);
 // The non-zero counts as sorted (key, count) pairs, as ImportReport::repairs holds them.
 std::vector<std::pair<std::string, std::uint64_t>> nonzero(const RepairCounts& repairs);
 

@@ -1,0 +1,285 @@
+// Faults on the way out: every command that writes a file fails cleanly when the disk is full —
+// exit 1, an error naming the destination, no file (not even a temporary one) left beside it,
+// and its inputs byte for byte unchanged. A full disk is a 64 KiB tmpfs this test mounts and
+// fills (root only); where mounting is not permitted, the same commands run with the injected
+// write failure (CANDLE_GRAPH_TEST_WRITE_LIMIT), which every AtomicFile output honours.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "cli_test_support.hpp"
+
+namespace {
+
+using namespace cgcli;
+using ::testing::HasSubstr;
+
+// The destination; `{OUT.x}` is another output of the same command, OUT + ".x".
+constexpr const char* kOut = "{OUT}";
+
+// The inputs every command reads, written once per test in a directory of their own.
+struct Inputs {
+  TempDir dir{"cg-faults-in"};
+  fs::path trace, chrome, rank0, rank1;
+
+  Inputs() {
+    trace = dir / "trace.jsonl";
+    chrome = dir / "chrome.json";
+    rank0 = dir / "rank-0.jsonl";
+    rank1 = dir / "rank-1.jsonl";
+    const RunResult s = run_cli({"synth", "--layers", "4", "-o", trace.string()});
+    EXPECT_EQ(s.exit_code, 0) << describe(s);
+    const RunResult e =
+        run_cli({"export", trace.string(), "--format", "chrome", "-o", chrome.string()});
+    EXPECT_EQ(e.exit_code, 0) << describe(e);
+    fs::copy_file(trace, rank0);
+    fs::copy_file(trace, rank1);
+  }
+
+  // Every input's bytes by name, to show that a failed write left them alone.
+  std::map<std::string, std::string> contents() const {
+    std::map<std::string, std::string> out;
+    for (const auto& name : dir.entries()) out[name] = read_file(dir / name);
+    return out;
+  }
+};
+
+struct WriteCase {
+  std::string name;
+  std::vector<std::string> args;  // kOut stands for the destination
+  bool atomic_file = true;        // written through output::AtomicFile (honours the injection)
+};
+
+std::vector<WriteCase> writing_commands(const Inputs& in) {
+  const std::string t = in.trace.string();
+  return {
+      {"import", {"import", t, "-o", kOut}},
+      {"query", {"query", t, "--kind", "spans", "-o", kOut}},
+      {"compare", {"compare", t, t, "-o", kOut}},
+      {"report", {"report", t, "--json", kOut, "--markdown", "{OUT.md}"}},
+      {"report-html",
+       {"report", t, "--json", "{OUT.json}", "--markdown", "{OUT.md}", "--html", kOut}},
+      {"view", {"view", t, "-o", kOut}},
+      {"export-chrome", {"export", t, "--format", "chrome", "-o", kOut}},
+      {"convert", {"convert", in.chrome.string(), "-o", kOut}},
+      {"synth", {"synth", "--layers", "4", "-o", kOut}},
+      {"ranks", {"ranks", in.rank0.string(), in.rank1.string(), "-o", kOut}},
+      {"ranks-markdown", {"ranks", in.rank0.string(), in.rank1.string(), "--markdown", kOut}},
+      {"export-sqlite", {"export", t, "--format", "sqlite", "-o", kOut}, false},
+      {"report-bundle", {"report", t, "--bundle", kOut}, false},
+  };
+}
+
+std::vector<std::string> with_output(std::vector<std::string> args, const fs::path& out) {
+  for (auto& a : args) {
+    if (a.starts_with("{OUT") && a.ends_with("}")) a = out.string() + a.substr(4, a.size() - 5);
+  }
+  return args;
+}
+
+// A 64 KiB tmpfs mounted on a fresh directory and filled to the last block; unmounted (lazily,
+// so an open file cannot keep it) when the test ends.
+class FullDisk {
+ public:
+  FullDisk() {
+    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, "size=64k,mode=0755") != 0) {
+      refused_ = std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+    std::ofstream filler(dir_ / "filler", std::ios::binary);
+    const std::string block(4096, 'x');
+    for (int i = 0; i < 64 && filler.write(block.data(), block.size()); ++i) filler.flush();
+  }
+  ~FullDisk() {
+    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
+  }
+  FullDisk(const FullDisk&) = delete;
+  FullDisk& operator=(const FullDisk&) = delete;
+
+  bool mounted() const { return mounted_; }
+  const std::string& refused() const { return refused_; }
+  fs::path path() const { return dir_.path(); }
+  std::vector<std::string> entries() const { return dir_.entries(); }
+
+ private:
+  TempDir dir_{"cg-full-disk"};
+  bool mounted_ = false;
+  std::string refused_;
+};
+
+// Sets an environment variable for the commands this test runs (they inherit it).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+void expect_clean_failure(const RunResult& r, const fs::path& out) {
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_THAT(r.err, HasSubstr(out.string())) << describe(r);
+  EXPECT_FALSE(fs::exists(out)) << out;
+}
+
+TEST(WriteFaults, FullDiskFailsEveryWriterCleanly) {
+  FullDisk disk;
+  if (!disk.mounted())
+    GTEST_SKIP() << "mounting a tmpfs is not permitted here (" << disk.refused()
+                 << "); WriteFaults.InjectedWriteFailure covers the AtomicFile writers";
+  // Even one more block cannot be written: the filler took them all.
+  ASSERT_FALSE(write_file(disk.path() / "probe", std::string(8192, 'y')));
+  fs::remove(disk.path() / "probe");
+  const Inputs in;
+  const auto before = in.contents();
+  for (const WriteCase& c : writing_commands(in)) {
+    SCOPED_TRACE(c.name);
+    const fs::path out = disk.path() / ("out-" + c.name);
+    expect_clean_failure(run_cli(with_output(c.args, out)), out);
+    EXPECT_THAT(disk.entries(), ::testing::ElementsAre("filler")) << "a temporary file was left";
+  }
+  EXPECT_EQ(in.contents(), before) << "a failed write changed an input";
+}
+
+TEST(WriteFaults, InjectedWriteFailure) {
+  const Inputs in;
+  const auto before = in.contents();
+  TempDir dest("cg-faults-out");
+  const ScopedEnv fail("CANDLE_GRAPH_TEST_WRITE_LIMIT", "0");
+  for (const WriteCase& c : writing_commands(in)) {
+    if (!c.atomic_file) continue;
+    SCOPED_TRACE(c.name);
+    const fs::path out = dest / ("out-" + c.name);
+    const RunResult r = run_cli(with_output(c.args, out));
+    expect_clean_failure(r, out);
+    EXPECT_THAT(r.err, HasSubstr(std::strerror(ENOSPC)));
+    EXPECT_TRUE(dest.entries().empty()) << "a temporary file was left";
+  }
+  EXPECT_EQ(in.contents(), before) << "a failed write changed an input";
+}
+
+TEST(WriteFaults, AFailedWriteKeepsTheOldDestination) {
+  const Inputs in;
+  TempDir dest("cg-faults-out");
+  const fs::path out = dest / "evidence.json";
+  ASSERT_TRUE(write_file(out, "old content"));
+  const ScopedEnv fail("CANDLE_GRAPH_TEST_WRITE_LIMIT", "100");
+  const RunResult r = run_cli({"import", in.trace.string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(read_file(out), "old content");
+  EXPECT_THAT(dest.entries(), ::testing::ElementsAre("evidence.json"));
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// Starts the CLI with `args` (stdout and stderr discarded) and returns its PID, without waiting.
+pid_t start_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> storage = {CG_BINARY};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// The size of the first `.NAME.tmp-` file in `dir`, or -1 when there is none.
+std::intmax_t temp_file_size(const fs::path& dir, const std::string& name) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().filename().string().rfind("." + name + ".tmp-", 0) == 0) {
+      const auto size = fs::file_size(e.path(), ec);
+      return ec ? 0 : static_cast<std::intmax_t>(size);
+    }
+  }
+  return -1;
+}
+
+// Kills `pid` with SIGKILL once its temporary file for `name` in `dir` holds at least
+// `min_bytes`; false when the process ended first.
+bool kill_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
+                    std::intmax_t min_bytes) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (temp_file_size(dir, name) >= min_bytes) {
+      ::kill(pid, SIGKILL);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    }
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return false;
+}
+
+TEST(WriteFaults, KilledMidWriteLeavesNoPartialFile) {
+  if (kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
+  // About 12 MB of trace/6 (synth --help: ~1 KiB per layer and op-per-span): its Chrome export
+  // takes long enough to be caught while it writes.
+  TempDir src("cg-faults-in");
+  const fs::path trace = src / "big.jsonl";
+  ASSERT_EQ(run_cli({"synth", "--layers", "3000", "-o", trace.string()}).exit_code, 0);
+  const std::string before = read_file(trace);
+  for (const std::string format : {"chrome", "sqlite"}) {
+    SCOPED_TRACE(format);
+    TempDir dest("cg-faults-out");
+    const fs::path out = dest / "out";
+    // A Chrome export replaces an older file; an SQLite export refuses one (without --append).
+    if (format == "chrome") {
+      ASSERT_TRUE(write_file(out, "old content"));
+    }
+    const std::vector<std::string> run_args = {"export", trace.string(), "--format",
+                                               format,   "-o",           out.string()};
+    // Chrome JSON streams out from the start; SQLite keeps its pages in its cache until it
+    // spills or commits, so that export is killed as soon as its file exists.
+    const std::intmax_t min_bytes = format == "chrome" ? 1 : 0;
+    ASSERT_TRUE(kill_mid_write(start_cli(run_args), dest.path(), "out", min_bytes))
+        << "the export ended before it could be killed";
+    // The destination holds what it held before; only the hidden temporary file is new.
+    if (format == "chrome") {
+      EXPECT_EQ(read_file(out), "old content");
+    } else {
+      EXPECT_FALSE(fs::exists(out));
+    }
+    EXPECT_GE(temp_file_size(dest.path(), "out"), 0) << "no temporary file: was it killed?";
+    // The next run of the same output removes the dead process's temporary file.
+    const RunResult again = run_cli(run_args);
+    EXPECT_EQ(again.exit_code, 0) << describe(again);
+    EXPECT_THAT(dest.entries(), ::testing::ElementsAre("out"));
+  }
+  EXPECT_EQ(read_file(trace), before) << "the input changed";
+}
+
+}  // namespace
