@@ -129,6 +129,10 @@ std::optional<BundleManifest> parse_manifest(std::string_view text,
         "not valid JSON at byte " + std::to_string(e.byte) +
             (e.byte >= text.size() ? " (truncated?)" : ""));
     return std::nullopt;
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond a double (`1e999`) is an out_of_range error, not a parse_error.
+    add(findings, "manifest_malformed", manifest, std::string("not readable JSON: ") + e.what());
+    return std::nullopt;
   }
   if (!j.is_object()) {
     add(findings, "manifest_invalid", manifest, "the manifest is not a JSON object");

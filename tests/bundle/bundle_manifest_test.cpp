@@ -2,6 +2,9 @@
 // manifest path rules, and the manifest round trip.
 #include <gmock/gmock.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/sha256.hpp"
 
@@ -48,6 +51,27 @@ TEST(Manifest, RoundTripsAndRejectsDuplicates) {
   EXPECT_FALSE(parse_manifest(manifest_to_json(m), findings));
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings.back().code, "duplicate_path");
+}
+
+// Found by fuzz_bundle_manifest: a number beyond a double made nlohmann throw out_of_range (not
+// a parse_error), which escaped parse_manifest instead of becoming a finding. The fixture is the
+// fuzzer's input as it found it.
+TEST(Manifest, NumberOutOfRangeIsAFindingNotAnException) {
+  std::ifstream in(std::string(CG_FIXTURE_DIR) + "/bundle/fuzz-number-overflow.json",
+                   std::ios::binary);
+  ASSERT_TRUE(in) << "missing fixture";
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_NE(text.str().find("215e777777"), std::string::npos);
+  for (const std::string& manifest : {text.str(), std::string(R"({"schema": 1e999})")}) {
+    std::vector<Finding> findings;
+    std::optional<BundleManifest> parsed;
+    EXPECT_NO_THROW(parsed = parse_manifest(manifest, findings)) << manifest;
+    EXPECT_FALSE(parsed);
+    ASSERT_EQ(findings.size(), 1u) << manifest;
+    EXPECT_EQ(findings[0].code, "manifest_malformed");
+    EXPECT_EQ(findings[0].path, "bundle.json");
+  }
 }
 
 }  // namespace

@@ -106,6 +106,14 @@ class Scanner {
                     (result_.gzip ? " (of the decompressed stream)" : ""));
   }
 
+  // A byte other than whitespace outside the one top-level value.
+  [[noreturn]] void fail_outside_value(std::uint64_t offset, unsigned char c) const {
+    fail(offset, top_done_ ? "unexpected data after the end of the JSON value"
+                           : "not a PyTorch profiler trace: expected a JSON object with "
+                             "traceEvents or an array of events, found '" +
+                                 std::string(1, static_cast<char>(c)) + "'");
+  }
+
   void begin_region(Region kind, std::size_t i) {
     region_ = kind;
     region_start_ = i;
@@ -158,6 +166,7 @@ class Scanner {
       const unsigned char c = buf[i];
       switch (c) {
         case '"':
+          if (depth_ == 0) fail_outside_value(base_ + i, c);  // a string before or after it
           in_string_ = true;
           if (depth_ == 1 && layout_object_) {
             if (expect_key_) {
@@ -196,12 +205,7 @@ class Scanner {
           break;
         default:
           if (is_space(c)) break;
-          if (depth_ == 0) {
-            fail(base_ + i, top_done_ ? "unexpected data after the end of the JSON value"
-                                      : "not a PyTorch profiler trace: expected a JSON object "
-                                        "with traceEvents or an array of events, found '" +
-                                            std::string(1, static_cast<char>(c)) + "'");
-          }
+          if (depth_ == 0) fail_outside_value(base_ + i, c);
           if (depth_ == 1 && layout_object_) {
             if (expect_key_) fail(base_ + i, "malformed JSON: expected a quoted key");
             value_starts(i);

@@ -79,6 +79,25 @@ TEST(ConvertErrors, HostileInput) {
   EXPECT_EQ(c.doc.ops()[0].op_name, "tab\there\x01");
 }
 
+// A string after the top-level value is not JSON either (found by fuzz_pytorch_stream: the
+// scanner refused any other byte there, but a string went unchecked and the trace converted).
+// The fixture is the fuzzer's input: a legacy array cut from a fixture, then `"x"`; the offset
+// expected is the file size minus those 3 bytes.
+TEST(ConvertErrors, StringAfterTheValueIsRefused) {
+  TempDir dir;
+  const fs::path fuzzed = fs::path(CG_FIXTURE_DIR) / "pytorch/fuzz/string-after-the-array.json";
+  const std::string text = slurp(fuzzed);
+  ASSERT_EQ(text.substr(text.size() - 4), "]\"x\"");
+  const std::string e = convert_error(dir, "fuzzed.json", text);
+  EXPECT_TRUE(has(e, "unexpected data after the end of the JSON value at byte " +
+                         std::to_string(text.size() - 3)))
+      << e;
+  const std::string k = convert_error(dir, "kineto.json", R"({"traceEvents": []} "tail")");
+  EXPECT_TRUE(has(k, "unexpected data after the end of the JSON value at byte 20")) << k;
+  const std::string l = convert_error(dir, "lead.json", R"("head" {"traceEvents": []})");
+  EXPECT_TRUE(has(l, "not a PyTorch profiler trace")) << l;
+}
+
 TEST(ConvertErrors, RefusesToOverwriteItsInput) {
   TempDir dir;
   const fs::path in = dir.write("x.json", R"([{"name":"aten::mm","ph":"X","ts":1,"dur":1}])");
