@@ -80,7 +80,8 @@ class ChunkReader {
     if (eof_ && carry_.empty()) return false;
     c.size = 0;
     c.reserve(carry_.size() + chunk_bytes_);
-    std::memcpy(c.data.get(), carry_.data(), carry_.size());
+    // An empty carry has no buffer: memcpy from null is undefined even for 0 bytes.
+    if (!carry_.empty()) std::memcpy(c.data.get(), carry_.data(), carry_.size());
     c.size = carry_.size();
     carry_.clear();
     c.at_file_start = at_start_;
