@@ -33,6 +33,7 @@ _recording = threading.local()
 _PARAMETER_ROOT = "model"  # as the native engine (CaptureOptions::parameter_root)
 _SEPARATORS = "/|:#[]. "
 _USER_SCOPE = 7  # at::RecordScope::USER_SCOPE: record_function ranges, not ops
+_NARROW_FLOATS = (_torch.float32, _torch.float16, _torch.bfloat16)
 
 
 def recording_on_this_thread():
@@ -75,10 +76,13 @@ def _write_legacy_trace(profile, path):
     events = []
     for e in collected:
         args = {}
-        if e.shapes():
-            args["Input Dims"] = [list(s) for s in e.shapes()]
-        if e.dtypes():
-            args["Input type"] = list(e.dtypes())
+        # Each accessor builds a new Python list per call (pybind11): called once, not copied.
+        shapes = e.shapes()
+        if shapes:
+            args["Input Dims"] = shapes
+        dtypes = e.dtypes()
+        if dtypes:
+            args["Input type"] = dtypes
         # The category Kineto gives: the importer then need not guess an op from its name
         # (legacy: a name with `::` or an autograd node), which misses ops such as `detach`.
         cat = "user_annotation" if e.scope() == _USER_SCOPE else "cpu_op"
@@ -259,10 +263,15 @@ class ProfilerCapture:
                 fact = {"kind": "gradient", "event_id": f"gradient-{len(facts) + 1}",
                         "root": _PARAMETER_ROOT, "key": name, "state": "missing"}
                 if g is not None:
-                    if not bool(_torch.isfinite(g).all()):
+                    norm = float(g.double().norm())
+                    # A float32/16 gradient's L2 norm in double is finite exactly when every
+                    # element is (its squares cannot overflow a double sum): one reduction. A
+                    # float64 one can overflow while finite, so it is checked element-wise.
+                    finite = (math.isfinite(norm) if g.dtype in _NARROW_FLOATS
+                              else bool(_torch.isfinite(g).all()))
+                    if not finite:
                         fact["state"] = "non_finite"
                     else:
-                        norm = float(g.double().norm())
                         fact["state"] = "zero" if norm == 0.0 else "present"
                         fact["norm"] = norm if math.isfinite(norm) else None
                 facts.append(fact)
