@@ -13,10 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
+#include "support/scoped_env.hpp"
 
 namespace {
 
 using namespace cgcli;
+using cgtest::ScopedEnv;
 using ::testing::HasSubstr;
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -24,17 +26,6 @@ constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
 #endif
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
 
 // A Kineto trace of `ops` cpu_op events, 1 µs each, 2 µs apart.
 std::string kineto(int ops) {

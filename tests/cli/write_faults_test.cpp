@@ -20,10 +20,12 @@
 #include <map>
 
 #include "cli_test_support.hpp"
+#include "support/scoped_env.hpp"
 
 namespace {
 
 using namespace cgcli;
+using cgtest::ScopedEnv;
 using ::testing::HasSubstr;
 
 // The destination; `{OUT.x}` is another output of the same command, OUT + ".x".
@@ -118,18 +120,6 @@ class FullDisk {
   TempDir dir_{"cg-full-disk"};
   bool mounted_ = false;
   std::string refused_;
-};
-
-// Sets an environment variable for the commands this test runs (they inherit it).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
 };
 
 void expect_clean_failure(const RunResult& r, const fs::path& out) {

@@ -63,4 +63,23 @@ inline std::string error_codes(const candle_graph::TraceHealth& h) {
   return s;
 }
 
+// Converts `text` (written to `name` in `dir`) and returns the error it must fail with: the error
+// names the input, and no output file is left behind.
+inline std::string convert_error(const TempDir& dir, std::string_view name, std::string_view text) {
+  const fs::path in = dir.write(name, text);
+  try {
+    candle_graph::import::convert_pytorch_trace(in, dir / "out.jsonl");
+  } catch (const candle_graph::Error& e) {
+    EXPECT_FALSE(fs::exists(dir / "out.jsonl")) << "a failed conversion left an output file";
+    EXPECT_EQ(e.path(), in.string());
+    return e.what();
+  }
+  ADD_FAILURE() << name << " converted without an error";
+  return {};
+}
+
+inline bool has(const std::string& s, std::string_view part) {
+  return s.find(part) != std::string::npos;
+}
+
 }  // namespace cgimport

@@ -4,6 +4,7 @@ torch is imported at top level on purpose: a /usr/bin/python3 without python3-to
 the test run fail ("No module named 'torch'"), not skip.
 """
 
+import collections
 import json
 import os
 import subprocess
@@ -129,3 +130,21 @@ def capture_update(setup, path, step=3, entrypoint="test::update", engine="auto"
                           device="cpu", engine=engine) as cap:
         setup.update(cap)
     return cap
+
+
+USER_SCOPE = 7  # at::RecordScope::USER_SCOPE in ATen/record_function.h (1.13)
+
+
+def profiled_names(events_, inside=None):
+    """Op names of profiler events, without record_function ranges (scope USER_SCOPE, e.g.
+    "Optimizer.step#SGD.step"): the capture observes FUNCTION and BACKWARD_FUNCTION only (its
+    spans are the ranges). With `inside`, only events within that range's time."""
+    names = collections.Counter()
+    for e in events_:
+        if e.scope == USER_SCOPE:
+            continue
+        if inside is not None and not (e.time_range.start >= inside.time_range.start
+                                       and e.time_range.end <= inside.time_range.end):
+            continue
+        names[e.name] += 1
+    return names

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import candle_graph.torch as cgt
-from conftest import Setup, capture_update, events, read_trace, validate
+from conftest import Setup, capture_update, events, profiled_names, read_trace, validate
 
 
 @pytest.mark.parametrize("kind", ["mlp", "cnn"])
@@ -39,24 +39,6 @@ def test_training_update_gives_a_trusted_trace(kind, trace_path):
     # the recorded input is named in the ops that read it
     assert any("input" in o.get("inputs", []) for o in ops)
     assert cap.summary["exception"] is None
-
-
-USER_SCOPE = 7  # at::RecordScope::USER_SCOPE in ATen/record_function.h (1.13)
-
-
-def profiled_names(events_, inside=None):
-    """Op names of profiler events, without record_function ranges (scope USER_SCOPE, e.g.
-    "Optimizer.step#SGD.step"): the capture observes FUNCTION and BACKWARD_FUNCTION only (its
-    spans are the ranges). With `inside`, only events within that range's time."""
-    names = collections.Counter()
-    for e in events_:
-        if e.scope == USER_SCOPE:
-            continue
-        if inside is not None and not (e.time_range.start >= inside.time_range.start
-                                       and e.time_range.end <= inside.time_range.end):
-            continue
-        names[e.name] += 1
-    return names
 
 
 def captured_names(path):

@@ -14,26 +14,13 @@ import pytest
 import torch
 
 import candle_graph.torch as cgt
-from conftest import Setup, capture_update, events, read_trace, validate
+from conftest import Setup, capture_update, events, profiled_names, read_trace, validate
 
-USER_SCOPE = 7  # at::RecordScope::USER_SCOPE (1.13): record_function ranges, not ops
 KINDS = ["mlp", "cnn", "gru"]
 
 
 def trace_op_names(path):
     return collections.Counter(o["op_name"] for o in events(read_trace(path), "op"))
-
-
-def profiler_op_names(function_events, inside=None):
-    names = collections.Counter()
-    for e in function_events:
-        if e.scope == USER_SCOPE:
-            continue
-        if inside is not None and not (e.time_range.start >= inside.time_range.start
-                                       and e.time_range.end <= inside.time_range.end):
-            continue
-        names[e.name] += 1
-    return names
 
 
 def collected_events(prof):
@@ -68,7 +55,7 @@ def test_profiler_engine(kind, trace_path):
     # The ops are the profiler's: every event it collected (before torch's display merge, see
     # test_profiler_agreement.py) but the record_function ranges and its memory records.
     captured = trace_op_names(trace_path)
-    profiled = profiler_op_names(collected_events(cap.profile))
+    profiled = profiled_names(collected_events(cap.profile))
     del profiled["[memory]"]
     assert captured == profiled, (dict(captured - profiled), dict(profiled - captured))
     assert cap.summary["ops"] == sum(captured.values()) > 20
@@ -99,10 +86,10 @@ def test_native_engine(kind, trace_path):
     # explains: the capture sees both; compare with the events the profiler collected.
     parsed = collected_events(prof)
     (raw_window,) = [e for e in parsed if e.name == "cg_test_update"]
-    collected = profiler_op_names(parsed, inside=raw_window)
+    collected = profiled_names(parsed, inside=raw_window)
     captured = trace_op_names(trace_path)
     assert captured == collected, (dict(captured - collected), dict(collected - captured))
-    assert sum(captured.values()) >= sum(profiler_op_names(prof.function_events, window).values())
+    assert sum(captured.values()) >= sum(profiled_names(prof.function_events, window).values())
     assert_gradients_equal_torchs(trace_path, setup.model)
 
 
@@ -199,6 +186,6 @@ def test_profiler_engine_first_update_ops_equal_the_profilers(trace_path):
     setup = Setup("mlp")
     cap = capture_update(setup, trace_path, step=1, engine="profiler")
     captured = trace_op_names(trace_path)
-    profiled = profiler_op_names(collected_events(cap.profile))
+    profiled = profiled_names(collected_events(cap.profile))
     del profiled["[memory]"]
     assert captured == profiled, (dict(captured - profiled), dict(profiled - captured))

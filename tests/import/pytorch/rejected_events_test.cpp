@@ -8,23 +8,6 @@
 namespace cgimport {
 namespace {
 
-std::string convert_error(const TempDir& dir, std::string_view name, std::string_view text) {
-  const fs::path in = dir.write(name, text);
-  try {
-    candle_graph::import::convert_pytorch_trace(in, dir / "out.jsonl");
-  } catch (const candle_graph::Error& e) {
-    EXPECT_FALSE(fs::exists(dir / "out.jsonl")) << "a failed conversion left an output file";
-    EXPECT_EQ(e.path(), in.string());
-    return e.what();
-  }
-  ADD_FAILURE() << name << " converted without an error";
-  return {};
-}
-
-bool has(const std::string& s, std::string_view part) {
-  return s.find(part) != std::string::npos;
-}
-
 TEST(RejectedEvents, NothingUsableLeftNamesTheReasonAndTheFirstOffset) {
   TempDir dir;
   // Three cpu_op events whose `ts` is beyond what fits in int64 ns (1e300 µs): all three dropped.
