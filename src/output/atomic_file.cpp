@@ -121,8 +121,9 @@ void AtomicFile::commit() {
   }
   fs::rename(temp_, target_, ec);
   if (ec) {
+    const std::string why = ec.message();  // before remove() reuses ec
     fs::remove(temp_, ec);
-    throw Error(target_.string(), 0, "cannot replace output file: " + ec.message());
+    throw Error(target_.string(), 0, "cannot replace output file: " + why);
   }
 }
 

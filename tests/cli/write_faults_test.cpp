@@ -182,8 +182,9 @@ constexpr bool kSanitized = true;
 constexpr bool kSanitized = false;
 #endif
 
-// Starts the CLI with `args` (stdout and stderr discarded) and returns its PID, without waiting.
-pid_t start_cli(const std::vector<std::string>& args) {
+// Starts the CLI with `args` (stdout discarded, stderr to `err`) and returns its PID, without
+// waiting.
+pid_t start_cli(const std::vector<std::string>& args, const fs::path& err = "/dev/null") {
   std::vector<std::string> storage = {CG_BINARY};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -193,8 +194,9 @@ pid_t start_cli(const std::vector<std::string>& args) {
   if (pid == 0) {
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, 0);
+    const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(null, 1);
-    ::dup2(null, 2);
+    ::dup2(err_fd, 2);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
@@ -268,6 +270,61 @@ TEST(WriteFaults, KilledMidWriteLeavesNoPartialFile) {
     const RunResult again = run_cli(run_args);
     EXPECT_EQ(again.exit_code, 0) << describe(again);
     EXPECT_THAT(dest.entries(), ::testing::ElementsAre("out"));
+  }
+  EXPECT_EQ(read_file(trace), before) << "the input changed";
+}
+
+}  // namespace
+
+namespace {
+
+// Stops `pid` (SIGSTOP) once its temporary file for `name` in `dir` holds at least `min_bytes`;
+// false when the process ended first.
+bool pause_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
+                     std::intmax_t min_bytes) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (temp_file_size(dir, name) >= min_bytes) return ::kill(pid, SIGSTOP) == 0;
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(WriteFaults, DestinationDirectoryRemovedMidWrite) {
+  if (kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
+  TempDir src("cg-faults-in");
+  const fs::path trace = src / "big.jsonl";
+  ASSERT_EQ(run_cli({"synth", "--layers", "3000", "-o", trace.string()}).exit_code, 0);
+  const std::string before = read_file(trace);
+  for (const std::string format : {"chrome", "sqlite"}) {
+    SCOPED_TRACE(format);
+    TempDir dest("cg-faults-out");
+    const fs::path dir = dest / "gone";
+    const fs::path out = dir / "out";
+    fs::create_directory(dir);
+    // The export is stopped while it writes, its directory removed, and then it goes on: its
+    // temporary file is gone with the directory, so the rename at the end must fail.
+    const fs::path err = src / ("stderr-" + format);
+    const pid_t pid =
+        start_cli({"export", trace.string(), "--format", format, "-o", out.string()}, err);
+    ASSERT_TRUE(pause_mid_write(pid, dir, "out", format == "chrome" ? 1 : 0))
+        << "the export ended before it could be stopped";
+    fs::remove_all(dir);
+    ::kill(pid, SIGCONT);
+    EXPECT_EQ(wait_exit_code(pid), 1) << read_file(err);
+    // The reason is the rename's (ENOENT), not whatever a later clean-up call left behind.
+    EXPECT_THAT(read_file(err), HasSubstr(out.string() + ": cannot "));
+    EXPECT_THAT(read_file(err), HasSubstr("No such file or directory"));
+    EXPECT_FALSE(fs::exists(dir)) << "the export made the removed directory again";
+    EXPECT_TRUE(dest.entries().empty());
   }
   EXPECT_EQ(read_file(trace), before) << "the input changed";
 }
