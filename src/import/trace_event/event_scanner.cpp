@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <vector>
@@ -14,8 +15,6 @@
 
 namespace candle_graph::import::trace_event {
 namespace {
-
-constexpr std::size_t kChunk = std::size_t{4} << 20;
 
 constexpr std::array<bool, 256> make_string_stops() {
   std::array<bool, 256> t{};
@@ -51,8 +50,9 @@ struct GzCloser {
 
 class Scanner {
  public:
-  Scanner(std::string path, EventScanner::Handler& handler, const ProgressCallback& progress)
-      : path_(std::move(path)), h_(handler), progress_(progress) {}
+  Scanner(std::string path, EventScanner::Handler& handler, const ProgressCallback& progress,
+          std::size_t chunk_bytes)
+      : path_(std::move(path)), h_(handler), progress_(progress), chunk_bytes_(chunk_bytes) {}
 
   EventScanner::Result run() {
     std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path_.c_str(), "rb"));
@@ -61,7 +61,7 @@ class Scanner {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path_, ec);
     file_size_ = ec ? 0 : static_cast<std::uint64_t>(size);
-    std::vector<unsigned char> buf(kChunk);
+    std::vector<unsigned char> buf(std::max<std::size_t>(chunk_bytes_, 1));
     bool first = true;
     for (;;) {
       const int got = gzread(file.get(), buf.data(), static_cast<unsigned>(buf.size()));
@@ -319,6 +319,7 @@ class Scanner {
   std::string path_;
   EventScanner::Handler& h_;
   const ProgressCallback& progress_;
+  std::size_t chunk_bytes_;
   std::uint64_t file_size_ = 0;
   EventScanner::Result result_;
   std::uint64_t base_ = 0;
@@ -345,8 +346,8 @@ class Scanner {
 }  // namespace
 
 EventScanner::Result EventScanner::scan(const std::filesystem::path& path, Handler& handler,
-                                        const ProgressCallback& progress) {
-  Scanner scanner(path.string(), handler, progress);
+                                        const ProgressCallback& progress, std::size_t chunk_bytes) {
+  Scanner scanner(path.string(), handler, progress, chunk_bytes);
   return scanner.run();
 }
 

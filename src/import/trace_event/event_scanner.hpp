@@ -36,10 +36,15 @@ class EventScanner {
     std::uint64_t skipped_top_level = 0;  // top-level keys ignored (deviceProperties, ...)
   };
 
+  // The decompressed bytes read at a time; events crossing a chunk are carried over.
+  static constexpr std::size_t kDefaultChunkBytes = std::size_t{4} << 20;
+
   // Throws Error(path, 0, "... at byte N") when the file is not JSON of either layout.
-  // `progress` (optional) gets (file bytes consumed, file size) after every chunk.
+  // `progress` (optional) gets (file bytes consumed, file size) after every chunk. A smaller
+  // `chunk_bytes` lets a test or fuzzer put chunk boundaries anywhere in a small file.
   static Result scan(const std::filesystem::path& path, Handler& handler,
-                     const ProgressCallback& progress = {});
+                     const ProgressCallback& progress = {},
+                     std::size_t chunk_bytes = kDefaultChunkBytes);
 };
 
 }  // namespace candle_graph::import::trace_event
