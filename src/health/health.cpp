@@ -183,6 +183,16 @@ std::string counted(std::uint64_t n, std::string_view one, std::string_view many
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
+// Whether a span enclosing span `i` is closed (parent links followed at most n times: cycles).
+bool has_closed_ancestor(const std::vector<std::uint32_t>& parent,
+                         const std::vector<SpanRecord>& spans, std::size_t i) {
+  for (std::size_t hops = 0; hops < spans.size() && parent[i] != kNoIndex; ++hops) {
+    i = parent[i];
+    if (spans[i].closed) return true;
+  }
+  return false;
+}
+
 // Added (not in the original): what a lossy source did to the numbers, each with its count and
 // the numbers it affects, after the original's 21 checks.
 void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
@@ -374,6 +384,15 @@ TraceHealth analyze_health(const TraceDocument& doc) {
   if (train && c.backward_spans == 0) b.warning("backward_absent", "no backward span was tagged");
   if (train && c.optimizer_spans == 0)
     b.warning("optimizer_absent", "no optimizer span was tagged");
+  // open_span says a span stayed open; a measured region open inside spans that are all open
+  // too means the capture itself never finished (its process was killed or crashed), which the
+  // user should read first-hand. A closed enclosing span means the producer finished the file.
+  for (std::size_t i = 0; i < n; ++i)
+    if (spans[i].measured && !spans[i].closed && !has_closed_ancestor(parent, spans, i))
+      b.error("capture_cut_short",
+              "the measured region " + tick(spans[i].id) +
+                  " never ended: the capture was cut short (its process stopped while "
+                  "recording), so the trace holds only what was written before that");
   lossy_source_warnings(doc, b);
   return h;
 }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/instrument.hpp"
@@ -78,16 +79,25 @@ TEST(InstrumentCrash, KilledMidCaptureLeavesAParsableTraceWithOpenSpans) {
   const TraceHealth health = analyze_health(doc);
   EXPECT_FALSE(health.trusted);
   std::set<std::string_view> open;
-  for (const HealthIssue& i : health.issues)
+  std::vector<std::string_view> cut_short;
+  for (const HealthIssue& i : health.issues) {
     if (i.code == "open_span") open.insert(i.message);
+    if (i.code == "capture_cut_short") cut_short.push_back(i.message);
+  }
   EXPECT_TRUE(open.contains("span `s1` was not closed"));
   EXPECT_TRUE(open.contains("span `s2` was not closed"));
+  // The measured region (s2, opened by begin_measurement) says in words that the capture was
+  // cut short; the root span s1 is not measured, so it gets no such error.
+  ASSERT_EQ(cut_short.size(), 1u);
+  EXPECT_NE(cut_short[0].find("`s2` never ended: the capture was cut short"), std::string::npos)
+      << cut_short[0];
 
   // The CLI agrees: `validate` parses it (exit 0) and lists open_span.
   const auto run = candle_graph::testing::run_cli({"validate", path.string()});
   const std::string out = run.out + run.err;
   EXPECT_EQ(run.exit_code, 0) << out;
   EXPECT_NE(out.find("\"open_span\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"capture_cut_short\""), std::string::npos) << out;
 }
 
 // Why the kill test can pass: Linux cuts an interrupted write() only at 4 KiB-aligned file

@@ -36,6 +36,19 @@ _USER_SCOPE = 7  # at::RecordScope::USER_SCOPE: record_function ranges, not ops
 _NARROW_FLOATS = (_torch.float32, _torch.float16, _torch.bfloat16)
 
 
+def _create_sibling(path):
+    """A new hidden file `.NAME.tmp-PID-N` beside ``path`` (the C++ writers' naming), created
+    with the umask's permissions as ``path`` would be: (fd, its path)."""
+    directory, name = os.path.split(os.path.abspath(path))
+    for n in range(1000):
+        staged = os.path.join(directory, f".{name}.tmp-{os.getpid()}-{n}")
+        try:
+            return os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), staged
+        except FileExistsError:
+            continue
+    raise OSError(f"{path}: cannot create a temporary file beside it")
+
+
 def recording_on_this_thread():
     return getattr(_recording, "active", False)
 
@@ -134,12 +147,11 @@ class ProfilerCapture:
         self._thread = threading.get_ident()
         self._open = True
         self._started_ns = time.time_ns()
-        try:  # created now, as the native engine does: a path that cannot be written fails here
-            with open(path, "wb"):
-                pass
+        self.kineto = bool(_torch.autograd.kineto_available())
+        try:  # written now, as the native engine does: a path that cannot be written fails here
+            self._write_placeholder()
         except OSError as e:
             raise OSError(e.errno, f"{path}: cannot create the trace file: {e.strerror}") from None
-        self.kineto = bool(_torch.autograd.kineto_available())
         self.profile = self._start_profiler()
         _recording.active = True
 
@@ -190,9 +202,7 @@ class ProfilerCapture:
                 _write_legacy_trace(self.profile, exported)
             converted = os.path.join(work, "converted.jsonl")
             result = _analysis.convert(exported, converted, None, False)
-            staged = os.path.join(work, "trace.jsonl")
-            self._complete(converted, staged, gradients)
-            shutil.move(staged, self._path)
+            self._replace_placeholder(converted, gradients)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         if left_open:
@@ -277,12 +287,8 @@ class ProfilerCapture:
                 facts.append(fact)
         return facts
 
-    def _complete(self, converted, staged, gradients):
-        """The converted trace with the capture's identity in its meta, then the gradients."""
-        with open(converted, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-        first = next(i for i, line in enumerate(lines) if line.strip())
-        meta = json.loads(lines[first])
+    def _identify(self, meta):
+        """Puts the capture's identity into a meta event (the placeholder's or the importer's)."""
         kind = "update" if self._phase == "train" else "inference"
         # The importer's run id and timestamp come from the profiler's clock, which the legacy
         # profiler does not anchor to the wall clock: the capture's own, as the native engine.
@@ -302,11 +308,48 @@ class ProfilerCapture:
         tags["capture.profiler"] = "kineto" if self.kineto else "legacy"
         for name, description in self._inputs.items():
             tags[f"input.{name}"] = description
-        lines[first] = json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
-        with open(staged, "w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(line + "\n")
-            for fact in gradients:
-                if fact.get("norm", 0) is None:
-                    del fact["norm"]
-                f.write(json.dumps(fact, separators=(",", ":")) + "\n")
+        return json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
+
+    def _write_placeholder(self):
+        """The trace a process killed inside the block leaves: the profiler's events exist only
+        in memory until the block ends, so the file holds the capture's meta and its root and
+        measured spans, both open. Health reads that as `capture_cut_short`. Written with one
+        write() of less than 4 KiB, so a kill leaves all of it or an empty file."""
+        self.kineto = bool(_torch.autograd.kineto_available())
+        meta = {"kind": "meta", "schema": "candle-graph/trace/6",
+                "measured_region_device_synchronized": False, "timing_mode": "host"}
+        lines = [self._identify(meta)]
+        lines.append(json.dumps({"kind": "span_start", "id": "s1", "name": self._entrypoint,
+                                 "start_ns": 0, "span_kind": "function", "measured": False},
+                                separators=(",", ":"), ensure_ascii=False))
+        lines.append(json.dumps({"kind": "span_start", "id": "s2", "parent_id": "s1",
+                                 "name": json.loads(lines[0])["correlation_id"],
+                                 "start_ns": 0, "span_kind": "function", "measured": True},
+                                separators=(",", ":"), ensure_ascii=False))
+        with open(self._path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def _replace_placeholder(self, converted, gradients):
+        """The converted trace with the capture's identity in its meta, then the gradients,
+        staged beside the trace and renamed over the placeholder: a kill at any moment leaves
+        either the placeholder or the whole trace, never part of it."""
+        with open(converted, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        first = next(i for i, line in enumerate(lines) if line.strip())
+        lines[first] = self._identify(json.loads(lines[first]))
+        fd, staged = _create_sibling(self._path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                for line in lines:
+                    f.write(line + "\n")
+                for fact in gradients:
+                    if fact.get("norm", 0) is None:
+                        del fact["norm"]
+                    f.write(json.dumps(fact, separators=(",", ":")) + "\n")
+            os.replace(staged, self._path)
+        except BaseException:
+            try:
+                os.unlink(staged)
+            except OSError:
+                pass
+            raise
