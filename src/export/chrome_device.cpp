@@ -119,6 +119,7 @@ void write_device_args(ChromeJson& w, const OpEvent& o, std::string_view demangl
   w.key("device").str(o.device);
   if (o.lane) w.key("stream").u64(*o.lane);
   if (o.correlation) w.key("correlation").u64(*o.correlation);
+  collective_args(w, o);
   if (o.op_kind == OpKind::memcpy || o.op_kind == OpKind::memset)
     w.key("bytes").u64(o.storage_bytes.value_or(0));
   if (!launched_by.empty()) w.key("launched_by").str(launched_by);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "candle_graph/trace_events.hpp"
 #include "export/chrome_json.hpp"
 
 namespace candle_graph::exporting {
@@ -20,6 +21,15 @@ inline void where(ChromeJson& w, std::uint32_t pid, std::uint32_t tid, double ts
   w.key("pid").u64(pid);
   w.key("tid").u64(tid);
   w.key("ts").f64(ts_us);
+}
+
+// An op's collective identity (trace6.md §4.5.1) as args under the trace/6 field names, so that
+// the Chrome importer rebuilds it and ranks can match the calls of a converted export.
+inline void collective_args(ChromeJson& w, const OpEvent& o) {
+  if (o.collective == nullptr) return;
+  w.key("collective").str(o.collective->name);
+  if (!o.collective->process_group.empty()) w.key("process_group").str(o.collective->process_group);
+  if (o.collective->seq) w.key("collective_seq").u64(*o.collective->seq);
 }
 
 }  // namespace candle_graph::exporting

@@ -78,6 +78,7 @@ void write_op(ChromeJson& w, const OpEvent& o, const PlacedSlice& p) {
   if (o.total_ns) w.key("total_ns").u64(*o.total_ns);
   if (o.lane) w.key("thread").u64(*o.lane);
   if (o.correlation) w.key("correlation").u64(*o.correlation);
+  collective_args(w, o);
   w.raw("}");
   w.end();
 }

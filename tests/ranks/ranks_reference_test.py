@@ -335,6 +335,30 @@ def test_collectives_match_by_sequence_number_not_by_order(tmp_path, rank0_doc):
     assert "collective_count_mismatch" in health_codes(ranks_json(str(tmp_path)))
 
 
+def collective_ops(path):
+    """(op name, collective, process group, seq) of every trace/6 op with a collective, read
+    with json."""
+    with open(path, encoding="utf-8") as f:
+        ops = [json.loads(line) for line in f if line.strip()]
+    return sorted((o["op_name"], o["collective"], o.get("process_group"), o.get("collective_seq"))
+                  for o in ops if o.get("kind") == "op" and "collective" in o)
+
+
+def test_collective_identity_survives_a_chrome_round_trip(tmp_path, rank0_doc):
+    # convert → export --format chrome → convert: the ops keep their collective, group and Seq,
+    # which are the ones with_collective_args put on record_param_comms (one per NCCL kernel).
+    doc, names = with_collective_args(rank0_doc)
+    src = write_rank(doc, tmp_path / "rank0.json", 0)
+    first, chrome, second = (tmp_path / n for n in ("a.jsonl", "a.chrome.json", "b.jsonl"))
+    for args in (["convert", src, "-o", first], ["export", first, "--format", "chrome", "-o",
+                                                  chrome], ["convert", chrome, "-o", second]):
+        r = subprocess.run([CG, *map(str, args)], capture_output=True, text=True, check=False)
+        assert r.returncode == 0, r.stderr
+    expected = sorted(("record_param_comms", n, "0", seq) for seq, n in enumerate(names))
+    assert collective_ops(first) == expected
+    assert collective_ops(second) == expected
+
+
 # ---- bad sets -----------------------------------------------------------------------------------
 
 def health_codes(out):

@@ -232,6 +232,13 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
     }
     e.lane = a.lane;
     e.correlation = a.correlation;
+    OpCollective collective;
+    if (a.collective != kNone) {
+      collective.name = m.strings.str(a.collective);
+      if (a.process_group != kNone) collective.process_group = m.strings.str(a.process_group);
+      collective.seq = a.collective_seq;
+      e.collective = &collective;
+    }
     out.add(e);
   }
   return {out.finish(), std::move(report)};

@@ -466,6 +466,10 @@ CandleOpArgs EventDecoder::read_candle_op_args(simdjson::dom::object args) {
   if (!args["thread"].get(v)) c.lane = as_u64(v);
   if (!args["stream"].get(v)) c.lane = as_u64(v);  // device work (chrome.md §E8)
   if (!args["correlation"].get(v)) c.correlation = as_u64(v);
+  if (!args["collective"].get(v) && v.is_string()) c.collective = m_.strings.intern(as_string(v));
+  if (!args["process_group"].get(v) && v.is_string())
+    c.process_group = m_.strings.intern(as_string(v));
+  if (!args["collective_seq"].get(v)) c.collective_seq = as_u64(v);
   return c;
 }
 

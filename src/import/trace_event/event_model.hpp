@@ -114,6 +114,9 @@ struct CandleOpArgs {
   std::optional<std::uint64_t> total_ns;
   std::optional<std::uint64_t> lane;  // `thread` of a host op, `stream` of device work
   std::optional<std::uint64_t> correlation;
+  std::uint32_t collective = kNone;  // trace6.md §4.5.1, as our export writes them
+  std::uint32_t process_group = kNone;
+  std::optional<std::uint64_t> collective_seq;
 };
 
 // PyTorch's collective arguments (`Collective name`, `Process Group Name`, `Seq`), interned.
