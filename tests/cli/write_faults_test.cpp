@@ -215,18 +215,13 @@ std::intmax_t temp_file_size(const fs::path& dir, const std::string& name) {
   return -1;
 }
 
-// Kills `pid` with SIGKILL once its temporary file for `name` in `dir` holds at least
-// `min_bytes`; false when the process ended first.
-bool kill_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
-                    std::intmax_t min_bytes) {
+// Waits until the temporary file of `name` in `dir` holds at least `min_bytes`, then sends
+// `signal` to `pid`; false (and `pid` killed) when the process ended first or never got there.
+bool signal_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
+                      std::intmax_t min_bytes, int signal) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (temp_file_size(dir, name) >= min_bytes) {
-      ::kill(pid, SIGKILL);
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-      return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-    }
+    if (temp_file_size(dir, name) >= min_bytes) return ::kill(pid, signal) == 0;
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -236,14 +231,31 @@ bool kill_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
   return false;
 }
 
+// SIGKILL mid-write; true when the process died of it.
+bool kill_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
+                    std::intmax_t min_bytes) {
+  if (!signal_mid_write(pid, dir, name, min_bytes, SIGKILL)) return false;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+// About 12 MB of trace/6 (synth --help: ~1 KiB per layer and op-per-span): its exports take
+// long enough to be caught while they write.
+struct BigTrace {
+  TempDir src{"cg-faults-in"};
+  fs::path trace = src / "big.jsonl";
+  std::string before;
+  BigTrace() {
+    EXPECT_EQ(run_cli({"synth", "--layers", "3000", "-o", trace.string()}).exit_code, 0);
+    before = read_file(trace);
+  }
+};
+
 TEST(WriteFaults, KilledMidWriteLeavesNoPartialFile) {
   if (kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
-  // About 12 MB of trace/6 (synth --help: ~1 KiB per layer and op-per-span): its Chrome export
-  // takes long enough to be caught while it writes.
-  TempDir src("cg-faults-in");
-  const fs::path trace = src / "big.jsonl";
-  ASSERT_EQ(run_cli({"synth", "--layers", "3000", "-o", trace.string()}).exit_code, 0);
-  const std::string before = read_file(trace);
+  const BigTrace big;
+  const fs::path& trace = big.trace;
   for (const std::string format : {"chrome", "sqlite"}) {
     SCOPED_TRACE(format);
     TempDir dest("cg-faults-out");
@@ -271,26 +283,12 @@ TEST(WriteFaults, KilledMidWriteLeavesNoPartialFile) {
     EXPECT_EQ(again.exit_code, 0) << describe(again);
     EXPECT_THAT(dest.entries(), ::testing::ElementsAre("out"));
   }
-  EXPECT_EQ(read_file(trace), before) << "the input changed";
+  EXPECT_EQ(read_file(trace), big.before) << "the input changed";
 }
 
 }  // namespace
 
 namespace {
-
-// Stops `pid` (SIGSTOP) once its temporary file for `name` in `dir` holds at least `min_bytes`;
-// false when the process ended first.
-bool pause_mid_write(pid_t pid, const fs::path& dir, const std::string& name,
-                     std::intmax_t min_bytes) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (temp_file_size(dir, name) >= min_bytes) return ::kill(pid, SIGSTOP) == 0;
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return false;
-}
 
 int wait_exit_code(pid_t pid) {
   int status = 0;
@@ -300,10 +298,8 @@ int wait_exit_code(pid_t pid) {
 
 TEST(WriteFaults, DestinationDirectoryRemovedMidWrite) {
   if (kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
-  TempDir src("cg-faults-in");
-  const fs::path trace = src / "big.jsonl";
-  ASSERT_EQ(run_cli({"synth", "--layers", "3000", "-o", trace.string()}).exit_code, 0);
-  const std::string before = read_file(trace);
+  const BigTrace big;
+  const fs::path& trace = big.trace;
   for (const std::string format : {"chrome", "sqlite"}) {
     SCOPED_TRACE(format);
     TempDir dest("cg-faults-out");
@@ -312,10 +308,10 @@ TEST(WriteFaults, DestinationDirectoryRemovedMidWrite) {
     fs::create_directory(dir);
     // The export is stopped while it writes, its directory removed, and then it goes on: its
     // temporary file is gone with the directory, so the rename at the end must fail.
-    const fs::path err = src / ("stderr-" + format);
+    const fs::path err = big.src / ("stderr-" + format);
     const pid_t pid =
         start_cli({"export", trace.string(), "--format", format, "-o", out.string()}, err);
-    ASSERT_TRUE(pause_mid_write(pid, dir, "out", format == "chrome" ? 1 : 0))
+    ASSERT_TRUE(signal_mid_write(pid, dir, "out", format == "chrome" ? 1 : 0, SIGSTOP))
         << "the export ended before it could be stopped";
     fs::remove_all(dir);
     ::kill(pid, SIGCONT);
@@ -326,7 +322,7 @@ TEST(WriteFaults, DestinationDirectoryRemovedMidWrite) {
     EXPECT_FALSE(fs::exists(dir)) << "the export made the removed directory again";
     EXPECT_TRUE(dest.entries().empty());
   }
-  EXPECT_EQ(read_file(trace), before) << "the input changed";
+  EXPECT_EQ(read_file(trace), big.before) << "the input changed";
 }
 
 }  // namespace

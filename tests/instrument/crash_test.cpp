@@ -16,6 +16,7 @@
 #include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
+#include "support/forked_child.hpp"
 #include "support/run_program.hpp"
 
 namespace candle_graph {
@@ -49,27 +50,15 @@ using testing_support::ScratchDir;
 TEST(InstrumentCrash, KilledMidCaptureLeavesAParsableTraceWithOpenSpans) {
   ScratchDir dir;
   const auto path = dir / "killed.jsonl";
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    capture_until_killed(path, fds[1]);
-  }
-  ::close(fds[1]);
-  char byte = 0;
-  ASSERT_EQ(::read(fds[0], &byte, 1), 1);
-  ::close(fds[0]);
   // Let it write several 256 KiB batches so the kill lands while events stream to the file.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::filesystem::file_size(path) < 2u * 1024 * 1024 &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_EQ(::kill(child, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const auto written_enough = [&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::filesystem::file_size(path) < 2u * 1024 * 1024 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  ASSERT_TRUE(candle_graph::testing::kill_child_when_ready(
+      [&](int ready_fd) { capture_until_killed(path, ready_fd); }, written_enough));
 
   const std::string text = testing_support::read_file(path);
   ASSERT_GE(text.size(), 2u * 1024 * 1024) << "the child did not write enough to test";

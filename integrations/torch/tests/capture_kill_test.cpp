@@ -3,8 +3,6 @@
 // so what survives is what the session wrote on the way in: the meta, the spans begun, the
 // parameter checkpoints. Expected health from trace6.md §6 (open_span, capture_cut_short).
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ATen/ATen.h>
@@ -19,6 +17,7 @@
 #include "candle_graph/health.hpp"
 #include "candle_graph/torch/capture.hpp"
 #include "candle_graph/trace.hpp"
+#include "support/forked_child.hpp"
 #include "support/run_program.hpp"
 #include "support/temp_dir.hpp"
 
@@ -42,23 +41,9 @@ namespace cgt = candle_graph::libtorch;
 TEST(TorchCaptureKill, KilledMidCaptureLeavesATraceThatSaysItWasCutShort) {
   const cg::testing::TempDir dir("cg_torch_kill_tests");
   const auto path = dir / "killed.jsonl";
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    capture_until_killed(path, fds[1]);
-  }
-  ::close(fds[1]);
-  char byte = 0;
-  const bool ready = ::read(fds[0], &byte, 1) == 1;
-  ::close(fds[0]);
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(ready) << "the child failed before recording (status " << status << ")";
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  ASSERT_TRUE(cg::testing::kill_child_when_ready([&](int ready_fd) {
+    capture_until_killed(path, ready_fd);
+  })) << "the child failed before recording, or was not killed";
 
   std::ifstream in(path, std::ios::binary);
   const std::string text{std::istreambuf_iterator<char>(in), {}};
