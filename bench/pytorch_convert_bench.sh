@@ -10,46 +10,44 @@ SIZE=1000000000; [ "${1:-}" = "--quick" ] && SIZE=30000000
 TOOL=$BUILD/bench/pytorch_convert_tool
 CG=$BUILD/candle-graph
 DATA=$BUILD/bench-data
-REPEAT=${REPEAT:-3}
+ROUNDS=${ROUNDS:-3}
 mkdir -p "$DATA"
 f=$DATA/kineto-$SIZE.json
 [ -s "$f" ] && [ -s "$f.events.jsonl" ] || "$TOOL" generate "$SIZE" "$f"
 bytes=$(stat -c %s "$f")
 
-best_of() {  # best-of-N wall seconds, the peak RSS (KiB) and CPU seconds (user+sys) of that run
-  local best="" rss="" cpu=""
-  for _ in $(seq "$REPEAT"); do
-    local out
-    /usr/bin/time -o "$DATA/time.txt" -f "TIME %e %M %U %S" "$@" >/dev/null 2>&1
-    out=$(grep '^TIME' "$DATA/time.txt")
-    local t m u s; read -r _ t m u s <<<"$out"
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}'); fi
-  done
-  echo "$best $rss $cpu"
-}
-
+# shellcheck source=bench/interleave.sh
+. "$(dirname "$0")/interleave.sh"
+bench_check_quiet
 # The ceiling (bench/json_ceiling.hpp): parse_many over the same events written one per line
 # (what any reader of every event must at least do); the whole-document DOM parse for reference.
-read -r t_ceil r_ceil c_ceil < <(best_of "$TOOL" ceiling-events "$f.events.jsonl")
-read -r t_dom r_dom c_dom < <(best_of "$TOOL" ceiling "$f")
-read -r t_conv r_conv c_conv < <(best_of "$CG" convert "$f" -o "$DATA/kineto-converted.jsonl" -q)
 # The direct read: the default region (the last step) and every step as one document.
-read -r t_val r_val c_val < <(best_of "$CG" validate "$f")
-read -r t_all r_all c_all < <(best_of "$CG" summary "$f" --step all)
+bench_row ceiling : "'$TOOL' ceiling-events '$f.events.jsonl'"
+bench_row dom : "'$TOOL' ceiling '$f'"
+bench_row convert : "'$CG' convert '$f' -o '$DATA/kineto-converted.jsonl' -q"
+bench_row validate : "'$CG' validate '$f'"
+bench_row all : "'$CG' summary '$f' --step all"
+load_before=$(bench_load)
+bench_rounds "$ROUNDS" "$DATA/pytorch-convert-rounds"
 "$CG" validate "$DATA/kineto-converted.jsonl" --require-trusted >/dev/null
 
-echo "## PyTorch convert (\`bench/pytorch_convert_bench.sh\`, best of $REPEAT)"
+echo "## PyTorch convert (\`bench/pytorch_convert_bench.sh\`, median of $ROUNDS interleaved rounds)"
 echo
-echo "\"vs ceiling\" = ceiling time / row time (wall, and CPU = user+sys); higher is better."
+echo "Load average before: $load_before; after: $(bench_load)."
+echo "\"vs ceiling\" = the median over the rounds of ceiling time / row time (wall, and CPU ="
+echo "user+sys); higher is better."
 echo
 echo "| input | bytes | tool | seconds | CPU s | MB/s | peak RSS (MiB) | RSS / file | vs ceiling (wall) | vs ceiling (CPU) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for row in "simdjson parse_many over the events as JSONL (ceiling)|$t_ceil|$r_ceil|$c_ceil" "simdjson DOM parse of the whole file|$t_dom|$r_dom|$c_dom" "\`convert\` (CLI, trace/6 written)|$t_conv|$r_conv|$c_conv" "\`validate\` (direct read, the last step)|$t_val|$r_val|$c_val" "\`summary --step all\` (direct read, every step)|$t_all|$r_all|$c_all"; do
-  IFS='|' read -r tool t r c <<<"$row"
-  printf '| generated Kineto trace | %s | %s | %s | %s | %.0f | %.0f | %.2f | %.0f%% | %.0f%% |\n' "$bytes" "$tool" "$t" "$c" \
+names=("simdjson parse_many over the events as JSONL (ceiling)" "simdjson DOM parse of the whole file"
+  "\`convert\` (CLI, trace/6 written)" "\`validate\` (direct read, the last step)"
+  "\`summary --step all\` (direct read, every step)")
+for i in "${!names[@]}"; do
+  t=$(bench_median "$i" wall); c=$(bench_median "$i" cpu); r=$(bench_median "$i" rss)
+  printf '| generated Kineto trace | %s | %s | %s | %s | %.0f | %.0f | %.2f | %.0f%% | %.0f%% |\n' "$bytes" "${names[$i]}" "$t" "$c" \
     "$(awk -v b="$bytes" -v s="$t" 'BEGIN{ if (s <= 0) s = 0.005; print b/1e6/s }')" \
     "$(awk -v r="$r" 'BEGIN{print r/1024}')" "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
-    "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{ if (t <= 0) t = 0.005; print 100*a/t}')" \
-    "$(awk -v a="$c_ceil" -v t="$c" 'BEGIN{ if (t <= 0) t = 0.005; print 100*a/t}')"
+    "$(awk -v x="$(bench_ratio "$i" 0 wall)" 'BEGIN{print 100*x}')" \
+    "$(awk -v x="$(bench_ratio "$i" 0 cpu)" 'BEGIN{print 100*x}')"
 done
 echo

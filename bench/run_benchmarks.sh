@@ -17,7 +17,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CG=$BUILD/candle-graph
 DATA=$BUILD/bench-data
 mkdir -p "$DATA"
-REPEAT=${REPEAT:-3}
+ROUNDS=${ROUNDS:-3}
+# shellcheck source=bench/interleave.sh
+. "$ROOT/bench/interleave.sh"
+bench_check_quiet
 
 trace_for() {  # layers -> path (generated once, deterministic)
   local f=$DATA/synth-L$1-K4.jsonl
@@ -25,26 +28,15 @@ trace_for() {  # layers -> path (generated once, deterministic)
   echo "$f"
 }
 
-# best-of-N wall seconds and the peak RSS (KiB) of the best run: "seconds rss_kib"
-best_of() {
-  local best="" rss=""
-  for _ in $(seq "$REPEAT"); do
-    local out
-    out=$( { /usr/bin/time -f "TIME %e %M" "$@" >/dev/null; } 2>&1 | grep '^TIME' )
-    local t=${out#TIME }; t=${t%% *}; local m=${out##* }
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
-  done
-  echo "$best $rss"
-}
-
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN{ if (s <= 0) s = 0.005; printf "%.0f", b/1e6/s }'; }
 
-echo "## Trace core and analysis commands, end to end (\`bench/run_benchmarks.sh\`, best of $REPEAT)"
+echo "## Trace core and analysis commands, end to end (\`bench/run_benchmarks.sh\`, median of $ROUNDS interleaved rounds)"
 echo
-echo "Every row reads the same file; \"vs ceiling\" = simdjson parse_many time / row time (higher is better)."
+echo "Every row reads the same file; \"vs ceiling\" = the median over the rounds of simdjson"
+echo "parse_many time / row time (higher is better). jq and python (10-100x slower) run one round."
 echo
-echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs ceiling | vs jq |"
-echo "|---|---|---|---|---|---|---|---|---|"
+table=()
+loads=()
 # layers:ops-per-span:with_jq. 6000x4 ~ 29 MB; 60000x4 ~ 290 MB; 30303x16 ~ 1 M ops.
 inputs="6000:4:1"; [ $QUICK = 1 ] || inputs="6000:4:1 60000:4:1 30303:16:0"
 for spec in $inputs; do
@@ -52,32 +44,48 @@ for spec in $inputs; do
   f=$DATA/synth-L$layers-K$k.jsonl
   [ -s "$f" ] || "$CG" synth --layers "$layers" --ops-per-span "$k" --seed 1 -o "$f" >/dev/null 2>&1
   bytes=$(stat -c %s "$f")
-  read -r t_ceil r_ceil < <(best_of "$BUILD/bench/trace_read_bench" parse_many "$f")
-  rows=("simdjson parse_many (ceiling)|$t_ceil|$r_ceil")
-  read -r t r < <(best_of "$BUILD/bench/trace_read_bench" read "$f"); rows+=("read+validate+health (library)|$t|$r")
-  read -r t r < <(best_of "$CG" validate "$f" -o "$DATA/validation.json"); rows+=("\`validate\` (CLI)|$t|$r")
-  read -r t r < <(best_of "$CG" summary "$f" -o "$DATA/summary.json"); rows+=("\`summary\` (CLI, JSON written)|$t|$r")
-  read -r t r < <(best_of "$CG" import "$f" -o "$DATA/evidence.json"); rows+=("\`import\` (CLI, evidence JSON written)|$t|$r")
+  BENCH_NAMES=(); BENCH_PREPS=(); BENCH_CMDS=()
+  bench_row "simdjson parse_many (ceiling)" : "'$BUILD/bench/trace_read_bench' parse_many '$f'"
+  bench_row "read+validate+health (library)" : "'$BUILD/bench/trace_read_bench' read '$f'"
+  bench_row "\`validate\` (CLI)" : "'$CG' validate '$f' -o '$DATA/validation.json'"
+  bench_row "\`summary\` (CLI, JSON written)" : "'$CG' summary '$f' -o '$DATA/summary.json'"
+  bench_row "\`import\` (CLI, evidence JSON written)" : "'$CG' import '$f' -o '$DATA/evidence.json'"
+  load_before=$(bench_load)
+  bench_rounds "$ROUNDS" "$DATA/core-rounds"
+  rows=()
+  for i in "${!BENCH_NAMES[@]}"; do
+    rows+=("${BENCH_NAMES[$i]}|$(bench_median "$i" wall)|$(bench_median "$i" rss)|$(bench_ratio "$i" 0 wall)")
+  done
   t_jq=""
   if [ "$with_jq" = 1 ]; then
-    # jq and python are 10-100x slower: one run each.
-    read -r t_jq r < <(REPEAT=1 best_of jq -c . "$f"); rows+=("jq -c .|$t_jq|$r")
-    read -r t r < <(REPEAT=1 best_of python3 -c '
-import json, sys
-with open(sys.argv[1], "rb") as f:
-    for line in f:
-        if line.strip(): json.loads(line)
-' "$f"); rows+=("python3 json.loads per line|$t|$r")
+    BENCH_NAMES=(); BENCH_PREPS=(); BENCH_CMDS=()
+    bench_row "jq -c ." : "jq -c . '$f'"
+    bench_row "python3 json.loads per line" : "python3 -c 'import json, sys
+for line in open(sys.argv[1], \"rb\"):
+    line.strip() and json.loads(line)' '$f'"
+    bench_rounds 1 "$DATA/core-rounds-slow"
+    t_jq=$(bench_median 0 wall)
+    t_ceil=$(IFS='|' read -r _ t _ <<<"${rows[0]}"; echo "$t")
+    for i in 0 1; do
+      t=$(bench_median "$i" wall)
+      rows+=("${BENCH_NAMES[$i]}|$t|$(bench_median "$i" rss)|$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{print a/t}')")
+    done
   fi
+  loads+=("synth --layers $layers: load average before $load_before, after $(bench_load).")
   for row in "${rows[@]}"; do
-    IFS='|' read -r tool t r <<<"$row"
-    vs_jq="—"; [ -n "$t_jq" ] && vs_jq=$(awk -v j="$t_jq" -v t="$t" 'BEGIN{printf "%.1fx", j/t}')
-    printf '| synth --layers %s --ops-per-span %s | %s | %s | %s | %s | %.0f | %.2f | %.0f%% | %s |\n' "$layers" "$k" "$bytes" "$tool" "$t" \
+    IFS='|' read -r tool t r x <<<"$row"
+    vs_jq="—"; [ -n "$t_jq" ] && vs_jq=$(awk -v j="$t_jq" -v t="$t" 'BEGIN{ if (t <= 0) t = 0.005; printf "%.1fx", j/t}')
+    table+=("$(printf '| synth --layers %s --ops-per-span %s | %s | %s | %s | %s | %.0f | %.2f | %.0f%% | %s |' "$layers" "$k" "$bytes" "$tool" "$t" \
       "$(mbps "$bytes" "$t")" "$(awk -v r="$r" 'BEGIN{print r/1024}')" \
       "$(awk -v r="$r" -v b="$bytes" 'BEGIN{print r*1024/b}')" \
-      "$(awk -v a="$t_ceil" -v t="$t" 'BEGIN{print 100*a/t}')" "$vs_jq"
+      "$(awk -v x="$x" 'BEGIN{print 100*x}')" "$vs_jq")")
   done
 done
+printf '%s\n' "${loads[@]}"
+echo
+echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs ceiling | vs jq |"
+echo "|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${table[@]}"
 echo
 # Chrome export vs the same ceiling, on the 295 MB and the 98 MB synth traces (its own script).
 "$ROOT/bench/export_chrome_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
