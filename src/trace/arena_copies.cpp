@@ -24,10 +24,12 @@ std::string_view ArenaCopies::intern(std::string_view s) {
 
 std::string_view ArenaCopies::recent(std::string_view s) {
   if (s.empty()) return {};
-  std::string_view& slot = recent_ids_[ShortStringHash{}(s) & (recent_ids_.size() - 1)];
-  if (slot.size() != s.size() || std::memcmp(slot.data(), s.data(), s.size()) != 0)
-    slot = arena_->copy(s);
-  return slot;
+  const std::uint64_t hash = ShortStringHash{}(s);
+  RecentId& slot = recent_ids_[hash & (recent_ids_.size() - 1)];
+  if (slot.hash != hash || slot.id.size() != s.size() ||
+      std::memcmp(slot.id.data(), s.data(), s.size()) != 0)
+    slot = {hash, arena_->copy(s)};
+  return slot.id;
 }
 
 std::span<const std::uint64_t> ArenaCopies::recent(std::span<const std::uint64_t> dims) {

@@ -38,8 +38,15 @@ class ArenaCopies {
   // The fields interned take turns (op_name, dtype, device, …), so a single "last value" missed
   // nearly always: a small direct-mapped cache keyed by length and end bytes catches them.
   std::array<std::string_view, 64> interned_recently_{};
-  // 4096 ids cover the tensors a layer or two of ops mention; shapes repeat far more.
-  std::array<std::string_view, 4096> recent_ids_{};
+  // 4096 ids cover the tensors a layer or two of ops mention; shapes repeat far more. Each slot
+  // keeps its id's hash, so that a slot holding another id is told apart without reading that
+  // id's bytes, which lie anywhere in the arena and miss the cache (a quarter of the parallel
+  // read's main thread went there).
+  struct RecentId {
+    std::uint64_t hash = 0;
+    std::string_view id;
+  };
+  std::array<RecentId, 4096> recent_ids_{};
   std::array<std::span<const std::uint64_t>, 512> recent_shapes_{};
 };
 

@@ -25,8 +25,21 @@ struct ShortStringHash {
       std::memcpy(&w, p, 8);
       h = mix(h ^ w, k1);
     }
+    // The last 0-7 bytes in at most two loads (as wyhash reads them): copying them byte by byte
+    // into a word and then loading that word stalls on store forwarding, which made this the
+    // hottest line of the parallel read's main thread. The length is already in h.
     std::uint64_t w = 0;
-    if (n != 0) std::memcpy(&w, p, n);
+    if (n >= 4) {
+      std::uint32_t a, b;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      w = (static_cast<std::uint64_t>(a) << 32) | b;
+    } else if (n != 0) {
+      const auto byte = [&](std::size_t i) {
+        return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i]));
+      };
+      w = (byte(0) << 16) | (byte(n >> 1) << 8) | byte(n - 1);
+    }
     return mix(h ^ w, k1);
   }
 };
