@@ -73,7 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 2) return 0;
   std::string_view doc(reinterpret_cast<const char*>(data) + 2, size - 2);
   // A byte-order mark is only skipped at byte 0, which the pad moves: not this target's subject.
-  if (doc.substr(0, 3) == "\xEF\xBB\xBF") doc.remove_prefix(3);
+  // All of them go: after one is skipped, a second fails the plain scan at byte 3 but the
+  // padded one at once, with different events recorded before the failure.
+  while (doc.substr(0, 3) == "\xEF\xBB\xBF") doc.remove_prefix(3);
   // Nor is a document that is itself gzip (the whole-file target reads those).
   if (doc.substr(0, 2) == "\x1F\x8B") return 0;
   const std::size_t cut =
