@@ -1,12 +1,17 @@
 // `candle-graph compare BASELINE CANDIDATE [-o FILE]`: comparison/1 (trace6.md §9.4). No graph is
 // built, so untrusted traces compare too (then `comparable` is false). `candle-graph compare
 // --baseline B1 … Bn --candidate C1 … Cm [...]`: the cohort comparison comparison/2
-// (src/compare/cohort_comparison.hpp); each run is read once and reduced before the next one is
-// read.
+// (src/compare/cohort_comparison.hpp); each run is read once and reduced in the order given,
+// trace files several at a time (one thread each, `-j` at once), so at most that many documents
+// are in memory.
+#include <algorithm>
+#include <deque>
+#include <future>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "candle_graph/import.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "compare/cohort_comparison.hpp"
@@ -50,6 +55,44 @@ void read_cohort_input(compare::CohortBuilder& builder, compare::Side side,
   builder.add_run(side, doc, path.string());
 }
 
+// The cohort's inputs in order (baseline, then candidate), each read into the builder. Trace
+// files are read `threads` at a time, each on one thread, while the builder reduces them one by
+// one in the order given: it interns span and parameter names as runs arrive, so the order, and
+// with it the comparison, is that of reading them one after another. A directory (a bundle,
+// verified once per process) is read when its turn comes, on this thread. The first input that
+// fails, in the order given, is the error raised.
+void read_cohort(compare::CohortBuilder& builder,
+                 const std::vector<std::pair<compare::Side, std::filesystem::path>>& inputs,
+                 std::string_view step) {
+  const unsigned threads = read_threads();
+  std::deque<std::future<TraceDocument>> ahead;
+  std::size_t next = 0;
+  auto launch = [&] {
+    const std::filesystem::path path = inputs[next++].second;
+    std::error_code ec;
+    if (threads <= 1 || std::filesystem::is_directory(path, ec)) {
+      ahead.push_back(std::async(std::launch::deferred, [] { return TraceDocument(); }));
+      return;
+    }
+    ImportOptions options = import_options(step, path.string());
+    options.threads = 1;
+    options.progress = {};  // several files at once: one progress line each would interleave
+    ahead.push_back(std::async(std::launch::async,
+                               [path, options] { return import_trace(path, options).document; }));
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    while (next < inputs.size() && ahead.size() < std::max(1u, threads)) launch();
+    std::future<TraceDocument> doc = std::move(ahead.front());
+    ahead.pop_front();
+    const auto& [side, path] = inputs[i];
+    std::error_code ec;
+    if (threads <= 1 || std::filesystem::is_directory(path, ec))
+      read_cohort_input(builder, side, path, step);
+    else
+      builder.add_run(side, doc.get(), path.string());
+  }
+}
+
 // Every profiler step of one PyTorch trace as a run of its side (`compare A B --steps-as-runs`):
 // the trace is imported once per step, each step reduced before the next is read.
 void read_steps_as_runs(compare::CohortBuilder& builder, compare::Side side,
@@ -87,10 +130,10 @@ int run_cohort_compare(const CompareArgs& a) {
     read_steps_as_runs(builder, compare::Side::baseline, a.baseline);
     read_steps_as_runs(builder, compare::Side::candidate, a.candidate);
   }
-  for (const auto& p : a.baseline_runs)
-    read_cohort_input(builder, compare::Side::baseline, p, a.step);
-  for (const auto& p : a.candidate_runs)
-    read_cohort_input(builder, compare::Side::candidate, p, a.step);
+  std::vector<std::pair<compare::Side, std::filesystem::path>> inputs;
+  for (const auto& p : a.baseline_runs) inputs.emplace_back(compare::Side::baseline, p);
+  for (const auto& p : a.candidate_runs) inputs.emplace_back(compare::Side::candidate, p);
+  read_cohort(builder, inputs, a.step);
   compare::CohortOptions options;
   options.threshold_percent = a.threshold;
   options.bootstrap.resamples = a.resamples;

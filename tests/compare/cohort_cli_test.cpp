@@ -263,6 +263,34 @@ TEST_F(CohortCli, DeterministicPerSeedAndWrittenAtomically) {
   EXPECT_EQ(over.exit_code, 2) << cgcli::describe(over);
 }
 
+// Runs are read several at a time (`-j`); they are reduced in the order given, so the document
+// is byte for byte the one-at-a-time document (span and parameter names are numbered as runs
+// arrive), and the error is the first failing input's in that order, whichever thread failed
+// first. The reference is `-j 1`, which reads them one after another.
+TEST_F(CohortCli, ReadingSeveralRunsAtOnceChangesNothing) {
+  std::vector<std::string> cand = runs("slow", 5);
+  const fs::path bundle_like = *dir_ / "not-a-bundle-either";
+  fs::create_directories(bundle_like);
+  cand.push_back(bundle_like.string());  // a directory among the files, read on its turn
+  const cgcli::RunResult one = compare(runs("base", 6), cand, {"-j", "1"});
+  ASSERT_EQ(one.exit_code, 0) << cgcli::describe(one);
+  for (const char* threads : {"2", "3", "8"}) {
+    const cgcli::RunResult many = compare(runs("base", 6), cand, {"-j", threads});
+    EXPECT_EQ(many.exit_code, 0) << cgcli::describe(many);
+    EXPECT_EQ(many.out, one.out) << "-j " << threads;
+  }
+  // Two unreadable inputs: the error names the earlier one, as one at a time would.
+  std::vector<std::string> broken = runs("base", 6);
+  broken[1] = path("missing-first");
+  broken[4] = path("missing-second");
+  for (const char* threads : {"1", "3"}) {
+    const cgcli::RunResult r = compare(broken, runs("slow", 6), {"-j", threads});
+    EXPECT_EQ(r.exit_code, 1) << cgcli::describe(r);
+    EXPECT_NE(r.err.find("missing-first"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("missing-second"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(CohortCli, OneToOneFormUnchangedAndFormsDoNotMix) {
   const cgcli::RunResult one = run_cli({"compare", run("base", 1), run("slow", 1)});
   EXPECT_EQ(parse(one)["schema"], "candle-graph/comparison/1");
