@@ -53,6 +53,14 @@ struct Chunk {
   std::size_t size = 0;
   bool at_file_start = false;
   bool final = false;  // the end of the file: its last line may lack a '\n'
+  // A regular file is read by the workers themselves (pread): the chunk is the lines that start
+  // in [begin, end) of the file, `last` when end is the file's size (read on to the end).
+  struct Range {
+    int fd = -1;
+    std::uint64_t begin = 0, end = 0;
+    bool last = false;
+  };
+  std::optional<Range> range;
   // What the worker made of it.
   ChunkRecorder events;
   std::uint64_t lines = 0;
@@ -128,6 +136,81 @@ class ChunkReader {
   bool at_start_ = true;
 };
 
+// Reads up to `n` bytes at `offset` into `out`; fewer only at the end of the file.
+std::size_t read_at(int fd, const std::string& source, char* out, std::size_t n,
+                    std::uint64_t offset) {
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, out + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error(source, 0, std::string("cannot read trace file: ") + std::strerror(errno));
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
+
+// Fills a positional chunk on a worker with the lines that start in [begin, end) of the file,
+// each whole: the chunk starts after the first '\n' at or after begin - 1 (at 0 for the first
+// chunk) and runs through the first '\n' at or after end - 1, reading on for a line longer than
+// the chunk (the last chunk reads to the end of the file, which may have grown). A chunk inside
+// one long line that started before it holds nothing: that line is an earlier chunk's.
+void load_range(Chunk& c, const std::string& source) {
+  const Chunk::Range r = *c.range;
+  c.size = 0;
+  c.final = false;
+  std::uint64_t start = 0;
+  c.reserve(static_cast<std::size_t>(r.end - r.begin) + 4096);
+  if (r.begin != 0) {  // find the first line start at or after begin
+    std::uint64_t at = r.begin - 1;
+    for (;;) {
+      const std::size_t got = read_at(r.fd, source, c.data.get(), c.capacity, at);
+      const void* nl = std::memchr(c.data.get(), '\n', got);
+      if (nl != nullptr) {
+        start = at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - c.data.get()) + 1;
+        break;
+      }
+      if (got < c.capacity) {  // the file ends inside a line that started before this chunk
+        std::memset(c.data.get(), ' ', kPadding);
+        return;
+      }
+      at += got;
+    }
+    if (start >= r.end && !r.last) {  // no line starts in [begin, end)
+      std::memset(c.data.get(), ' ', kPadding);
+      return;
+    }
+  }
+  // Read from `start` until a '\n' at or after end - 1 (not for the last chunk) or the file's end.
+  const std::uint64_t need = r.end > start ? r.end - 1 - start : 0;  // index of the first candidate
+  std::size_t have = 0;
+  for (;;) {
+    const std::size_t got =
+        read_at(r.fd, source, c.data.get() + have, c.capacity - have, start + have);
+    const std::size_t searched = have;
+    have += got;
+    if (!r.last) {
+      const std::size_t from = std::max<std::size_t>(searched, static_cast<std::size_t>(need));
+      if (from < have) {
+        if (const void* nl = std::memchr(c.data.get() + from, '\n', have - from)) {
+          c.size = static_cast<std::size_t>(static_cast<const char*>(nl) - c.data.get()) + 1;
+          break;
+        }
+      }
+    }
+    if (have < c.capacity) {  // the end of the file
+      c.size = have;
+      c.final = true;
+      break;
+    }
+    c.size = have;  // kept by reserve
+    c.reserve(c.capacity * 2);
+  }
+  std::memset(c.data.get() + c.size, ' ', kPadding);  // simdjson may read it
+}
+
 // The workers: each parses whole chunks with its own parser and scanner.
 class ParsePool {
  public:
@@ -181,9 +264,19 @@ class ParsePool {
   }
 
   void parse(Chunk& c, std::optional<LineFeeder>& feeder) {
-    c.events.start(c.data.get(), c.size);
     c.error.reset();
     c.failure = nullptr;
+    c.lines = 0;
+    if (c.range) {
+      try {
+        load_range(c, source_);
+      } catch (const Error& e) {  // raised when the replay reaches this chunk, as in file order
+        c.events.start(c.data.get(), 0);
+        c.error = e;
+        return;
+      }
+    }
+    c.events.start(c.data.get(), c.size);
     if (feeder)
       feeder->restart(c.events, c.at_file_start);
     else
@@ -222,7 +315,13 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
   const unsigned threads = std::max(1u, options.threads);
   const std::size_t max_in_flight = std::size_t{threads} + 1;
   DocumentAssembler assembler(source);
-  ChunkReader reader(fd, source, chunk_bytes());
+  const std::size_t chunk = chunk_bytes();
+  ChunkReader reader(fd, source, chunk);
+  // A regular file is cut by position and each worker reads its own chunk, so that the main
+  // thread (the bound: it replays every event) does not also copy the file in; anything else
+  // (a pipe) is read in order by the main thread.
+  const bool positional = total > 0;
+  std::uint64_t next_begin = 0;
   // Declared before the pool: the pool joins its workers before the chunks they use go away.
   std::deque<std::unique_ptr<Chunk>> in_flight, spare;
   std::optional<Error> read_error;  // raised after the chunks read before it, as in file order
@@ -240,13 +339,22 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
         c = std::move(spare.back());
         spare.pop_back();
       }
-      try {
-        more = reader.next(*c);
-      } catch (const Error& e) {
-        read_error = e;
-        more = false;
+      if (positional) {
+        more = next_begin < total;
+        if (!more) break;
+        const std::uint64_t end = std::min<std::uint64_t>(next_begin + chunk, total);
+        c->range = Chunk::Range{fd, next_begin, end, end >= total};
+        c->at_file_start = next_begin == 0;
+        next_begin = end;
+      } else {
+        try {
+          more = reader.next(*c);
+        } catch (const Error& e) {
+          read_error = e;
+          more = false;
+        }
+        if (!more) break;
       }
-      if (!more) break;
       pool.submit(*c);
       in_flight.push_back(std::move(c));
     }
@@ -273,7 +381,7 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
     spare.push_back(std::move(c));
   }
   if (read_error) throw *read_error;
-  if (options.progress) options.progress(reader.bytes_read(), total);
+  if (options.progress) options.progress(positional ? done : reader.bytes_read(), total);
   return assembler.finish();
 }
 

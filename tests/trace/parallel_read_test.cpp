@@ -4,7 +4,10 @@
 // reference: its own tests (reader_*_test.cpp) check it against independent expectations. Chunk
 // sizes down to one byte are forced through CANDLE_GRAPH_TEST_CHUNK_BYTES so that chunk
 // boundaries fall everywhere, inside lines, in blank lines and in documents spread over lines.
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <thread>
 
 #include "support/run_program.hpp"
 #include "support/trace_lines.hpp"
@@ -73,6 +76,22 @@ TEST(ParallelRead, SynthTraceOfManyChunksReadsTheSame) {
   // ~4 MB: several of the reader's 1 MiB chunks, with their default size.
   const fs::path big = write(dir, "big.jsonl", join_lines(synth_lines(dir, 800)));
   expect_same_as_one_thread(big, {4096, 65536});
+}
+
+// A regular file is cut by position and read by the workers; a pipe is read in order by the
+// main thread. Both give the regular file's single-threaded document.
+TEST(ParallelRead, APipeReadsTheSameAsTheFile) {
+  TempDir dir;
+  const std::string text = join_lines(synth_lines(dir, 300));
+  const fs::path file = write(dir, "file.jsonl", text);
+  const std::string reference = outcome(file, 1);
+  for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}}) {
+    const fs::path fifo = dir / ("pipe-" + std::to_string(chunk));
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] { write_file(fifo, text); });
+    EXPECT_EQ(outcome(fifo, 2, chunk), reference) << "chunks of " << chunk;
+    writer.join();
+  }
 }
 
 TEST(ParallelRead, IrregularLayoutsReadTheSame) {
