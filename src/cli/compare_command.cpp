@@ -1,9 +1,9 @@
 // `candle-graph compare BASELINE CANDIDATE [-o FILE]`: comparison/1 (trace6.md §9.4). No graph is
 // built, so untrusted traces compare too (then `comparable` is false). `candle-graph compare
 // --baseline B1 … Bn --candidate C1 … Cm [...]`: the cohort comparison comparison/2
-// (src/compare/cohort_comparison.hpp); each run is read once and reduced in the order given,
-// trace files several at a time (one thread each, `-j` at once), so at most that many documents
-// are in memory.
+// (src/compare/cohort_comparison.hpp); each run is read once and reduced, trace files several
+// at a time (one thread each, `-j` at once, so at most that many documents are in memory), and
+// the reduced runs are added in the order given.
 #include <algorithm>
 #include <deque>
 #include <future>
@@ -56,40 +56,41 @@ void read_cohort_input(compare::CohortBuilder& builder, compare::Side side,
 }
 
 // The cohort's inputs in order (baseline, then candidate), each read into the builder. Trace
-// files are read `threads` at a time, each on one thread, while the builder reduces them one by
-// one in the order given: it interns span and parameter names as runs arrive, so the order, and
-// with it the comparison, is that of reading them one after another. A directory (a bundle,
+// files are read and reduced `threads` at a time, each on one thread, and added to the builder
+// in the order given: it numbers span and parameter names as runs arrive, so the order, and with
+// it the comparison, is that of reading them one after another. A directory (a bundle,
 // verified once per process) is read when its turn comes, on this thread. The first input that
 // fails, in the order given, is the error raised.
 void read_cohort(compare::CohortBuilder& builder,
                  const std::vector<std::pair<compare::Side, std::filesystem::path>>& inputs,
                  std::string_view step) {
   const unsigned threads = read_threads();
-  std::deque<std::future<TraceDocument>> ahead;
+  std::deque<std::future<compare::ReducedRun>> ahead;
   std::size_t next = 0;
   auto launch = [&] {
     const std::filesystem::path path = inputs[next++].second;
     std::error_code ec;
     if (threads <= 1 || std::filesystem::is_directory(path, ec)) {
-      ahead.push_back(std::async(std::launch::deferred, [] { return TraceDocument(); }));
+      ahead.push_back(std::async(std::launch::deferred, [] { return compare::ReducedRun(); }));
       return;
     }
     ImportOptions options = import_options(step, path.string());
     options.threads = 1;
     options.progress = {};  // several files at once: one progress line each would interleave
-    ahead.push_back(std::async(std::launch::async,
-                               [path, options] { return import_trace(path, options).document; }));
+    ahead.push_back(std::async(std::launch::async, [path, options] {
+      return compare::reduce_run(import_trace(path, options).document, path.string());
+    }));
   };
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     while (next < inputs.size() && ahead.size() < std::max(1u, threads)) launch();
-    std::future<TraceDocument> doc = std::move(ahead.front());
+    std::future<compare::ReducedRun> reduced = std::move(ahead.front());
     ahead.pop_front();
     const auto& [side, path] = inputs[i];
     std::error_code ec;
     if (threads <= 1 || std::filesystem::is_directory(path, ec))
       read_cohort_input(builder, side, path, step);
     else
-      builder.add_run(side, doc.get(), path.string());
+      builder.add_reduced(side, reduced.get());
   }
 }
 

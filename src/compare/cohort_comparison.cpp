@@ -215,8 +215,9 @@ std::uint32_t CohortBuilder::intern(std::unordered_map<std::string, std::uint32_
   return it->second;
 }
 
-void CohortBuilder::add_run(Side side, const TraceDocument& doc, std::string source) {
-  CohortRun r;
+ReducedRun reduce_run(const TraceDocument& doc, std::string source) {
+  ReducedRun reduced;
+  CohortRun& r = reduced.run;
   r.source = std::move(source);
   r.run_id = std::string(doc.run().run_id);
   const TraceHealth health = analyze_health(doc);
@@ -240,11 +241,25 @@ void CohortBuilder::add_run(Side side, const TraceDocument& doc, std::string sou
   r.measured_total_ns = evidence::measured_total(doc);
   r.peak_bytes = analyze_memory(doc, /*timeline=*/false).summary.peak_bytes;
   for (auto& [key, cost] : evidence::span_costs(doc))
-    r.span_totals.emplace_back(intern(span_index_, span_names_, key), cost.total_ns);
-  std::sort(r.span_totals.begin(), r.span_totals.end());
+    reduced.span_totals.emplace_back(key, cost.total_ns);
   for (auto& [parameter, fact] : evidence::gradient_facts(doc))
-    r.gradients.push_back(
-        {intern(parameter_index_, parameter_names_, parameter), fact.state, fact.norm});
+    reduced.gradients.emplace_back(parameter, RunGradient{0, fact.state, fact.norm});
+  return reduced;
+}
+
+void CohortBuilder::add_run(Side side, const TraceDocument& doc, std::string source) {
+  add_reduced(side, reduce_run(doc, std::move(source)));
+}
+
+void CohortBuilder::add_reduced(Side side, ReducedRun reduced) {
+  CohortRun& r = reduced.run;
+  for (auto& [key, total_ns] : reduced.span_totals)
+    r.span_totals.emplace_back(intern(span_index_, span_names_, std::move(key)), total_ns);
+  std::sort(r.span_totals.begin(), r.span_totals.end());
+  for (auto& [parameter, gradient] : reduced.gradients) {
+    gradient.parameter = intern(parameter_index_, parameter_names_, std::move(parameter));
+    r.gradients.push_back(gradient);
+  }
   std::sort(r.gradients.begin(), r.gradients.end(),
             [](const RunGradient& a, const RunGradient& b) { return a.parameter < b.parameter; });
   (side == Side::baseline ? baseline_ : candidate_).push_back(std::move(r));

@@ -136,11 +136,23 @@ struct CohortComparison {
   std::vector<GradientStateChange> gradients;  // ≤ max_gradients, by parameter
 };
 
+// One run reduced to what the comparison keeps, before its names are numbered: span keys and
+// parameters are still text. reduce_run touches no shared state, so runs can be reduced on
+// several threads and then added in order (the builder numbers names as runs arrive).
+struct ReducedRun {
+  CohortRun run;  // without span_totals and gradients
+  std::vector<std::pair<std::string, std::uint64_t>> span_totals;
+  std::vector<std::pair<std::string, RunGradient>> gradients;  // RunGradient::parameter unset
+};
+// Health, memory peak and the trace6.md §9.4 aggregates of `doc`.
+ReducedRun reduce_run(const TraceDocument& doc, std::string source);
+
 class CohortBuilder {
  public:
-  // Reduces `doc` to a CohortRun (health, memory peak and trace6.md §9.4 aggregates are computed
-  // here).
+  // reduce_run, then add_reduced.
   void add_run(Side side, const TraceDocument& doc, std::string source);
+  // Numbers the run's span keys and parameters and keeps it on its side.
+  void add_reduced(Side side, ReducedRun reduced);
   // A directory input that could not be read as a verified bundle: reported, never compared.
   void add_unverified(Side side, std::string source, std::string message);
   // Consumes the builder: the runs move into the result.
