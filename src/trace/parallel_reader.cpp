@@ -172,7 +172,10 @@ void load_range(Chunk& c, const std::string& source) {
         start = at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - c.data.get()) + 1;
         break;
       }
-      if (got < c.capacity) {  // the file ends inside a line that started before this chunk
+      // The file ends inside a line that started before this chunk, or that line runs past
+      // the chunk's end (then no line starts in it: stop, or a long line would be read once per
+      // chunk it spans).
+      if (got < c.capacity || (!r.last && at + got >= r.end)) {
         std::memset(c.data.get(), ' ', kPadding);
         return;
       }

@@ -94,6 +94,19 @@ TEST(ParallelRead, APipeReadsTheSameAsTheFile) {
   }
 }
 
+// A line far longer than a chunk (2 MB against 4 KiB): the chunks inside it hold no line start,
+// the chunk it starts in reads it whole, and the document is the one-thread document. (Those
+// empty chunks stop reading at their own end; the time that saves is not asserted here.)
+TEST(ParallelRead, ALineLongerThanManyChunksReadsTheSame) {
+  TempDir dir;
+  std::vector<std::string> lines = synth_lines(dir, 20);
+  // A tag of 2 MB in the meta line (the first), then the rest of the trace.
+  const std::string::size_type brace = lines[0].rfind('}');
+  lines[0].insert(brace, ",\"padding\":\"" + std::string(2 << 20, 'p') + "\"");
+  const fs::path file = write(dir, "long-line.jsonl", join_lines(lines));
+  expect_same_as_one_thread(file, {4096, 65536});
+}
+
 TEST(ParallelRead, IrregularLayoutsReadTheSame) {
   TempDir dir;
   std::vector<std::string> lines = synth_lines(dir, 30);
