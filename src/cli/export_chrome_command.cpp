@@ -52,8 +52,8 @@ int run_export_chrome(const ExportArgs& args) {
     else
       out(piece);
   });
-  const exporting::ChromeExportStats stats =
-      exporting::write_chrome_trace(doc, [&](std::string_view piece) { pipeline.write(piece); });
+  const exporting::ChromeExportStats stats = exporting::write_chrome_trace(
+      doc, [&](std::string_view piece) { pipeline.write(piece); }, read_threads());
   pipeline.finish();
   if (zip) zip->finish();
   if (file) file->commit();

@@ -51,7 +51,8 @@ char* write_us_fast(char* out, double v) noexcept {
   return try_scale(out, v, 1e4, 10000, 4);  // midpoints of ns / 1000 values (flow bind points)
 }
 
-ChromeJson::ChromeJson(Sink sink) : sink_(std::move(sink)), storage_(new char[kPiece]) {
+ChromeJson::ChromeJson(Sink sink, bool after_element)
+    : sink_(std::move(sink)), storage_(new char[kPiece]), first_(!after_element) {
   buf_ = at_ = storage_.get();
   end_ = buf_ + kPiece;
 }

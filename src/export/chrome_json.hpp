@@ -32,7 +32,13 @@ class ChromeJson {
   // Longer values (a huge name) go to the sink on their own, after what is buffered.
   static constexpr std::size_t kLargeValue = kPiece / 8;
 
-  explicit ChromeJson(Sink sink);
+  // `after_element`: the text continues an array that already holds an element, so the first
+  // element written here starts with the separator (a batch formatted on another thread).
+  explicit ChromeJson(Sink sink, bool after_element = false);
+
+  // Elements were written to this array by other writers (batches): the next begins with `,`.
+  void continue_after_element() { first_ = false; }
+  bool wrote_element() const noexcept { return !first_; }
 
   // Starts the next element: the separator from the previous one (`\n` before the first), `{`
   // and `first`, the JSON text of the object's first member (`"ph":"X"`).

@@ -1,8 +1,14 @@
 #include "export/chrome_trace_writer.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <functional>
+#include <future>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +89,79 @@ void write_op(ChromeJson& w, const OpEvent& o, const PlacedSlice& p) {
   w.end();
 }
 
+void write_slice(ChromeJson& w, const TraceDocument& doc, const PlacedSlice& p) {
+  if (p.is_op)
+    write_op(w, doc.ops()[p.index], p);
+  else
+    write_span(w, doc.spans()[p.index], p);
+}
+
+// Events formatted in batches on other threads and written to `w` in the order added: the
+// formatting is most of the export's own work, and what produces the events (the layout, the
+// producer index of the data flows) is far faster, so it runs on every core. `format(w, item)`
+// writes one item's event; at most `threads` batches (a few MB of text each) wait.
+template <typename Item, typename Format>
+class OrderedBatches {
+ public:
+  OrderedBatches(ChromeJson& w, unsigned threads, Format format)
+      : w_(w), threads_(threads), batch_size_(batch_size()), format_(std::move(format)) {
+    batch_.reserve(batch_size_);
+  }
+  OrderedBatches(const OrderedBatches&) = delete;
+  OrderedBatches& operator=(const OrderedBatches&) = delete;
+
+  void add(const Item& item) {
+    batch_.push_back(item);
+    if (batch_.size() == batch_size_) submit();
+  }
+  // Writes what is left; `w` then continues after these events.
+  void finish() {
+    if (!batch_.empty()) submit();
+    while (!pending_.empty()) write_oldest();
+    if (submitted_ > 0) w_.continue_after_element();
+  }
+
+ private:
+  // 8192 events; tests make batches tiny so that batch boundaries fall everywhere.
+  static std::size_t batch_size() {
+    const char* text = std::getenv("CANDLE_GRAPH_TEST_EXPORT_BATCH");
+    std::size_t n = 0;
+    if (text != nullptr && std::from_chars(text, text + std::strlen(text), n).ec == std::errc() &&
+        n > 0)
+      return n;
+    return 8192;
+  }
+
+  void submit() {
+    if (pending_.size() >= threads_) write_oldest();
+    // Only the very first event of the array has no separator before it.
+    const bool after_element = submitted_++ > 0 || w_.wrote_element();
+    pending_.push_back(
+        std::async(std::launch::async, [this, after_element, items = std::move(batch_)] {
+          std::string text;
+          ChromeJson w([&](std::string_view piece) { text.append(piece); }, after_element);
+          for (const Item& item : items) format_(w, item);
+          w.flush();
+          return text;
+        }));
+    batch_ = {};
+    batch_.reserve(batch_size_);
+  }
+  void write_oldest() {
+    const std::string text = pending_.front().get();
+    pending_.pop_front();
+    w_.raw(text);
+  }
+
+  ChromeJson& w_;
+  unsigned threads_;
+  std::size_t batch_size_;
+  Format format_;
+  std::vector<Item> batch_;
+  std::deque<std::future<std::string>> pending_;  // destroyed first: waits for the tasks
+  std::size_t submitted_ = 0;
+};
+
 // One s/f pair. Both ends bind to the slice enclosing (pid 1, tid, ts).
 void write_flow(ChromeJson& w, std::uint64_t id, std::string_view cat, std::string_view name,
                 std::uint32_t from_tid, double from_us, std::uint32_t to_tid, double to_us) {
@@ -96,6 +175,16 @@ void write_flow(ChromeJson& w, std::uint64_t id, std::string_view cat, std::stri
     w.end();
   }
 }
+
+// A data flow: the op that produced `tensor` (its track and bind point) → an op that read it.
+struct DataFlow {
+  std::uint64_t id;
+  std::string_view tensor;
+  std::uint32_t from_tid;
+  double from_us;
+  std::uint32_t to_tid;
+  double to_us;
+};
 
 // Producer of each tensor id, in document order: an open-addressing table of op indices keyed
 // by the op's output id (the strings stay in the document; 4 bytes per slot).
@@ -269,7 +358,8 @@ void write_other_data(ChromeJson& w, const TraceDocument& doc) {
 }  // namespace
 
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
-                                     const std::function<void(std::string_view)>& sink) {
+                                     const std::function<void(std::string_view)>& sink,
+                                     unsigned threads) {
   doc.check_indexed();
   ChromeExportStats stats;
   ChromeJson w(sink);
@@ -281,20 +371,28 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   std::vector<double> op_bind;
   std::vector<std::uint32_t> span_tid(doc.spans().size(), 0);
   std::vector<double> span_bind;
+  const auto format_slice = [&doc](ChromeJson& out, const PlacedSlice& p) {
+    write_slice(out, doc, p);
+  };
+  std::optional<OrderedBatches<PlacedSlice, decltype(format_slice)>> batches;
+  if (threads > 1) batches.emplace(w, threads, format_slice);
   const TrackLayoutStats layout = layout_tracks(
       doc,
       [&](const PlacedSlice& p) {
+        if (batches)
+          batches->add(p);
+        else
+          write_slice(w, doc, p);
         if (p.is_op) {
-          write_op(w, doc.ops()[p.index], p);
           op_tid[p.index] = p.tid;
           ++stats.ops;
         } else {
-          write_span(w, doc.spans()[p.index], p);
           span_tid[p.index] = p.tid;
           ++stats.spans;
         }
       },
       &span_bind, &op_bind);
+  if (batches) batches->finish();
   stats.tracks = layout.tracks;
   stats.clamped = layout.clamped;
   stats.overflowed = layout.overflowed;
@@ -317,6 +415,12 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   std::size_t outputs = 0;
   for (const OpEvent& o : doc.ops()) outputs += o.output ? 1 : 0;
   {
+    const auto format_flow = [](ChromeJson& out, const DataFlow& f) {
+      write_flow(out, f.id, format::chrome::kDataFlowCategory, f.tensor, f.from_tid, f.from_us,
+                 f.to_tid, f.to_us);
+    };
+    std::optional<OrderedBatches<DataFlow, decltype(format_flow)>> flows;
+    if (threads > 1) flows.emplace(w, threads, format_flow);
     ProducerTable producers(doc, outputs);
     for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
       const OpEvent& o = doc.ops()[k];
@@ -327,12 +431,16 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
           continue;  // the same input twice is one data edge
         const std::uint32_t p = producers.find(in);
         if (p == kNoIndex || op_tid[p] == 0 || op_tid[k] == 0) continue;
-        write_flow(w, ++flow_id, format::chrome::kDataFlowCategory, in, op_tid[p], op_bind[p],
-                   op_tid[k], op_bind[k]);
+        const DataFlow flow{++flow_id, in, op_tid[p], op_bind[p], op_tid[k], op_bind[k]};
+        if (flows)
+          flows->add(flow);
+        else
+          format_flow(w, flow);
         ++stats.data_flows;
       }
       producers.set(k);
     }
+    if (flows) flows->finish();
   }
   write_launch_flows(w, doc, device_layout, HostPlacement{op_tid, op_bind}, flow_id, device_stats);
   stats.launch_flows = device_stats.launch_flows;

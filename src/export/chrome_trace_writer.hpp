@@ -53,7 +53,10 @@ struct ChromeExportStats {
 
 // Writes the whole document. The trace should be trusted (callers check health first): the
 // layout follows parent links, and spans unreachable from a root (cycles) are not written.
+// With `threads` above 1 the span and op slices are formatted in batches on that many threads
+// and written in order: the same bytes.
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
-                                     const std::function<void(std::string_view)>& sink);
+                                     const std::function<void(std::string_view)>& sink,
+                                     unsigned threads = 1);
 
 }  // namespace candle_graph::exporting

@@ -4,7 +4,8 @@
 (tests/fixtures, ../shared/fixtures/pytorch-chrome-trace) and on a synth trace of several read
 chunks give byte for byte the same stdout, stderr, exit code and output files with `-j 1`, `-j 2`,
 CANDLE_GRAPH_THREADS=2, and `-j 3` with 61-byte chunks (CANDLE_GRAPH_TEST_CHUNK_BYTES, so chunk
-boundaries fall inside lines everywhere). The `-j 1` run is the reference: it is the
+boundaries fall inside lines everywhere) and the Chrome export's events formatted in batches of 7
+(CANDLE_GRAPH_TEST_EXPORT_BATCH, so that batches meet everywhere). The `-j 1` run is the reference: it is the
 single-threaded reader the other suites check. SQLite databases are compared as `sqlite3 .dump`.
 """
 
@@ -33,7 +34,8 @@ COMMANDS = [
 VARIANTS = [
     ("j2", ["-j", "2"], {}),
     ("env2", [], {"CANDLE_GRAPH_THREADS": "2"}),
-    ("j3-tiny-chunks", ["-j", "3"], {"CANDLE_GRAPH_TEST_CHUNK_BYTES": "61"}),
+    ("j3-tiny-chunks", ["-j", "3"], {"CANDLE_GRAPH_TEST_CHUNK_BYTES": "61",
+                                      "CANDLE_GRAPH_TEST_EXPORT_BATCH": "7"}),
 ]
 
 
