@@ -51,9 +51,11 @@ char* write_us_fast(char* out, double v) noexcept {
   return try_scale(out, v, 1e4, 10000, 4);  // midpoints of ns / 1000 values (flow bind points)
 }
 
-ChromeJson::ChromeJson(Sink sink, bool after_element)
-    : sink_(std::move(sink)), storage_(new char[kPiece]), first_(!after_element) {
-  buf_ = at_ = storage_.get();
+ChromeJson::ChromeJson(Sink sink, bool after_element, char* piece_buffer)
+    : sink_(std::move(sink)),
+      storage_(piece_buffer == nullptr ? new char[kPiece] : nullptr),
+      first_(!after_element) {
+  buf_ = at_ = piece_buffer == nullptr ? storage_.get() : piece_buffer;
   end_ = buf_ + kPiece;
 }
 

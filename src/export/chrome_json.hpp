@@ -34,7 +34,8 @@ class ChromeJson {
 
   // `after_element`: the text continues an array that already holds an element, so the first
   // element written here starts with the separator (a batch formatted on another thread).
-  explicit ChromeJson(Sink sink, bool after_element = false);
+  // `piece_buffer`: kPiece bytes the writer may use (reused across writers), else its own.
+  explicit ChromeJson(Sink sink, bool after_element = false, char* piece_buffer = nullptr);
 
   // Elements were written to this array by other writers (batches): the next begins with `,`.
   void continue_after_element() { first_ = false; }
