@@ -68,8 +68,9 @@ std::optional<unsigned>& threads_given() {
 void add_threads_option(CLI::App* cmd) {
   cmd->add_option_function<unsigned>(
          "-j,--threads", [](const unsigned& n) { threads_given() = n; },
-         "threads that read the trace (default: $CANDLE_GRAPH_THREADS, else the number of "
-         "cores); the output is the same for any number")
+         "threads that read the trace, or, for cohorts of runs, runs read at once (default: "
+         "$CANDLE_GRAPH_THREADS, else the number of cores); the output is the same for any "
+         "number")
       ->check(CLI::Range(1u, kMaxReadThreads));
 }
 
