@@ -8,6 +8,7 @@
 #include <deque>
 #include <future>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -65,32 +66,31 @@ void read_cohort(compare::CohortBuilder& builder,
                  const std::vector<std::pair<compare::Side, std::filesystem::path>>& inputs,
                  std::string_view step) {
   const unsigned threads = read_threads();
-  std::deque<std::future<compare::ReducedRun>> ahead;
+  // Per input in order: its reduction running on a thread, or none when it is read here.
+  std::deque<std::optional<std::future<compare::ReducedRun>>> ahead;
   std::size_t next = 0;
   auto launch = [&] {
-    const std::filesystem::path path = inputs[next++].second;
+    const std::filesystem::path& path = inputs[next++].second;
     std::error_code ec;
     if (threads <= 1 || std::filesystem::is_directory(path, ec)) {
-      ahead.push_back(std::async(std::launch::deferred, [] { return compare::ReducedRun(); }));
+      ahead.emplace_back();
       return;
     }
     ImportOptions options = import_options(step, path.string());
     options.threads = 1;
     options.progress = {};  // several files at once: one progress line each would interleave
-    ahead.push_back(std::async(std::launch::async, [path, options] {
+    ahead.emplace_back(std::async(std::launch::async, [path, options] {
       return compare::reduce_run(import_trace(path, options).document, path.string());
     }));
   };
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
+  for (const auto& [side, path] : inputs) {
     while (next < inputs.size() && ahead.size() < std::max(1u, threads)) launch();
-    std::future<compare::ReducedRun> reduced = std::move(ahead.front());
+    std::optional<std::future<compare::ReducedRun>> reduced = std::move(ahead.front());
     ahead.pop_front();
-    const auto& [side, path] = inputs[i];
-    std::error_code ec;
-    if (threads <= 1 || std::filesystem::is_directory(path, ec))
-      read_cohort_input(builder, side, path, step);
+    if (reduced)
+      builder.add_reduced(side, reduced->get());
     else
-      builder.add_reduced(side, reduced.get());
+      read_cohort_input(builder, side, path, step);
   }
 }
 

@@ -1,9 +1,6 @@
 #include "export/chrome_trace_writer.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <functional>
 #include <future>
@@ -18,6 +15,7 @@
 #include "export/chrome_events.hpp"
 #include "export/chrome_json.hpp"
 #include "export/chrome_tracks.hpp"
+#include "output/test_hook.hpp"
 
 namespace candle_graph::exporting {
 namespace {
@@ -125,12 +123,7 @@ class OrderedBatches {
  private:
   // 8192 events; tests make batches tiny so that batch boundaries fall everywhere.
   static std::size_t batch_size() {
-    const char* text = std::getenv("CANDLE_GRAPH_TEST_EXPORT_BATCH");
-    std::size_t n = 0;
-    if (text != nullptr && std::from_chars(text, text + std::strlen(text), n).ec == std::errc() &&
-        n > 0)
-      return n;
-    return 8192;
+    return output::size_from_env("CANDLE_GRAPH_TEST_EXPORT_BATCH", 8192);
   }
 
   // A batch's text and the writer's piece buffer, reused from batch to batch: fresh multi-MB

@@ -12,9 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <condition_variable>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -24,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "output/test_hook.hpp"
 #include "trace/chunk_recorder.hpp"
 #include "trace/document_assembler.hpp"
 #include "trace/line_feeder.hpp"
@@ -39,12 +38,7 @@ constexpr std::uint64_t kProgressEvery = 64ull << 20;
 
 // Tests force tiny chunks so that chunk boundaries fall at every place in their fixtures.
 std::size_t chunk_bytes() {
-  const char* text = std::getenv("CANDLE_GRAPH_TEST_CHUNK_BYTES");
-  std::size_t n = 0;
-  if (text != nullptr && std::from_chars(text, text + std::strlen(text), n).ec == std::errc() &&
-      n > 0)
-    return n;
-  return kChunkBytes;
+  return output::size_from_env("CANDLE_GRAPH_TEST_CHUNK_BYTES", kChunkBytes);
 }
 
 struct Chunk {
