@@ -1,6 +1,6 @@
 // Inserts into one table, many rows per statement: `INSERT INTO t VALUES (?,…),(?,…),…`. A
 // statement step costs SQLite the same setup and teardown (cursor, transaction check, halt) for
-// one row as for 32, and the loader inserts millions of rows, so rows are collected and stepped
+// one row as for 128, and the loader inserts millions of rows, so rows are collected and stepped
 // kRowsPerStep at a time, in the order they were added (rowids, and so the table, are those of
 // one INSERT per row). Positional binds: `insert.text(a).u64(b).done()` per row. Every table ends
 // with the rank of the run its rows belong to (docs/sql.md): given once, added by done().
@@ -24,7 +24,7 @@ namespace candle_graph::sqlite {
 
 class BatchedInsert {
  public:
-  static constexpr int kRowsPerStep = 32;
+  static constexpr int kRowsPerStep = 128;
 
   // `columns`: the row's own columns, before the run's rank (NULL when the run states none).
   BatchedInsert(const Connection& db, std::string_view table, int columns,

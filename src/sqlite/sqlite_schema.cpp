@@ -397,33 +397,37 @@ CREATE VIEW nsight_kernels AS
   FROM nsight_summary WHERE section = 'kernels';
 )sql";
 
-// The join keys: run_id with span, op, tensor and node ids. Not indexed: the timeline and the
+// The keys (run_id, *_index) lead with the run, so they also serve a run's rows in order. The
+// lookup indices of the large tables lead with the looked-up column and end with run_id: a join
+// on both columns uses them as well either way, a lookup without run_id can use them too, and
+// SQLite builds them about a third faster, because sorting keys that all start with the same
+// run_id text takes a full record comparison for every pair. Not indexed: the timeline and the
 // peak allocations (read whole per run, in rowid order), names (GROUP BY sorts anyway).
 constexpr std::string_view kIndices = R"sql(
 CREATE UNIQUE INDEX IF NOT EXISTS spans_key ON spans (run_id, span_index);
 CREATE UNIQUE INDEX IF NOT EXISTS ops_key ON ops (run_id, op_index);
 CREATE UNIQUE INDEX IF NOT EXISTS tensors_key ON tensors (run_id, tensor_index);
 CREATE UNIQUE INDEX IF NOT EXISTS memory_events_key ON memory_events (run_id, event_index);
-CREATE INDEX IF NOT EXISTS spans_by_id ON spans (run_id, span_id);
-CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (run_id, parent_index);
-CREATE INDEX IF NOT EXISTS ops_by_span ON ops (run_id, span_index);
-CREATE INDEX IF NOT EXISTS ops_by_name ON ops (run_id, op_name);
-CREATE INDEX IF NOT EXISTS ops_by_node ON ops (run_id, node_id);
-CREATE INDEX IF NOT EXISTS ops_by_correlation ON ops (run_id, correlation);
+CREATE INDEX IF NOT EXISTS spans_by_id ON spans (span_id, run_id);
+CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (parent_index, run_id);
+CREATE INDEX IF NOT EXISTS ops_by_span ON ops (span_index, run_id);
+CREATE INDEX IF NOT EXISTS ops_by_name ON ops (op_name, run_id);
+CREATE INDEX IF NOT EXISTS ops_by_node ON ops (node_id, run_id);
+CREATE INDEX IF NOT EXISTS ops_by_correlation ON ops (correlation, run_id);
 CREATE UNIQUE INDEX IF NOT EXISTS kernels_key ON kernels (run_id, kernel_index);
-CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels (run_id, correlation);
-CREATE INDEX IF NOT EXISTS kernels_by_launcher ON kernels (run_id, launch_op_index);
-CREATE INDEX IF NOT EXISTS kernels_by_span ON kernels (run_id, span_index);
+CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels (correlation, run_id);
+CREATE INDEX IF NOT EXISTS kernels_by_launcher ON kernels (launch_op_index, run_id);
+CREATE INDEX IF NOT EXISTS kernels_by_span ON kernels (span_index, run_id);
 CREATE UNIQUE INDEX IF NOT EXISTS gpu_devices_key ON gpu_devices (run_id, device);
 CREATE INDEX IF NOT EXISTS gpu_streams_by_device ON gpu_streams (run_id, device);
-CREATE INDEX IF NOT EXISTS op_inputs_by_op ON op_inputs (run_id, op_index);
-CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (run_id, tensor_id);
-CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (run_id, tensor_id);
-CREATE INDEX IF NOT EXISTS memory_events_by_tensor ON memory_events (run_id, tensor_id);
-CREATE INDEX IF NOT EXISTS memory_events_by_span ON memory_events (run_id, span_index);
-CREATE INDEX IF NOT EXISTS edges_by_from ON edges (run_id, from_id);
-CREATE INDEX IF NOT EXISTS edges_by_to ON edges (run_id, to_id);
-CREATE INDEX IF NOT EXISTS gradients_by_key ON gradients (run_id, root, key);
+CREATE INDEX IF NOT EXISTS op_inputs_by_op ON op_inputs (op_index, run_id);
+CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (tensor_id, run_id);
+CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (tensor_id, run_id);
+CREATE INDEX IF NOT EXISTS memory_events_by_tensor ON memory_events (tensor_id, run_id);
+CREATE INDEX IF NOT EXISTS memory_events_by_span ON memory_events (span_index, run_id);
+CREATE INDEX IF NOT EXISTS edges_by_from ON edges (from_id, run_id);
+CREATE INDEX IF NOT EXISTS edges_by_to ON edges (to_id, run_id);
+CREATE INDEX IF NOT EXISTS gradients_by_key ON gradients (root, key, run_id);
 CREATE INDEX IF NOT EXISTS run_tags_by_run ON run_tags (run_id, key);
 CREATE INDEX IF NOT EXISTS health_issues_by_run ON health_issues (run_id);
 CREATE INDEX IF NOT EXISTS findings_by_run ON findings (run_id);

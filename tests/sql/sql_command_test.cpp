@@ -314,6 +314,50 @@ TEST(SqlCommand, AppendAddsRunsAndRefusesADuplicateRunId) {
   EXPECT_FALSE(fs::exists(dir / "twice.db"));
 }
 
+// The documented join keys (docs/sql.md, "Indices") as SQLite's planner sees them, asked through
+// Debian's sqlite3 shell: every lookup by a key, with the run or without it, searches an index
+// instead of scanning the table, and a run's rows alone are found through the table's key.
+TEST(SqlCommand, JoinKeysAreSearchedThroughIndicesWithOrWithoutTheRun) {
+  if (!cgsql::have("/usr/bin/sqlite3")) GTEST_SKIP() << "no /usr/bin/sqlite3";
+  TempDir dir("cg-sql");
+  const fs::path db = dir / "runs.db";
+  ASSERT_EQ(export_db({synth(dir, 3).string()}, db).exit_code, 0);
+  const std::vector<std::pair<std::string, std::string>> lookups = {
+      {"spans WHERE span_id = 'x'", "spans_by_id"},
+      {"spans WHERE parent_index = 1 AND run_id = 'r'", "spans_by_parent"},
+      {"ops WHERE span_index = 1", "ops_by_span"},
+      {"ops WHERE op_name = 'aten::mm' AND run_id = 'r'", "ops_by_name"},
+      {"ops WHERE node_id = 't1'", "ops_by_node"},
+      {"ops WHERE correlation = 7 AND run_id = 'r'", "ops_by_correlation"},
+      {"kernels WHERE correlation = 7", "kernels_by_correlation"},
+      {"kernels WHERE launch_op_index = 3 AND run_id = 'r'", "kernels_by_launcher"},
+      {"kernels WHERE span_index = 3", "kernels_by_span"},
+      {"op_inputs WHERE op_index = 3 AND run_id = 'r'", "op_inputs_by_op"},
+      {"op_inputs WHERE tensor_id = 'x'", "op_inputs_by_tensor"},
+      {"tensors WHERE tensor_id = 'x' AND run_id = 'r'", "tensors_by_id"},
+      {"memory_events WHERE tensor_id = 'x'", "memory_events_by_tensor"},
+      {"memory_events WHERE span_index = 2 AND run_id = 'r'", "memory_events_by_span"},
+      {"edges WHERE from_id = 'x'", "edges_by_from"},
+      {"edges WHERE to_id = 'x' AND run_id = 'r'", "edges_by_to"},
+      {"gradients WHERE root = 'loss' AND key = 'w'", "gradients_by_key"},
+      {"spans WHERE run_id = 'r'", "spans_key"},
+      {"ops WHERE run_id = 'r' ORDER BY op_index", "ops_key"},
+      {"tensors WHERE run_id = 'r'", "tensors_key"},
+      {"memory_events WHERE run_id = 'r'", "memory_events_key"},
+      {"kernels WHERE run_id = 'r'", "kernels_key"},
+  };
+  for (const auto& [from_where, index] : lookups) {
+    // The shell prints a plan as a tree ("QUERY PLAN", then "`--SEARCH ..."), in any mode.
+    const auto r = cgcli::run_program({"/usr/bin/sqlite3", "-readonly", db.string(),
+                                       "EXPLAIN QUERY PLAN SELECT * FROM " + from_where});
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_EQ(r.out.rfind("QUERY PLAN\n`--SEARCH ", 0), 0u) << from_where << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << from_where << ": " << r.out;
+    EXPECT_NE(r.out.find(" INDEX " + index + " ("), std::string::npos)
+        << from_where << ": " << r.out;
+  }
+}
+
 TEST(SqlCommand, FailedExportLeavesNoFile) {
   TempDir dir("cg-sql");
   const fs::path db = dir / "runs.db";
