@@ -5,6 +5,7 @@
 
 #include "output/json_text.hpp"
 #include "trace/document_assembler.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 
@@ -179,6 +180,26 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
   doc_.span_index_->reserve(
       static_cast<std::size_t>(std::min(static_cast<double>(doc_.spans_.size()) * scale * 1.05,
                                         static_cast<double>(doc_.spans_.capacity()))));
+}
+
+void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
+  // Two chunks' growth ahead, at least 256 KiB: populating a page already mapped costs a page
+  // table walk, so the stretches may overlap from call to call.
+  constexpr std::size_t kMinAheadBytes = std::size_t{256} << 10;
+  std::size_t k = 0;
+  auto ahead = [&](const auto& v) {
+    const std::size_t grown = v.size() - std::min(v.size(), prefaulted_sizes_[k]);
+    prefaulted_sizes_[k++] = v.size();
+    if (grown == 0 || v.capacity() == v.size()) return;
+    const std::size_t elems = std::max(2 * grown, kMinAheadBytes / sizeof(v[0]) + 1);
+    const auto* begin = v.data() + v.size();
+    const auto* end = v.data() + std::min(v.capacity(), v.size() + elems);
+    prefaulter.populate(begin, end);
+  };
+  ahead(doc_.spans_), ahead(doc_.ops_), ahead(doc_.tensors_), ahead(doc_.memory_);
+  ahead(doc_.device_memory_), ahead(doc_.gradients_), ahead(doc_.edges_);
+  ahead(doc_.op_span_), ahead(doc_.tensor_span_), ahead(doc_.memory_span_);
+  ahead(doc_.device_ops_), ahead(doc_.device_op_span_);
 }
 
 std::span<const std::string_view> DocumentAssembler::copy_ids(

@@ -4,6 +4,7 @@
 // span_end matches one earlier span_start, no second span_end).
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "candle_graph/trace.hpp"
@@ -11,6 +12,8 @@
 #include "trace/event_sink.hpp"
 
 namespace candle_graph {
+
+class PagePrefaulter;
 
 class DocumentAssembler final : public EventSink {
  public:
@@ -36,6 +39,10 @@ class DocumentAssembler final : public EventSink {
   // At most `byte_budget` bytes of address space are reserved in total.
   void reserve_like_so_far(double scale, double byte_budget);
 
+  // Asks `prefaulter` to map, ahead of time, the next stretch of reserved capacity of every array
+  // that grew since the last call, so that the thread filling them takes fewer page faults.
+  void prefault_ahead(PagePrefaulter& prefaulter);
+
   // Final checks (a meta was seen) and derived links. The assembler is spent afterwards.
   TraceDocument finish();
 
@@ -58,6 +65,7 @@ class DocumentAssembler final : public EventSink {
   // Consecutive events usually name the same span: a one-entry cache of the last span_ref hit.
   std::string_view last_span_id_;
   std::uint32_t last_span_index_ = kNoIndex;
+  std::array<std::size_t, 12> prefaulted_sizes_{};  // the arrays' sizes at the last prefault_ahead
 };
 
 }  // namespace candle_graph

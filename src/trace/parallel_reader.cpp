@@ -27,6 +27,7 @@
 #include "trace/document_assembler.hpp"
 #include "trace/line_feeder.hpp"
 #include "trace/memory_budget.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 namespace {
@@ -35,6 +36,7 @@ constexpr std::size_t kPadding = 64;                         // simdjson::SIMDJS
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;    // per chunk; in peak RSS per worker
 constexpr std::size_t kReserveAfter = std::size_t{4} << 20;  // sample of the kind mix
 constexpr std::uint64_t kProgressEvery = 64ull << 20;
+constexpr std::size_t kFirstProbeBytes = 4096;  // a chunk's search for its first line start
 
 // Tests force tiny chunks so that chunk boundaries fall at every place in their fixtures.
 std::size_t chunk_bytes() {
@@ -158,9 +160,13 @@ void load_range(Chunk& c, const std::string& source) {
   std::uint64_t start = 0;
   c.reserve(static_cast<std::size_t>(r.end - r.begin) + 4096);
   if (r.begin != 0) {  // find the first line start at or after begin
+    // In probes that start small: the chunk is read again from that line start, and a probe of
+    // the whole chunk would copy every chunk twice.
     std::uint64_t at = r.begin - 1;
+    std::size_t probe = kFirstProbeBytes;
     for (;;) {
-      const std::size_t got = read_at(r.fd, source, c.data.get(), c.capacity, at);
+      const std::size_t want = std::min(probe, c.capacity);
+      const std::size_t got = read_at(r.fd, source, c.data.get(), want, at);
       const void* nl = std::memchr(c.data.get(), '\n', got);
       if (nl != nullptr) {
         start = at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - c.data.get()) + 1;
@@ -169,11 +175,12 @@ void load_range(Chunk& c, const std::string& source) {
       // The file ends inside a line that started before this chunk, or that line runs past
       // the chunk's end (then no line starts in it: stop, or a long line would be read once per
       // chunk it spans).
-      if (got < c.capacity || (!r.last && at + got >= r.end)) {
+      if (got < want || (!r.last && at + got >= r.end)) {
         std::memset(c.data.get(), ' ', kPadding);
         return;
       }
       at += got;
+      probe *= 2;
     }
     if (start >= r.end && !r.last) {  // no line starts in [begin, end)
       std::memset(c.data.get(), ' ', kPadding);
@@ -327,6 +334,7 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
   std::uint64_t first_line = 1, done = 0, next_progress = kProgressEvery;
   bool reserved = false;
   MemoryWatch memory(source);
+  std::optional<PagePrefaulter> prefaulter;
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
       std::unique_ptr<Chunk> c;
@@ -370,7 +378,9 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
       assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done),
                                     2.0 * static_cast<double>(total));
       reserved = true;
+      prefaulter.emplace();
     }
+    if (prefaulter) assembler.prefault_ahead(*prefaulter);
     if (options.progress && done >= next_progress) {
       options.progress(done, total);
       next_progress = done + kProgressEvery;

@@ -73,8 +73,11 @@ TEST(ParallelRead, EveryTraceFixtureReadsTheSame) {
 
 TEST(ParallelRead, SynthTraceOfManyChunksReadsTheSame) {
   TempDir dir;
-  // ~4 MB: several of the reader's 1 MiB chunks, with their default size.
-  const fs::path big = write(dir, "big.jsonl", join_lines(synth_lines(dir, 800)));
+  // ~6 MB (synth writes ~4.8 KB a layer): several of the reader's 1 MiB chunks, with their
+  // default size, and past the first 4 MiB, after which the document is reserved and its pages are
+  // faulted in ahead of the replay (PagePrefaulter).
+  const fs::path big = write(dir, "big.jsonl", join_lines(synth_lines(dir, 1200)));
+  ASSERT_GT(fs::file_size(big), std::uintmax_t{5} << 20);
   expect_same_as_one_thread(big, {4096, 65536});
 }
 

@@ -1,0 +1,42 @@
+// Faults memory in on another thread before the thread that fills it gets there. The document a
+// trace is read into grows by a few hundred MB for a large trace; each first write to one of its
+// pages is a page fault, and on this kind of machine those faults (with the kernel zeroing each
+// page) were a third of a one-thread read. With several threads, the main thread that fills the
+// document is the bound, so the reader hands the next stretch of each of the document's arrays
+// to this thread, which asks the kernel to map them writable (MADV_POPULATE_WRITE: no write, no
+// change of contents, so it may run beside the thread that fills them).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace candle_graph {
+
+class PagePrefaulter {
+ public:
+  PagePrefaulter();
+  ~PagePrefaulter();
+  PagePrefaulter(const PagePrefaulter&) = delete;
+  PagePrefaulter& operator=(const PagePrefaulter&) = delete;
+
+  // Queues the whole pages inside [begin, end). A range that is no longer mapped when its turn
+  // comes (an array that moved) is skipped by the kernel; nothing is ever written.
+  void populate(const void* begin, const void* end);
+
+ private:
+  void work();
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::pair<std::uintptr_t, std::size_t>> queue_;
+  bool stop_ = false;
+  bool unsupported_ = false;  // a kernel before 5.14: the reader runs as without this thread
+  std::thread thread_;
+};
+
+}  // namespace candle_graph
