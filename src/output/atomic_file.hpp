@@ -31,8 +31,13 @@ class AtomicFile {
   std::filesystem::path target_;
   std::filesystem::path temp_;
   std::FILE* file_ = nullptr;
+  void start_writeback();
+  // A file that replaces another one starts its writeback every so many bytes.
+  static constexpr std::uint64_t kWritebackEvery = std::uint64_t{16} << 20;
   std::uint64_t written_ = 0;
-  std::uint64_t write_limit_;  // kTestWriteLimitVariable, else no limit
+  std::uint64_t written_back_ = 0;  // the bytes whose writeback was started
+  bool replacing_ = false;          // the target existed when the file was opened
+  std::uint64_t write_limit_;       // kTestWriteLimitVariable, else no limit
 };
 
 // The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory.

@@ -49,6 +49,27 @@ TEST(AtomicFile, NothingAtTheDestinationUntilCommit) {
   EXPECT_THAT(dir.entries(), ElementsAre("out.json"));
 }
 
+// A file replacing an existing one starts its writeback every 16 MiB as it goes: the bytes, the
+// old file until commit and the new one after it are what was written. The expected text is built
+// here, piece by piece, not read back through AtomicFile.
+TEST(AtomicFile, ReplacingALargeFileKeepsTheOldOneUntilCommitAndWritesEveryByte) {
+  TempDir dir;
+  const fs::path target = dir / "out.json";
+  write_file(target, "the old file");
+  std::string expected;
+  AtomicFile f(target);
+  for (int i = 0; i < 40; ++i) {  // 40 pieces of 1 MiB: two writebacks and a tail
+    std::string piece(std::size_t{1} << 20, static_cast<char>('a' + i % 26));
+    piece.back() = '\n';
+    f.write(piece);
+    expected += piece;
+  }
+  EXPECT_EQ(read_file(target), "the old file");
+  f.commit();
+  EXPECT_EQ(read_file(target), expected);
+  EXPECT_THAT(dir.entries(), ElementsAre("out.json"));
+}
+
 TEST(AtomicFile, DestinationDirectoryRemovedMidWrite) {
   TempDir dir;
   const fs::path sub = dir / "sub";
