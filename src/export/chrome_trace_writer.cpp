@@ -16,6 +16,7 @@
 #include "export/chrome_json.hpp"
 #include "export/chrome_tracks.hpp"
 #include "output/test_hook.hpp"
+#include "trace/short_string_hash.hpp"
 
 namespace candle_graph::exporting {
 namespace {
@@ -199,36 +200,43 @@ struct DataFlow {
 };
 
 // Producer of each tensor id, in document order: an open-addressing table of op indices keyed
-// by the op's output id (the strings stay in the document; 4 bytes per slot).
+// by the op's output id (the strings stay in the document; 32 bytes per slot).
 class ProducerTable {
  public:
-  ProducerTable(const TraceDocument& doc, std::size_t outputs) : doc_(doc) {
+  explicit ProducerTable(std::size_t outputs) {
     std::size_t cap = 16;
     while (cap < outputs + outputs / 2) cap <<= 1;  // load ≤ 2/3
-    slots_.assign(cap, kNoIndex);
+    slots_.assign(cap, Slot{});
   }
   std::uint32_t find(std::string_view id) const {
-    for (std::size_t i = start(id);; i = (i + 1) & (slots_.size() - 1)) {
-      const std::uint32_t op = slots_[i];
-      if (op == kNoIndex || *doc_.ops()[op].output == id) return op;
+    const std::uint64_t h = ShortStringHash{}(id);
+    for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+      const Slot& s = slots_[i];
+      if (s.op == kNoIndex || (s.hash == h && s.id == id)) return s.op;
     }
   }
-  void set(std::uint32_t op) {  // op has an output; replaces an earlier producer of the id
-    const std::string_view id = *doc_.ops()[op].output;
-    for (std::size_t i = start(id);; i = (i + 1) & (slots_.size() - 1)) {
-      if (slots_[i] == kNoIndex || *doc_.ops()[slots_[i]].output == id) {
-        slots_[i] = op;
+  // `op` produces `id`; it replaces an earlier producer of the id.
+  void set(std::string_view id, std::uint32_t op) {
+    const std::uint64_t h = ShortStringHash{}(id);
+    for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+      Slot& s = slots_[i];
+      if (s.op == kNoIndex || (s.hash == h && s.id == id)) {
+        s = Slot{h, id, op};
         return;
       }
     }
   }
 
  private:
-  std::size_t start(std::string_view id) const {
-    return std::hash<std::string_view>{}(id) & (slots_.size() - 1);
-  }
-  const TraceDocument& doc_;
-  std::vector<std::uint32_t> slots_;
+  // The id's hash and view beside the op: a probe reads neither the op nor, unless the hashes
+  // agree, the id's bytes (both lie anywhere in the document and miss the cache).
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::string_view id;
+    std::uint32_t op = kNoIndex;
+  };
+  std::size_t mask() const noexcept { return slots_.size() - 1; }
+  std::vector<Slot> slots_;
 };
 
 // Counter samples of the memory replay: one sample per device and instant (the last state at
@@ -433,7 +441,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
     };
     std::optional<OrderedBatches<DataFlow, decltype(format_flow)>> flows;
     if (threads > 1) flows.emplace(w, threads, format_flow);
-    ProducerTable producers(doc, outputs);
+    ProducerTable producers(outputs);
     for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
       const OpEvent& o = doc.ops()[k];
       if (!o.output) continue;  // graph/3: ops without an output have no data edges
@@ -450,7 +458,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
           format_flow(w, flow);
         ++stats.data_flows;
       }
-      producers.set(k);
+      producers.set(*o.output, k);
     }
     if (flows) flows->finish();
   }
