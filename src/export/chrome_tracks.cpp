@@ -109,6 +109,16 @@ Children group(std::size_t parents, const std::vector<std::uint32_t>& parent_of)
   return c;
 }
 
+// The middle of a leaf op: (start + end) / 2 ns, divided once, is the double nearest a number of
+// tenths of a ns, which the writer prints as those digits (write_us_fast) instead of the long
+// text of a sum of two doubles (61.785500000000006). Where doubles cannot hold it strictly inside
+// the slice as a reader computes it (ts + dur), the sum the reader would compute.
+double leaf_bind_us(const OpenOp& o) noexcept {
+  const double mid = static_cast<double>(static_cast<unsigned __int128>(o.start) + o.end) / 2000.0;
+  if (mid > o.ts_us && mid < o.ts_us + o.dur_us) return mid;
+  return o.ts_us + o.dur_us / 2;
+}
+
 }  // namespace
 
 void to_microseconds(std::uint64_t start_ns, std::uint64_t end_ns, double& ts_us, double& dur_us) {
@@ -146,8 +156,7 @@ TrackLayoutStats layout_tracks(const TraceDocument& doc,
   // (its start when they cover it all), as spans do.
   auto close_op = [&](const OpenOp& o) {
     if (op_bind_us)
-      (*op_bind_us)[o.index] =
-          o.has_children ? o.free.bind(o.start, o.end) : o.ts_us + o.dur_us / 2;
+      (*op_bind_us)[o.index] = o.has_children ? o.free.bind(o.start, o.end) : leaf_bind_us(o);
   };
   auto settle_gap = [&](const Frame& f) {  // the frame is done: where its flows bind
     if (span_bind_us && f.span != kNoIndex) (*span_bind_us)[f.span] = f.free.bind(f.start, f.end);
