@@ -75,3 +75,13 @@ export function formatShare(part, whole) {
   if (p > 0 && p < 0.1) return '<0.1%';
   return `${p.toFixed(1)}%`;
 }
+
+// A device stream as the Chrome export names it: Kineto writes -1 as a 32-bit stream
+// (4294967295) for work on no stream (a context sync), and the lane of a string tid has bit 62
+// set, a number that means nothing.
+export function streamName(stream) {
+  if (stream === null || stream === undefined) return 'no stream';
+  if (stream === 4294967295) return 'device-wide';
+  if (stream >= 2 ** 62) return 'stream (unnumbered)';
+  return `stream ${stream}`;
+}

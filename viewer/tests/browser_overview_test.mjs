@@ -51,6 +51,10 @@ async function show(page, id) {
   await settle(page);
 }
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+// A stream lane's name as the Chrome export gives it (chrome.md): Kineto's stream -1, written as
+// the 32-bit 4294967295, is the device-wide lane.
+const laneName = (device, stream) =>
+  `${device} ${stream === 4294967295 ? 'device-wide' : `stream ${stream}`}`;
 
 /**
  * The Overview's parts of one device of `query --kind gpu`, by the definitions of
@@ -171,7 +175,7 @@ await withBrowser(async (context) => {
   await run.check('Timeline: one lane per stream query --kind gpu lists', async () => {
     await show(page, 'timeline');
     const lanes = await laneStats(page);
-    const want = gpu.devices.flatMap((d) => d.streams.map((s) => `${d.device} stream ${s.stream}`));
+    const want = gpu.devices.flatMap((d) => d.streams.map((s) => laneName(d.device, s.stream)));
     assert(same(lanes.map((l) => l.lane).sort(), want.sort()), `lanes ${lanes.map((l) => l.lane)}`);
   });
 
@@ -232,7 +236,7 @@ await withBrowser(async (context) => {
       assert(lanes.reduce((s, x) => s + x.inView - x.syncs, 0) === calls, 'work items');
       // Every stream the query lists has its lane; a stream with only waits has one too.
       const want = query(alexnet, 'gpu').devices.flatMap((d) =>
-        d.streams.map((s) => `${d.device} stream ${s.stream}`),
+        d.streams.map((s) => laneName(d.device, s.stream)),
       );
       const names = lanes.map((x) => x.lane);
       assert(
@@ -241,6 +245,16 @@ await withBrowser(async (context) => {
       );
       for (const x of lanes.filter((x) => !want.includes(x.lane)))
         assert(x.syncs === x.inView, `${x.lane} holds only waits`);
+      // The fixture's work on Kineto's stream -1 (a context sync) is on a device-wide lane.
+      assert(
+        events.some((e) => e.args?.stream === 4294967295),
+        'the fixture has stream -1',
+      );
+      assert(
+        names.some((n) => n.endsWith(' device-wide')),
+        `a device-wide lane: ${names}`,
+      );
+      assert(!names.some((n) => n.includes('4294967295')), `no raw -1 stream: ${names}`);
       assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
       await p.close();
     },

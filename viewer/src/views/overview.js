@@ -5,7 +5,7 @@
 // delays, host synchronization) and the packet's GPU findings. Every number is the payload's; the
 // view only adds and divides, so the page says what `candle-graph query --kind gpu` says.
 import { el, fields, section, table } from '../dom.js';
-import { formatDuration, formatInt, formatShare } from '../format.js';
+import { formatDuration, formatInt, formatShare, streamName } from '../format.js';
 
 // The parts in the order they are stacked: device work, then device idle, then host-only time.
 // `cls` picks the colour (style.css .part-*), shared with the timeline's lanes.
@@ -167,7 +167,7 @@ function streamsTable(d) {
   const t = (key, label) => ({ label, num: true, value: (s) => ms(s[key]) });
   return table(
     [
-      { label: 'Stream', value: (s) => String(s.stream) },
+      { label: 'Stream', value: (s) => streamName(s.stream) },
       t('busy_ns', 'Busy'),
       t('host_wait_ns', 'Host wait'),
       t('kernel_wait_ns', 'Kernel wait'),

@@ -4,7 +4,7 @@
 // window is found by binary search, and items narrower than a pixel are merged into one bar per
 // pixel, so 10^6 items draw in time proportional to the screen width × rows.
 import { el, onWidthChange } from '../dom.js';
-import { formatDuration, formatMs, formatNsAsMs } from '../format.js';
+import { formatDuration, formatMs, formatNsAsMs, streamName } from '../format.js';
 import { heatColor } from '../model.js';
 
 const ROW = 20;
@@ -39,7 +39,7 @@ function deviceLanes(work) {
     const idx = byLane[l].sort((a, b) => items.start_ns[a] - items.start_ns[b] || a - b);
     const n = idx.length;
     const out = {
-      label: `${lane.device} stream ${lane.stream}`,
+      label: `${lane.device} ${streamName(lane.stream)}`,
       device: lane.device,
       stream: lane.stream,
       total: lane.total,
