@@ -32,20 +32,23 @@ PagePrefaulter::~PagePrefaulter() {
 
 void PagePrefaulter::populate(const void* begin, const void* end) {
   const std::uintptr_t page = page_size();
-  const std::uintptr_t from = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) & ~(page - 1);
+  const auto first = reinterpret_cast<std::uintptr_t>(begin);
+  const std::uintptr_t from = (first + page - 1) & ~(page - 1);
   const std::uintptr_t to = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
   if (to <= from) return;
+  // The kernel only maps the pages (nothing is written through this pointer).
+  void* at = const_cast<char*>(static_cast<const char*>(begin)) + (from - first);
   {
     std::lock_guard lock(mutex_);
     if (unsupported_) return;
-    queue_.emplace_back(from, to - from);
+    queue_.emplace_back(at, to - from);
   }
   ready_.notify_one();
 }
 
 void PagePrefaulter::work() {
   for (;;) {
-    std::pair<std::uintptr_t, std::size_t> range;
+    std::pair<void*, std::size_t> range;
     {
       std::unique_lock lock(mutex_);
       ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -55,8 +58,7 @@ void PagePrefaulter::work() {
     }
     // ENOMEM (no longer mapped) and EFAULT are the range's own business; EINVAL means the
     // kernel has no MADV_POPULATE_WRITE.
-    if (::madvise(reinterpret_cast<void*>(range.first), range.second, MADV_POPULATE_WRITE) != 0 &&
-        errno == EINVAL) {
+    if (::madvise(range.first, range.second, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
       std::lock_guard lock(mutex_);
       unsupported_ = true;
       queue_.clear();

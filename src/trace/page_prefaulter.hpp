@@ -33,7 +33,7 @@ class PagePrefaulter {
 
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::pair<std::uintptr_t, std::size_t>> queue_;
+  std::deque<std::pair<void*, std::size_t>> queue_;
   bool stop_ = false;
   bool unsupported_ = false;  // a kernel before 5.14: the reader runs as without this thread
   std::thread thread_;
