@@ -50,5 +50,8 @@ struct TraceHealth {
 
 // Linear in the number of events (memory pairing is n·log n for the stable timestamp sort).
 TraceHealth analyze_health(const TraceDocument& doc);
+// The same result; with `threads` above 1 the checks that only read the document run beside the
+// others.
+TraceHealth analyze_health(const TraceDocument& doc, unsigned threads);
 
 }  // namespace candle_graph

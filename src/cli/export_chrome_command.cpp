@@ -28,7 +28,7 @@ int run_export_chrome(const ExportArgs& args) {
     throw UsageError("refusing to write output over the input file " + trace.string());
 
   const TraceDocument doc = load_trace(trace, args.step);
-  const TraceHealth health = analyze_health(doc);
+  const TraceHealth health = analyze_health(doc, read_threads());
   if (!health.trusted)
     throw Error(ErrorKind::untrusted, trace.string(), 0,
                 "trace is structurally untrusted: " + health.error_summary());

@@ -37,7 +37,7 @@ Runner register_validate(CLI::App& app) {
     const std::string label = args->trace.string();
     const ImportedTrace imported = import_trace(args->trace, import_options(args->step, label));
     const TraceDocument& doc = imported.document;
-    const TraceHealth health = analyze_health(doc);
+    const TraceHealth health = analyze_health(doc, read_threads());
     const ImportReport& source = imported.report;
     emit_json(args->output, {args->trace}, [&](output::JsonStream& w) {
       w.begin_object();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <future>
 #include <numeric>
 #include <unordered_map>
 
@@ -153,6 +154,12 @@ class HealthBuilder {
   void warning(std::string_view code, std::string message) {
     h_.issues.push_back({HealthSeverity::warning, code, std::move(message)});
   }
+  void append(std::vector<HealthIssue> issues) {
+    for (HealthIssue& i : issues) {
+      if (i.severity == HealthSeverity::error) h_.trusted = false;
+      h_.issues.push_back(std::move(i));
+    }
+  }
 
  private:
   TraceHealth& h_;
@@ -240,10 +247,54 @@ void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
                   "does not cover them, while op and device times include them");
 }
 
+// 11–13: allocation pairing over the memory events in (stable) timestamp order.
+std::vector<HealthIssue> allocation_pairing(const TraceDocument& doc) {
+  TraceHealth t;
+  HealthBuilder b(t);
+  const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory());
+  LiveAllocations live(doc.memory(), order);
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    const std::uint32_t idx = order[pos];
+    const MemoryEvent& m = doc.memory()[idx];
+    if (m.action == MemoryAction::alloc) {
+      if (!live.insert(pos))
+        b.error("duplicate_allocation",
+                "tensor " + tick(m.tensor_id) + " was allocated twice without a free");
+    } else if (!live.erase(pos)) {
+      b.error("unpaired_free",
+              "tensor " + tick(m.tensor_id) + " was freed without a live allocation");
+    }
+  }
+  if (!live.empty())
+    b.warning("retained_allocations", std::to_string(live.size()) +
+                                          " explicit allocations remained live at measurement end");
+  return std::move(t.issues);
+}
+
+// The warnings of lossy_source_warnings, on their own.
+std::vector<HealthIssue> lossy_source_issues(const TraceDocument& doc) {
+  TraceHealth t;
+  HealthBuilder b(t);
+  lossy_source_warnings(doc, b);
+  return std::move(t.issues);
+}
+
 }  // namespace
 
 TraceHealth analyze_health(const TraceDocument& doc) {
+  return analyze_health(doc, 1);
+}
+
+TraceHealth analyze_health(const TraceDocument& doc, unsigned threads) {
   doc.check_indexed();
+  // Two groups of checks need nothing the others compute: the allocation pairing and the last
+  // checks (host nesting, launches, the region's end). With more threads they run beside the
+  // rest, and their issues take their places in the list as before.
+  std::future<std::vector<HealthIssue>> pairing, lossy;
+  if (threads > 1) {
+    pairing = std::async(std::launch::async, [&doc] { return allocation_pairing(doc); });
+    lossy = std::async(std::launch::async, [&doc] { return lossy_source_issues(doc); });
+  }
   TraceHealth h;
   HealthBuilder b(h);
   const auto& spans = doc.spans();
@@ -333,26 +384,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
               "edge " + tick(e.from_span) + " -> " + tick(e.to_span) + " refers to a missing span");
 
   // 11–13. allocation pairing over memory events in (stable) timestamp order
-  {
-    const std::vector<std::uint32_t> order = memory_in_time_order(doc.memory());
-    LiveAllocations live(doc.memory(), order);
-    for (std::size_t pos = 0; pos < order.size(); ++pos) {
-      const std::uint32_t idx = order[pos];
-      const MemoryEvent& m = doc.memory()[idx];
-      if (m.action == MemoryAction::alloc) {
-        if (!live.insert(pos))
-          b.error("duplicate_allocation",
-                  "tensor " + tick(m.tensor_id) + " was allocated twice without a free");
-      } else if (!live.erase(pos)) {
-        b.error("unpaired_free",
-                "tensor " + tick(m.tensor_id) + " was freed without a live allocation");
-      }
-    }
-    if (!live.empty())
-      b.warning(
-          "retained_allocations",
-          std::to_string(live.size()) + " explicit allocations remained live at measurement end");
-  }
+  b.append(pairing.valid() ? pairing.get() : allocation_pairing(doc));
 
   // 14–21. missing evidence (warnings)
   EvidenceCoverage& c = h.coverage;
@@ -393,7 +425,7 @@ TraceHealth analyze_health(const TraceDocument& doc) {
               "the measured region " + tick(spans[i].id) +
                   " never ended: the capture was cut short (its process stopped while "
                   "recording), so the trace holds only what was written before that");
-  lossy_source_warnings(doc, b);
+  b.append(lossy.valid() ? lossy.get() : lossy_source_issues(doc));
   return h;
 }
 

@@ -498,6 +498,13 @@ TEST(Health, EmissionOrderAcrossCodes) {
   EXPECT_EQ(h.error_summary().find("span IDs must be unique; found 7 records but 6 unique IDs; "
                                    "expected exactly one root span, found 3; "),
             0u);
+  // With threads for the allocation pairing and the last checks: the same issues, in the same
+  // places, and the same verdict (compared with the one-thread result above).
+  const TraceHealth threaded = analyze_health(doc, 3);
+  EXPECT_EQ(codes(threaded), codes(h));
+  EXPECT_EQ(threaded.error_summary(), h.error_summary());
+  EXPECT_EQ(threaded.gaps(), h.gaps());
+  EXPECT_EQ(threaded.trusted, h.trusted);
   EXPECT_EQ(h.gaps().size(), 7u);
 }
 

@@ -6,7 +6,9 @@ chunks give byte for byte the same stdout, stderr, exit code and output files wi
 CANDLE_GRAPH_THREADS=2, and `-j 3` with 61-byte chunks (CANDLE_GRAPH_TEST_CHUNK_BYTES, so chunk
 boundaries fall inside lines everywhere) and the Chrome export's events formatted in batches of 7
 (CANDLE_GRAPH_TEST_EXPORT_BATCH, so that batches meet everywhere). The `-j 1` run is the reference: it is the
-single-threaded reader the other suites check. SQLite databases are compared as `sqlite3 .dump`.
+single-threaded reader the other suites check. SQLite databases are compared as `sqlite3 .dump`. With more than one thread `validate` and the
+Chrome export also run two groups of health checks on threads of their own, so the same
+comparison covers their issues' order and the verdict.
 """
 
 import os
