@@ -93,6 +93,8 @@ struct GraphOptions {
   // everything else does.
   bool edges = true;
   bool memory_timeline = true;
+  // Threads the packet's analyses may use (health's independent checks); results are the same.
+  unsigned threads = 1;
 };
 
 class ExecutionGraph {

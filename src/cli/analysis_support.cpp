@@ -103,7 +103,9 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
   if (nsight_dir && nsight_dir->filename() == "nsight" &&
       bundle::is_bundle_dir(nsight_dir->parent_path()))
     label = "nsight";
-  return evidence::build_packet(doc, baseline, nsight_dir, label, options);
+  GraphOptions with_threads = options;
+  with_threads.threads = read_threads();
+  return evidence::build_packet(doc, baseline, nsight_dir, label, with_threads);
 }
 
 void emit_json(const std::optional<std::filesystem::path>& out,

@@ -37,7 +37,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
                                     const GraphOptions& options) {
   EvidencePacket p;
   p.doc = &doc;
-  p.health = analyze_health(doc);
+  p.health = analyze_health(doc, options.threads);
   p.graph = build_from_trace(doc, p.health, options);
   // The graph nested the host ops already (its op nodes' parent_op): no second nesting pass.
   std::vector<std::uint32_t> op_parent(doc.ops().size(), kNoIndex);
