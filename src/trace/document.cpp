@@ -188,6 +188,7 @@ void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
   constexpr std::size_t kMinAheadBytes = std::size_t{256} << 10;
   std::size_t k = 0;
   auto ahead = [&](const auto& v) {
+    if (k == prefaulted_sizes_.size()) return;  // an array added below but not to the count
     const std::size_t grown = v.size() - std::min(v.size(), prefaulted_sizes_[k]);
     prefaulted_sizes_[k++] = v.size();
     if (grown == 0 || v.capacity() == v.size()) return;

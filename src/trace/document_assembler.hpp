@@ -65,7 +65,8 @@ class DocumentAssembler final : public EventSink {
   // Consecutive events usually name the same span: a one-entry cache of the last span_ref hit.
   std::string_view last_span_id_;
   std::uint32_t last_span_index_ = kNoIndex;
-  std::array<std::size_t, 12> prefaulted_sizes_{};  // the arrays' sizes at the last prefault_ahead
+  // The sizes of the 12 arrays prefault_ahead visits, at its last call.
+  std::array<std::size_t, 12> prefaulted_sizes_{};
 };
 
 }  // namespace candle_graph
