@@ -96,7 +96,10 @@ def test_counts_agree_with_the_profilers_events_except_the_ones_it_merges(trace_
     assert captured == collected, (dict(captured - collected), dict(collected - captured))
     # function_events lacks exactly the events torch's merge step removes...
     assert collected - reported == merged_away and not reported - collected
-    # ...and that is the whole difference with the capture: mean's div_ and its backward's div
-    # are among them (the case this test was written for).
+    # ...and that is the whole difference with the capture: mean's div_ or its backward's div is
+    # among them (the case this test was written for). Not always both: torch nests events by
+    # their start and duration, each rounded to a microsecond by Kineto, so an inner dispatch
+    # can end a microsecond after its outer one and then nests in nothing and is not merged (seen
+    # once in CI, for div_). The assertions above hold either way.
     assert captured - reported == merged_away
-    assert merged_away["aten::div_"] >= 1 and merged_away["aten::div"] >= 1, dict(merged_away)
+    assert merged_away["aten::div_"] + merged_away["aten::div"] >= 1, dict(merged_away)
