@@ -155,27 +155,13 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
     base_bytes += base(v) * sizeof(v[0]);
     extra_bytes += extra(v) * sizeof(v[0]);
   };
-  add_up(doc_.spans_), add_up(doc_.ops_), add_up(doc_.tensors_), add_up(doc_.memory_);
-  add_up(doc_.device_memory_), add_up(doc_.gradients_), add_up(doc_.edges_);
-  add_up(doc_.op_span_), add_up(doc_.tensor_span_), add_up(doc_.memory_span_);
-  add_up(doc_.device_ops_), add_up(doc_.device_op_span_);
+  for_each_array(add_up);
   const double room = byte_budget - base_bytes;
   const double floor_share = extra_bytes <= room ? 1.0 : std::max(0.0, room / extra_bytes);
   auto grow = [&](auto& v) {
     v.reserve(static_cast<std::size_t>(base(v) + extra(v) * floor_share) + 16);
   };
-  grow(doc_.spans_);
-  grow(doc_.ops_);
-  grow(doc_.tensors_);
-  grow(doc_.memory_);
-  grow(doc_.device_memory_);
-  grow(doc_.gradients_);
-  grow(doc_.edges_);
-  grow(doc_.op_span_);
-  grow(doc_.device_ops_);
-  grow(doc_.device_op_span_);
-  grow(doc_.tensor_span_);
-  grow(doc_.memory_span_);
+  for_each_array(grow);
   // Buckets are touched when allocated: size them for the plain extrapolation only.
   doc_.span_index_->reserve(
       static_cast<std::size_t>(std::min(static_cast<double>(doc_.spans_.size()) * scale * 1.05,
@@ -188,19 +174,16 @@ void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
   constexpr std::size_t kMinAheadBytes = std::size_t{256} << 10;
   std::size_t k = 0;
   auto ahead = [&](const auto& v) {
-    if (k == prefaulted_sizes_.size()) return;  // an array added below but not to the count
-    const std::size_t grown = v.size() - std::min(v.size(), prefaulted_sizes_[k]);
-    prefaulted_sizes_[k++] = v.size();
+    std::size_t& last = prefaulted_sizes_.at(k++);  // at(): kArrays must count every array
+    const std::size_t grown = v.size() - std::min(v.size(), last);
+    last = v.size();
     if (grown == 0 || v.capacity() == v.size()) return;
     const std::size_t elems = std::max(2 * grown, kMinAheadBytes / sizeof(v[0]) + 1);
     const auto* begin = v.data() + v.size();
     const auto* end = v.data() + std::min(v.capacity(), v.size() + elems);
     prefaulter.populate(begin, end);
   };
-  ahead(doc_.spans_), ahead(doc_.ops_), ahead(doc_.tensors_), ahead(doc_.memory_);
-  ahead(doc_.device_memory_), ahead(doc_.gradients_), ahead(doc_.edges_);
-  ahead(doc_.op_span_), ahead(doc_.tensor_span_), ahead(doc_.memory_span_);
-  ahead(doc_.device_ops_), ahead(doc_.device_op_span_);
+  for_each_array(ahead);
 }
 
 std::span<const std::string_view> DocumentAssembler::copy_ids(

@@ -65,8 +65,16 @@ class DocumentAssembler final : public EventSink {
   // Consecutive events usually name the same span: a one-entry cache of the last span_ref hit.
   std::string_view last_span_id_;
   std::uint32_t last_span_index_ = kNoIndex;
-  // The sizes of the 12 arrays prefault_ahead visits, at its last call.
-  std::array<std::size_t, 12> prefaulted_sizes_{};
+  // Calls `f` on each of the document's per-event arrays, the ones the reader reserves ahead.
+  template <typename F>
+  void for_each_array(F&& f) {
+    f(doc_.spans_), f(doc_.ops_), f(doc_.tensors_), f(doc_.memory_), f(doc_.device_memory_);
+    f(doc_.gradients_), f(doc_.edges_), f(doc_.op_span_), f(doc_.tensor_span_);
+    f(doc_.memory_span_), f(doc_.device_ops_), f(doc_.device_op_span_);
+  }
+  static constexpr std::size_t kArrays = 12;  // for_each_array's calls of f
+  // The arrays' sizes at the last prefault_ahead, in for_each_array's order.
+  std::array<std::size_t, kArrays> prefaulted_sizes_{};
 };
 
 }  // namespace candle_graph
