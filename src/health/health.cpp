@@ -201,8 +201,10 @@ bool has_closed_ancestor(const std::vector<std::uint32_t>& parent,
 }
 
 // Added (not in the original): what a lossy source did to the numbers, each with its count and
-// the numbers it affects, after the original's 21 checks.
-void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
+// the numbers it affects, after the original's 21 checks. Warnings only.
+std::vector<HealthIssue> lossy_source_warnings(const TraceDocument& doc) {
+  TraceHealth t;
+  HealthBuilder b(t);
   const std::uint64_t partial = nest_host_ops(doc).partial_overlaps;
   if (partial > 0)
     b.warning("host_nesting_broken",
@@ -245,6 +247,7 @@ void lossy_source_warnings(const TraceDocument& doc, HealthBuilder& b) {
               counted(outside, "op or device operation", "ops or device operations") +
                   " started in the measured region and ended after it: the region's wall time "
                   "does not cover them, while op and device times include them");
+  return std::move(t.issues);
 }
 
 // 11–13: allocation pairing over the memory events in (stable) timestamp order.
@@ -271,14 +274,6 @@ std::vector<HealthIssue> allocation_pairing(const TraceDocument& doc) {
   return std::move(t.issues);
 }
 
-// The warnings of lossy_source_warnings, on their own.
-std::vector<HealthIssue> lossy_source_issues(const TraceDocument& doc) {
-  TraceHealth t;
-  HealthBuilder b(t);
-  lossy_source_warnings(doc, b);
-  return std::move(t.issues);
-}
-
 }  // namespace
 
 TraceHealth analyze_health(const TraceDocument& doc) {
@@ -293,7 +288,7 @@ TraceHealth analyze_health(const TraceDocument& doc, unsigned threads) {
   std::future<std::vector<HealthIssue>> pairing, lossy;
   if (threads > 1) {
     pairing = std::async(std::launch::async, [&doc] { return allocation_pairing(doc); });
-    lossy = std::async(std::launch::async, [&doc] { return lossy_source_issues(doc); });
+    lossy = std::async(std::launch::async, [&doc] { return lossy_source_warnings(doc); });
   }
   TraceHealth h;
   HealthBuilder b(h);
@@ -425,7 +420,7 @@ TraceHealth analyze_health(const TraceDocument& doc, unsigned threads) {
               "the measured region " + tick(spans[i].id) +
                   " never ended: the capture was cut short (its process stopped while "
                   "recording), so the trace holds only what was written before that");
-  b.append(lossy.valid() ? lossy.get() : lossy_source_issues(doc));
+  b.append(lossy.valid() ? lossy.get() : lossy_source_warnings(doc));
   return h;
 }
 
