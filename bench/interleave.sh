@@ -1,6 +1,6 @@
 # Sourced by the bench scripts: interleaved rounds and medians (CONTRIBUTING.md, "Benchmarks").
 # Every round runs every row once, in order, so drift (other load, page cache, CPU frequency)
-# falls on all rows alike; each figure is the median over the rounds, and a ratio against the
+# falls on all rows alike, each after a `sync`; each figure is the median over the rounds, and a ratio against the
 # baseline row is the median of the per-round ratios, never a ratio of two separate bests.
 #
 #   bench_row NAME PREP CMD   a row: CMD (shell text, timed) after PREP (untimed, may be ":")
@@ -36,6 +36,9 @@ bench_check_quiet() {
 bench_run_one() {
   local i=$1 keep=$2
   eval "${BENCH_PREPS[$i]}"
+  # Untimed: the page cache's dirty pages (the previous row's output) go to the disk now, so that
+  # no row is throttled by, or waits behind, the writeback of another row's output.
+  sync
   if ! /usr/bin/time -o "$BENCH_DIR/time.txt" -f "TIME %e %U %S %M" sh -c "exec ${BENCH_CMDS[$i]}" \
     >/dev/null 2>"$BENCH_DIR/stderr.txt"; then
     echo "bench: failed: ${BENCH_CMDS[$i]}" >&2

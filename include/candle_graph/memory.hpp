@@ -28,9 +28,18 @@ class CategoryBytes {
   // The present categories in JSON key order (alphabetical: activation, gradient, optimizer,
   // other, parameter).
   std::vector<MemoryCategory> keys() const;
+  // f(category, bytes) for each present category, in the same order, allocating nothing.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (MemoryCategory c : kKeyOrder)
+      if (has(c)) f(c, get(c));
+  }
   bool operator==(const CategoryBytes&) const = default;
 
  private:
+  static constexpr std::array<MemoryCategory, 5> kKeyOrder = {
+      MemoryCategory::activation, MemoryCategory::gradient, MemoryCategory::optimizer,
+      MemoryCategory::other, MemoryCategory::parameter};
   static unsigned index(MemoryCategory c) noexcept { return static_cast<unsigned>(c); }
   std::array<std::uint64_t, 5> bytes_{};
   std::uint8_t present_ = 0;

@@ -265,11 +265,11 @@ struct CounterState {
     on_run(*w, 1, ts);
     w->key("args").raw("{");
     bool first = true;
-    for (MemoryCategory c : p.by_category.keys()) {
+    p.by_category.for_each([&](MemoryCategory c, std::uint64_t bytes) {
       if (!first) w->raw(",");
       first = false;
-      w->first_key(to_string(c)).u64(p.by_category.get(c));
-    }
+      w->first_key(to_string(c)).u64(bytes);
+    });
     w->raw("}");
     w->end();
     samples += 2;

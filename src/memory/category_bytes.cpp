@@ -16,13 +16,8 @@ void CategoryBytes::subtract(MemoryCategory c, std::uint64_t bytes) noexcept {
 }
 
 std::vector<MemoryCategory> CategoryBytes::keys() const {
-  // Alphabetical order of the wire names (serde's BTreeMap order).
-  static constexpr MemoryCategory kSorted[] = {MemoryCategory::activation, MemoryCategory::gradient,
-                                               MemoryCategory::optimizer, MemoryCategory::other,
-                                               MemoryCategory::parameter};
   std::vector<MemoryCategory> out;
-  for (MemoryCategory c : kSorted)
-    if (has(c)) out.push_back(c);
+  for_each([&](MemoryCategory c, std::uint64_t) { out.push_back(c); });
   return out;
 }
 

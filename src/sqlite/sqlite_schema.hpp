@@ -16,7 +16,8 @@ inline constexpr std::string_view kSqlSchema = "candle-graph/sql/1";
 // Every table, in creation order (the `schema` table first).
 std::span<const std::string_view> table_names() noexcept;
 
-// Creates the tables and views and the `schema` row in an empty database. Indices are separate:
+// Creates the tables and views and the `schema` row in an empty database, with the indices whose
+// rows a load writes in key order. The others are separate (create_indices, after the load):
 // building them once after a bulk load is cheaper than keeping them up to date row by row.
 void create_schema(const Connection& db);
 void create_indices(const Connection& db);
