@@ -21,7 +21,7 @@ bench_row "simdjson parse_many (ceiling)" : "'$BUILD/bench/trace_read_bench' par
 bench_row "\`validate\` (read + health, the floor of any export)" : \
   "'$CG' validate '$f' -o '$out.validation.json'"
 bench_row "\`export --format chrome -o OUT.json\`" : "'$CG' export '$f' --format chrome -o '$out.json'"
-bench_row "\`export --format chrome -o OUT.json.gz\` (zlib level 1)" : \
+bench_row "\`export --format chrome -o OUT.json.gz\` (ISA-L igzip level 1)" : \
   "'$CG' export '$f' --format chrome -o '$out.json.gz'"
 bench_rounds "$ROUNDS" "$DATA/export-chrome-rounds"
 load_after=$(bench_load)

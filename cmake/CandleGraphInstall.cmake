@@ -43,5 +43,5 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # The shared libraries the CLI links (ldd build/candle-graph), as Debian 12 names them.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6, libstdc++6 (>= 12), libgcc-s1, libsimdjson14, libsqlite3-0, zlib1g, libssl3")
+    "libc6, libstdc++6 (>= 12), libgcc-s1, libsimdjson14, libsqlite3-0, zlib1g, libssl3, libisal2")
 include(CPack)

@@ -1,9 +1,9 @@
 #include "export/gzip_sink.hpp"
 
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #include <algorithm>
-#include <string>
+#include <cstdint>
 #include <vector>
 
 #include "candle_graph/error.hpp"
@@ -11,43 +11,47 @@
 namespace candle_graph::exporting {
 
 struct GzipSink::State {
-  z_stream z{};
+  isal_zstream z{};
+  // Level 1's hash tables and token buffer; ISA-L's suggested size for it.
+  std::vector<std::uint8_t> level_buf = std::vector<std::uint8_t>(ISAL_DEF_LVL1_DEFAULT);
   Sink next;
-  std::vector<unsigned char> out = std::vector<unsigned char>(1 << 18);
+  std::vector<std::uint8_t> out = std::vector<std::uint8_t>(1 << 18);
   bool finished = false;
 
-  void pump(int flush) {
-    int rc = Z_OK;
+  // Compresses what next_in holds (all of it: isal_deflate keeps the history it needs in its
+  // own buffer), and with `end` the trailer too.
+  void pump(bool end) {
+    z.end_of_stream = end ? 1 : 0;
     do {
       z.next_out = out.data();
-      z.avail_out = static_cast<uInt>(out.size());
-      rc = deflate(&z, flush);
-      if (rc == Z_STREAM_ERROR) throw Error("gzip: zlib deflate failed");
+      z.avail_out = static_cast<std::uint32_t>(out.size());
+      if (isal_deflate(&z) != COMP_OK) throw Error("gzip: ISA-L deflate failed");
       const std::size_t produced = out.size() - z.avail_out;
       if (produced > 0) next(std::string_view(reinterpret_cast<const char*>(out.data()), produced));
-    } while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    } while (z.avail_in > 0 || z.avail_out == 0 || (end && z.internal_state.state != ZSTATE_END));
   }
 };
 
-GzipSink::GzipSink(Sink next, int level) : state_(std::make_unique<State>()) {
-  state_->next = std::move(next);
-  // windowBits 15 + 16: a gzip header and trailer instead of the zlib ones.
-  if (deflateInit2(&state_->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw Error("gzip: zlib could not be initialised");
+GzipSink::GzipSink(Sink next) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.next = std::move(next);
+  isal_deflate_init(&s.z);
+  s.z.gzip_flag = IGZIP_GZIP;  // a gzip header and trailer around the deflate stream
+  s.z.level = 1;
+  s.z.level_buf = s.level_buf.data();
+  s.z.level_buf_size = static_cast<std::uint32_t>(s.level_buf.size());
 }
 
-GzipSink::~GzipSink() {
-  deflateEnd(&state_->z);
-}
+GzipSink::~GzipSink() = default;
 
 void GzipSink::write(std::string_view bytes) {
   if (state_->finished) throw Error("gzip: write after finish");
   // avail_in is 32-bit: feed huge pieces in slices.
   while (!bytes.empty()) {
     const std::size_t n = std::min<std::size_t>(bytes.size(), 1u << 30);
-    state_->z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-    state_->z.avail_in = static_cast<uInt>(n);
-    state_->pump(Z_NO_FLUSH);
+    state_->z.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(bytes.data()));
+    state_->z.avail_in = static_cast<std::uint32_t>(n);
+    state_->pump(false);
     bytes.remove_prefix(n);
   }
 }
@@ -56,7 +60,7 @@ void GzipSink::finish() {
   if (state_->finished) return;
   state_->z.next_in = nullptr;
   state_->z.avail_in = 0;
-  state_->pump(Z_FINISH);
+  state_->pump(true);
   state_->finished = true;
 }
 
