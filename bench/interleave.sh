@@ -1,7 +1,8 @@
 # Sourced by the bench scripts: interleaved rounds and medians (CONTRIBUTING.md, "Benchmarks").
-# Every round runs every row once, in order, so drift (other load, page cache, CPU frequency)
-# falls on all rows alike, each after a `sync`; each figure is the median over the rounds, and a ratio against the
-# baseline row is the median of the per-round ratios, never a ratio of two separate bests.
+# Every round runs every row once, in order (each after a `sync`), so drift (other load, page
+# cache, CPU frequency) falls on all rows alike; each figure is the median over the rounds, and a
+# ratio against the baseline row is the median of the per-round ratios, never a ratio of two
+# separate bests.
 #
 #   bench_row NAME PREP CMD   a row: CMD (shell text, timed) after PREP (untimed, may be ":")
 #   bench_rounds N DIR        one warm-up round (not counted), then N rounds; scratch files in DIR

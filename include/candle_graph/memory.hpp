@@ -37,6 +37,7 @@ class CategoryBytes {
   bool operator==(const CategoryBytes&) const = default;
 
  private:
+  // The wire names' alphabetical order (serde's BTreeMap order in the original).
   static constexpr std::array<MemoryCategory, 5> kKeyOrder = {
       MemoryCategory::activation, MemoryCategory::gradient, MemoryCategory::optimizer,
       MemoryCategory::other, MemoryCategory::parameter};
