@@ -89,11 +89,6 @@ void DatabaseFile::add_run(const TraceDocument& doc, std::string_view source,
 
 void DatabaseFile::commit() {
   try {
-    // An index build sorts in memory up to the cache's size, and beyond it writes sorted runs to
-    // temporary files and merges them. 24 MiB holds the largest index of a 100 MB trace (edges,
-    // 466,000 rows); set only now, the cache does not grow during the load, and the peak RSS
-    // (while the analysis runs) stays where it was.
-    db_->exec("PRAGMA cache_size = -24576");
     create_indices(*db_);
     db_->exec("COMMIT");
     db_->close();

@@ -475,6 +475,11 @@ void create_schema(const Connection& db) {
 }
 
 void create_indices(const Connection& db) {
+  // An index build sorts in memory up to the cache's size, and beyond it writes sorted runs to
+  // temporary files and merges them. 24 MiB holds the largest index of a 100 MB trace (edges,
+  // 466,000 rows). Set only now, after the load, the cache does not grow while the tables are
+  // written, and the peak RSS (while the analysis runs) stays where it was.
+  db.exec("PRAGMA cache_size = -24576");
   db.exec(std::string(kIndicesInLoadOrder));  // no-ops unless the database predates them
   db.exec(std::string(kIndices));
 }
