@@ -53,7 +53,8 @@ int run_export_chrome(const ExportArgs& args) {
       out(piece);
   });
   const exporting::ChromeExportStats stats = exporting::write_chrome_trace(
-      doc, [&](std::string_view piece) { pipeline.write(piece); }, read_threads());
+      doc, [&](std::string_view piece) { pipeline.write(piece); }, read_threads(),
+      [&](std::string& text) { pipeline.hand_over(text); });
   pipeline.finish();
   if (zip) zip->finish();
   if (file) file->commit();

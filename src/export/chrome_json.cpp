@@ -97,6 +97,17 @@ void ChromeJson::flush() {
   sink_(piece);
 }
 
+void ChromeJson::hand_over(std::string& text) {
+  flush();
+  flushed_ += text.size();
+  if (handover_) {
+    handover_(text);
+  } else {
+    sink_(text);
+  }
+  text.clear();
+}
+
 void ChromeJson::pass_large(std::string_view text) {
   flush();
   flushed_ += text.size();

@@ -28,6 +28,9 @@ char* write_us_fast(char* out, double v) noexcept;
 class ChromeJson {
  public:
   using Sink = std::function<void(std::string_view)>;
+  // Takes a whole buffer of text instead of a copy of it: the buffer's contents move on and
+  // `text` is left empty, holding a spare buffer (or none) for the caller to fill again.
+  using Handover = std::function<void(std::string& text)>;
   static constexpr std::size_t kPiece = std::size_t{1} << 20;
   // Longer values (a huge name) go to the sink on their own, after what is buffered.
   static constexpr std::size_t kLargeValue = kPiece / 8;
@@ -103,6 +106,11 @@ class ChromeJson {
       lit("false");
   }
 
+  // JSON text formatted elsewhere into a buffer of its own (a batch): passed on whole through
+  // the handover when there is one (no copy), else through the sink; `text` is left empty.
+  void hand_over(std::string& text);
+  void set_handover(Handover handover) { handover_ = std::move(handover); }
+
   // Hands what is buffered to the sink.
   void flush();
   std::uint64_t bytes() const noexcept { return flushed_ + static_cast<std::uint64_t>(at_ - buf_); }
@@ -124,6 +132,7 @@ class ChromeJson {
   }
 
   Sink sink_;
+  Handover handover_;
   std::unique_ptr<char[]> storage_;
   char* buf_ = nullptr;
   char* at_ = nullptr;

@@ -161,7 +161,7 @@ class OrderedBatches {
   void write_oldest() {
     std::unique_ptr<Buffers> b = pending_.front().get();
     pending_.pop_front();
-    w_.raw(b->text);
+    w_.hand_over(b->text);
     spare_.push_back(std::move(b));
   }
 
@@ -379,10 +379,11 @@ void write_other_data(ChromeJson& w, const TraceDocument& doc) {
 
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
                                      const std::function<void(std::string_view)>& sink,
-                                     unsigned threads) {
+                                     unsigned threads, const ChromeJson::Handover& hand_over) {
   doc.check_indexed();
   ChromeExportStats stats;
   ChromeJson w(sink);
+  if (hand_over) w.set_handover(hand_over);
   w.raw("{\"traceEvents\":[");
 
   // Slices, as they are placed. Per op: its track and where the data flows bind (a time in its

@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "candle_graph/trace.hpp"
+#include "export/chrome_json.hpp"
 #include "format/chrome.hpp"
 
 namespace candle_graph::exporting {
@@ -54,9 +55,11 @@ struct ChromeExportStats {
 // Writes the whole document. The trace should be trusted (callers check health first): the
 // layout follows parent links, and spans unreachable from a root (cycles) are not written.
 // With `threads` above 1 the span and op slices are formatted in batches on that many threads
-// and written in order: the same bytes.
+// and written in order: the same bytes. With `hand_over`, each batch's text goes to it whole
+// instead of through `sink` (ChromeJson::Handover; the sink's copy of it was the main thread's).
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
                                      const std::function<void(std::string_view)>& sink,
-                                     unsigned threads = 1);
+                                     unsigned threads = 1,
+                                     const ChromeJson::Handover& hand_over = {});
 
 }  // namespace candle_graph::exporting

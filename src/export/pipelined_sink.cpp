@@ -17,8 +17,7 @@ PipelinedSink::~PipelinedSink() {
   thread_.join();
 }
 
-void PipelinedSink::write(std::string_view piece) {
-  std::unique_lock lock(mutex_);
+std::string PipelinedSink::next_buffer(std::unique_lock<std::mutex>& lock) {
   changed_.wait(lock, [&] { return failure_ || queued_.size() < depth_; });
   rethrow_failure();
   std::string buffer;
@@ -26,10 +25,26 @@ void PipelinedSink::write(std::string_view piece) {
     buffer = std::move(spare_.back());
     spare_.pop_back();
   }
+  return buffer;
+}
+
+void PipelinedSink::write(std::string_view piece) {
+  std::unique_lock lock(mutex_);
+  std::string buffer = next_buffer(lock);
   lock.unlock();  // the copy runs while the thread works on the previous piece
   buffer.assign(piece);
   lock.lock();
   queued_.push_back(std::move(buffer));
+  lock.unlock();
+  changed_.notify_all();
+}
+
+void PipelinedSink::hand_over(std::string& piece) {
+  std::unique_lock lock(mutex_);
+  std::string spare = next_buffer(lock);
+  spare.clear();
+  queued_.push_back(std::move(piece));
+  piece = std::move(spare);
   lock.unlock();
   changed_.notify_all();
 }

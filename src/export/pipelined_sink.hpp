@@ -1,8 +1,9 @@
 // A sink that passes its pieces on from a thread of its own, so that compressing and writing the
 // export (zlib, the kernel's copy into the page cache) run beside the formatting of the next
 // pieces instead of after it: the wall time a user waits for becomes the longer of the two, not
-// their sum. Pieces are copied into a few reused buffers (at most `depth` pieces wait), so memory
-// stays bounded whatever the export's size. Bytes reach `next` in the order they were written.
+// their sum. Pieces are copied into a few reused buffers, or handed over whole with a reused
+// buffer given back (at most `depth` pieces wait), so memory stays bounded whatever the export's
+// size. Bytes reach `next` in the order they were written.
 #pragma once
 
 #include <condition_variable>
@@ -30,12 +31,17 @@ class PipelinedSink {
   // Queues a copy of `piece`; waits while `depth` pieces are queued. Throws what `next` threw
   // on the thread, at the first write after it failed.
   void write(std::string_view piece);
+  // Queues `piece` itself, without a copy, and leaves a spare buffer (empty) in its place.
+  void hand_over(std::string& piece);
   // Waits until `next` has taken every piece; throws what it threw.
   void finish();
 
  private:
   void run();
   void rethrow_failure();
+  // Waits for room in the queue and takes a spare buffer (empty if there is none); the lock is
+  // held on return.
+  std::string next_buffer(std::unique_lock<std::mutex>& lock);
 
   Sink next_;
   std::size_t depth_;

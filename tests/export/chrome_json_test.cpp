@@ -162,6 +162,64 @@ TEST(PipelinedSink, PassesEveryPieceOnInOrder) {
   EXPECT_EQ(got, expected);
 }
 
+// Copied pieces and handed-over buffers interleave; the bytes arrive in the order written, and
+// every handover leaves the caller an empty buffer to fill again (reused once the thread has
+// passed a piece on: a buffer that went on unreleased would show as text in the next one).
+TEST(PipelinedSink, HandedOverBuffersKeepTheirPlaceAndComeBackEmpty) {
+  std::string got, expected;
+  std::size_t reused = 0;
+  {
+    ex::PipelinedSink sink([&](std::string_view piece) { got.append(piece); }, 2);
+    std::string batch;
+    for (int i = 0; i < 3000; ++i) {
+      const std::string piece =
+          std::to_string(i) + std::string(static_cast<std::size_t>(i % 89), 'y');
+      expected += piece;
+      if (i % 3 == 0) {
+        sink.write(piece);
+        continue;
+      }
+      ASSERT_TRUE(batch.empty());
+      reused += batch.capacity() > 0 ? 1 : 0;
+      batch = piece;
+      sink.hand_over(batch);
+      EXPECT_TRUE(batch.empty());
+    }
+    sink.finish();
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_GT(reused, 0u);  // spares do come back
+}
+
+// A batch's text goes through the handover when there is one, after what the writer buffered,
+// and through the sink otherwise; bytes() counts it either way.
+TEST(ChromeJson, HandOverPassesABatchWholeAfterWhatIsBuffered) {
+  for (const bool with_handover : {false, true}) {
+    std::string out;
+    std::size_t handed = 0;
+    ex::ChromeJson w([&](std::string_view piece) { out.append(piece); });
+    if (with_handover)
+      w.set_handover([&](std::string& text) {
+        ++handed;
+        out += text;
+        text.clear();
+      });
+    w.begin("\"ph\":\"X\"");
+    std::string batch = ",\n{\"ph\":\"i\"}";
+    w.hand_over(batch);
+    EXPECT_TRUE(batch.empty());
+    w.continue_after_element();
+    w.begin("\"ph\":\"C\"");
+    w.end();
+    w.flush();
+    // `begin` leaves its object open, so the first event reads `{"ph":"X"` until a caller ends it.
+    const std::string expected = "\n{\"ph\":\"X\",\n{\"ph\":\"i\"},\n{\"ph\":\"C\"}";
+    EXPECT_EQ(out, expected);
+    EXPECT_EQ(w.bytes(), expected.size());
+    EXPECT_EQ(handed, with_handover ? 1u : 0u);
+  }
+}
+
 TEST(PipelinedSink, AFailureOfTheNextSinkReachesTheWriter) {
   int taken = 0;
   ex::PipelinedSink sink([&](std::string_view) {
