@@ -346,6 +346,15 @@ TEST(Health, SameTensorOnTwoDevicesIsNotADuplicate) {
   EXPECT_TRUE(h.issues.empty()) << ::testing::PrintToString(codes(h));
 }
 
+// The same out of time order (the pairing sorts the events first), with the second device
+// appearing only after the stream has left time order.
+TEST(Health, SameTensorOnTwoDevicesOutOfTimeOrderIsNotADuplicate) {
+  const TraceHealth h =
+      health_of(example_with({}, {mem(3, "t", "free", "cpu"), mem(1, "t", "alloc", "cpu"),
+                                  mem(2, "t", "alloc", "cuda:0"), mem(4, "t", "free", "cuda:0")}));
+  EXPECT_TRUE(h.issues.empty()) << ::testing::PrintToString(codes(h));
+}
+
 TEST(Health, UnpairedFree) {
   const TraceHealth h = health_of(example_with({}, {mem(1, "never", "free")}));
   expect_only(h, "unpaired_free", HealthSeverity::error,

@@ -54,6 +54,21 @@ TEST(MemoryOrder, EqualsOneStableSortByTheFullKey) {
   }
 }
 
+// A stream in time order for a long stretch, its instants already reordered, and then one event
+// from the past: the order must start again from the whole stream.
+TEST(MemoryOrder, AStreamThatLeavesTimeOrderLateEqualsTheStableSort) {
+  const std::vector<std::string> ids = {"b", "a", "t1", "t0"};
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    auto events = random_events(rng, 2 + rng() % 200, 1, true, ids);
+    MemoryEvent late = events[rng() % events.size()];
+    late.timestamp_ns = rng() % (events.back().timestamp_ns + 1);
+    if (late.timestamp_ns == events.back().timestamp_ns) continue;  // still in time order
+    events.insert(events.end() - static_cast<std::ptrdiff_t>(rng() % 2), late);
+    ASSERT_EQ(memory::sorted_order(events), reference_order(events)) << "round " << round;
+  }
+}
+
 TEST(MemoryOrder, EmptyAndSingleEvent) {
   EXPECT_TRUE(memory::sorted_order({}).empty());
   std::vector<MemoryEvent> one(1);
