@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <system_error>
 
 #include "candle_graph/error.hpp"
 #include "output/write_guard.hpp"
@@ -101,31 +102,65 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::write(std::string_view bytes) {
   if (file_ == nullptr) throw Error(target_.string(), 0, "write after commit");
   if (bytes.empty()) return;
+  const std::uint64_t before = written_;
   written_ += bytes.size();
   if (written_ > write_limit_) {
     errno = ENOSPC;
     throw Error(target_.string(), 0,
                 "cannot write output file: " + errno_text() + " (" + kTestWriteLimitVariable + ")");
   }
+  try {
+    if (!direct_tried_ && written_ > kDirectFrom) {
+      // The file's first kDirectFrom bytes go through the page cache, the rest around it.
+      write_buffered(bytes.substr(0, kDirectFrom - before));
+      bytes.remove_prefix(kDirectFrom - before);
+      direct_tried_ = true;
+      flush();
+      direct_ = DirectWrites::start(::fileno(file_));
+    }
+    if (direct_) {
+      if (!direct_->write(bytes)) direct_.reset();
+      return;
+    }
+  } catch (const std::system_error& e) {
+    throw Error(target_.string(), 0, "cannot write output file: " + e.code().message());
+  }
+  write_buffered(bytes);
+}
+
+void AtomicFile::write_buffered(std::string_view bytes) {
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
     throw Error(target_.string(), 0, "cannot write output file: " + errno_text());
-  if (replacing_ && written_ - written_back_ >= kWritebackEvery) start_writeback();
+  buffered_ += bytes.size();
+  if (replacing_ && buffered_ - written_back_ >= kWritebackEvery) start_writeback();
+}
+
+void AtomicFile::flush() {
+  if (std::fflush(file_) != 0)
+    throw Error(target_.string(), 0, "cannot write output file: " + errno_text());
 }
 
 // ext4 (auto_da_alloc) writes a file back when it is renamed over an existing one, inside the
 // rename: 50 ms for a 130 MB export, all of it on the path to the exit. Starting that writeback
 // as the bytes come (asynchronously: nothing waits for the disk) spreads it over the writing.
 void AtomicFile::start_writeback() {
-  if (std::fflush(file_) != 0)
-    throw Error(target_.string(), 0, "cannot write output file: " + errno_text());
+  flush();
   // Advice only: an error here (a file system without it) changes nothing that is written.
   ::sync_file_range(::fileno(file_), static_cast<off_t>(written_back_),
-                    static_cast<off_t>(written_ - written_back_), SYNC_FILE_RANGE_WRITE);
-  written_back_ = written_;
+                    static_cast<off_t>(buffered_ - written_back_), SYNC_FILE_RANGE_WRITE);
+  written_back_ = buffered_;
 }
 
 void AtomicFile::commit() {
   if (file_ == nullptr) throw Error(target_.string(), 0, "output file committed twice");
+  if (direct_) {
+    try {
+      direct_->finish();
+    } catch (const std::system_error& e) {
+      throw Error(target_.string(), 0, "cannot write output file: " + e.code().message());
+    }
+    direct_.reset();
+  }
   const bool flushed = std::fflush(file_) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;

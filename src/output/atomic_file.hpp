@@ -5,12 +5,18 @@
 // The temporary sibling is `.NAME.tmp-PID-RANDOM` beside the target. A process killed before its
 // rename (SIGKILL, the OOM killer) cannot remove it; the next write of the same target removes
 // every such sibling whose process is gone.
+//
+// A large output's bytes past its first 16 MiB are written around the page cache while the disk
+// keeps up (output/direct_writes.hpp); the file's contents are the same either way.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string_view>
+
+#include "output/direct_writes.hpp"
 
 namespace candle_graph::output {
 
@@ -31,13 +37,21 @@ class AtomicFile {
   std::filesystem::path target_;
   std::filesystem::path temp_;
   std::FILE* file_ = nullptr;
+  void write_buffered(std::string_view bytes);
+  void flush();
   void start_writeback();
   // A file that replaces another one starts its writeback every so many bytes.
   static constexpr std::uint64_t kWritebackEvery = std::uint64_t{16} << 20;
+  // A file's bytes past this many are written around the page cache (output/direct_writes.hpp):
+  // small outputs stay in the cache, where whoever reads them next finds them.
+  static constexpr std::uint64_t kDirectFrom = std::uint64_t{16} << 20;
   std::uint64_t written_ = 0;
-  std::uint64_t written_back_ = 0;  // the bytes whose writeback was started
-  bool replacing_ = false;          // the target existed when the file was opened
-  std::uint64_t write_limit_;       // kTestWriteLimitVariable, else no limit
+  std::uint64_t buffered_ = 0;      // the bytes written through the page cache (the FILE)
+  std::uint64_t written_back_ = 0;  // the buffered bytes whose writeback was started
+  std::unique_ptr<DirectWrites> direct_;
+  bool direct_tried_ = false;
+  bool replacing_ = false;     // the target existed when the file was opened
+  std::uint64_t write_limit_;  // kTestWriteLimitVariable, else no limit
 };
 
 // The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory.

@@ -70,6 +70,44 @@ TEST(AtomicFile, ReplacingALargeFileKeepsTheOldOneUntilCommitAndWritesEveryByte)
   EXPECT_THAT(dir.entries(), ElementsAre("out.json"));
 }
 
+// Past its first 16 MiB a large file is written around the page cache (output/direct_writes.hpp):
+// pieces of odd sizes put the switch and the stages inside pieces, and the file is still exactly
+// the pieces in order (kept here, read back through std::ifstream).
+TEST(AtomicFile, ALargeFileWrittenAroundThePageCacheHoldsEveryByte) {
+  TempDir dir;
+  const fs::path target = dir / "big.json";
+  std::string expected;
+  AtomicFile f(target);
+  for (std::size_t i = 0; expected.size() < (std::size_t{30} << 20); ++i) {
+    std::string piece(999'983 + i * 4'099, static_cast<char>('a' + i % 26));
+    piece.front() = '\n';
+    f.write(piece);
+    expected += piece;
+  }
+  f.commit();
+  EXPECT_EQ(read_file(target), expected);
+  EXPECT_THAT(dir.entries(), ElementsAre("big.json"));
+}
+
+// A full disk in the part written around the page cache is reported as before, with the path,
+// and leaves no file behind.
+TEST(AtomicFile, AFullDiskPastTheFirst16MiBNamesThePathAndLeavesNothing) {
+  TempDir dir;
+  const fs::path target = dir / "big.json";
+  ::setenv(candle_graph::output::kTestWriteLimitVariable, std::to_string(20 << 20).c_str(), 1);
+  try {
+    AtomicFile f(target);
+    const std::string piece(std::size_t{3} << 20, 'x');
+    for (int i = 0; i < 10; ++i) f.write(piece);
+    ADD_FAILURE() << "30 MiB written under a 20 MiB limit";
+  } catch (const candle_graph::Error& e) {
+    EXPECT_EQ(e.path(), target.string());
+    EXPECT_THAT(e.what(), HasSubstr("cannot write output file"));
+  }
+  ::unsetenv(candle_graph::output::kTestWriteLimitVariable);
+  EXPECT_TRUE(dir.entries().empty());
+}
+
 TEST(AtomicFile, DestinationDirectoryRemovedMidWrite) {
   TempDir dir;
   const fs::path sub = dir / "sub";
