@@ -45,7 +45,7 @@ for i in "${!BENCH_NAMES[@]}"; do
     -v r="$(bench_median "$i" rss)" -v b="$bytes" -v out="${sizes[$i]}" \
     -v rw="$(bench_ratio "$i" 0 wall)" -v rc="$(bench_ratio "$i" 0 cpu)" 'BEGIN {
       ww = w > 0 ? w : 0.005
-      printf "| %s | %.2f | %.2f | %.0f | %.0f | %.2f | %s | %.0f%% | %.0f%% |\n", tool, w, c, b / 1e6 / ww,
+      printf "| %s | %.3f | %.2f | %.0f | %.0f | %.2f | %s | %.0f%% | %.0f%% |\n", tool, w, c, b / 1e6 / ww,
         r / 1024, r * 1024 / b, out, 100 * rw, 100 * rc }'
 done
 echo

@@ -11,6 +11,9 @@
 #   bench_ratio I BASE FIELD  median over the rounds of FIELD(BASE) / FIELD(I): "vs ceiling"
 #   bench_load                the load average (1, 5, 15 minutes), printed with every table
 
+# $EPOCHREALTIME writes the locale's decimal point; awk reads a dot.
+export LC_NUMERIC=C
+
 BENCH_NAMES=()
 BENCH_PREPS=()
 BENCH_CMDS=()
@@ -40,15 +43,20 @@ bench_run_one() {
   # Untimed: the page cache's dirty pages (the previous row's output) go to the disk now, so that
   # no row is throttled by, or waits behind, the writeback of another row's output.
   sync
+  # The wall time from bash's microsecond clock: time's own %e has centiseconds, too coarse for
+  # a ceiling of 80 ms.
+  local began=$EPOCHREALTIME ended
   if ! /usr/bin/time -o "$BENCH_DIR/time.txt" -f "TIME %e %U %S %M" sh -c "exec ${BENCH_CMDS[$i]}" \
     >/dev/null 2>"$BENCH_DIR/stderr.txt"; then
     echo "bench: failed: ${BENCH_CMDS[$i]}" >&2
     cat "$BENCH_DIR/stderr.txt" >&2
     return 1
   fi
+  ended=$EPOCHREALTIME
   [ "$keep" = keep ] || return 0
-  grep '^TIME' "$BENCH_DIR/time.txt" | awk '{ printf "%s %.3f %s\n", $2, $3 + $4, $5 }' \
-    >>"$BENCH_DIR/row-$i.txt"
+  grep '^TIME' "$BENCH_DIR/time.txt" |
+    awk -v w="$began" -v e="$ended" '{ printf "%.4f %.3f %s\n", e - w, $3 + $4, $5 }' \
+      >>"$BENCH_DIR/row-$i.txt"
 }
 
 bench_rounds() {

@@ -4,8 +4,8 @@
 // export that copy cost more CPU time than the formatting. A direct write hands the disk the
 // bytes from one reused buffer instead. It also makes the writer wait for the disk, which is
 // the better deal only while the disk takes the bytes faster than the page cache would: when
-// a stage's write is slow (below about 1 GB/s) twice, or the file system refuses, the rest of
-// the file goes through the page cache as before. Nothing written is lost either way.
+// the direct writes run below about 1 GB/s on average, or the file system refuses them, the
+// rest of the file goes through the page cache as before. Nothing written is lost either way.
 #pragma once
 
 #include <chrono>
@@ -20,7 +20,7 @@ class DirectWrites {
   // Bytes are written in stages of this size, from a buffer aligned as direct writes need.
   static constexpr std::size_t kStage = std::size_t{4} << 20;
   static constexpr std::size_t kAlign = 4096;
-  // A stage written in more than this is slower than the page cache's copy.
+  // Stages written in more than this on average are slower than the page cache's copy.
   static constexpr std::chrono::nanoseconds kSlowStage = std::chrono::milliseconds(4);
 
   // Turns direct writes on for `fd`, an open file written from an offset that is a multiple of
@@ -52,7 +52,11 @@ class DirectWrites {
   std::chrono::nanoseconds slow_stage_;
   std::unique_ptr<char, FreeAligned> stage_;
   std::size_t staged_ = 0;
-  int slow_stages_ = 0;
+  std::chrono::nanoseconds spent_{0};  // in the direct writes so far
+  std::size_t stages_ = 0;             // written directly so far
+  // Direct writing goes on while its stages so far took at most slow_stage on average, judged
+  // from this many stages on: 16 MiB at a disk's pace at most before a slow one is left.
+  static constexpr std::size_t kStagesJudged = 4;
 };
 
 }  // namespace candle_graph::output
