@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "bundle/bundle_input.hpp"
 #include "candle_graph/import.hpp"
 #include "cli/command.hpp"
 #include "evidence/packet_builder.hpp"
+#include "export/pipelined_sink.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
@@ -123,9 +125,19 @@ void emit_json(const std::optional<std::filesystem::path>& out,
     if (output::same_file(in, *out))
       throw UsageError("refusing to write output over the input file " + in.string());
   output::AtomicFile file(*out);
-  output::JsonStream w([&](std::string_view piece) { file.write(piece); });
+  // With a second core the file's writes (hundreds of MB for a large trace's evidence, each
+  // stage waiting for the disk) run beside the formatting of the next pieces.
+  std::optional<exporting::PipelinedSink> pipeline;
+  if (read_threads() > 1) pipeline.emplace([&](std::string_view piece) { file.write(piece); });
+  output::JsonStream w([&](std::string_view piece) {
+    if (pipeline)
+      pipeline->write(piece);
+    else
+      file.write(piece);
+  });
   write(w);
   w.finish();
+  if (pipeline) pipeline->finish();
   file.commit();
 }
 
