@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <set>
@@ -81,12 +83,24 @@ class Verifier {
     if (!read_manifest()) return finish();
     if (!check_declared_names()) return finish();
     for (const auto& f : r_.manifest->files) declared_[f.path] = &f;
+    // The rebuild runs beside the hashing, on a Verifier of its own so that its findings stay
+    // apart: they count only when every file matched the manifest, as when it runs after it.
+    // Not with an Nsight directory: its reports are read by name, which is safe only once the
+    // walk has found no symlink or FIFO among them.
+    std::future<std::vector<Finding>> rebuilt;
+    const bool beside = options_.semantic && !r_.manifest->nsight_dir;
+    if (beside) rebuilt = std::async(std::launch::async, rebuild_task());
     walk(dirfd_.get(), "", 0);
     for (const auto& [path, file] : declared_)
       if (!seen_.count(path))
         add("missing", path, "declared in the manifest but not in the bundle");
     if (r_.findings.empty()) check_run_id();
-    if (r_.findings.empty() && options_.semantic) semantic_check();
+    if (rebuilt.valid()) {
+      std::vector<Finding> found = rebuilt.get();
+      if (r_.findings.empty()) r_.findings = std::move(found);
+    } else if (r_.findings.empty() && options_.semantic) {
+      semantic_check();
+    }
     return finish();
   }
 
@@ -360,14 +374,13 @@ class Verifier {
         }
         const std::size_t k = std::min(piece.size(), have_ - pos_);
         const char* mine = buf_.data() + pos_;
-        const auto mm = std::mismatch(piece.data(), piece.data() + k, mine);
-        const auto same = static_cast<std::size_t>(mm.first - piece.data());
-        lines_ += static_cast<std::uint64_t>(std::count(piece.data(), piece.data() + same, '\n'));
-        offset_ += same;
-        if (same < k) {
+        if (std::memcmp(piece.data(), mine, k) != 0) {
+          offset_ += static_cast<std::size_t>(
+              std::mismatch(piece.data(), piece.data() + k, mine).first - piece.data());
           differs_ = true;
           return;
         }
+        offset_ += k;
         pos_ += k;
         piece.remove_prefix(k);
       }
@@ -385,13 +398,28 @@ class Verifier {
       }
     }
     std::uint64_t offset() const { return offset_; }
-    std::uint64_t line() const { return lines_ + 1; }
+    // The 1-based line of the first difference. Counted in the file, whose bytes before it equal
+    // the text's, and only once a difference was found: matching text costs a memcmp alone.
+    std::uint64_t line() const {
+      std::uint64_t lines = 0, at = 0;
+      std::vector<char> buf(kChunk);
+      while (at < offset_) {
+        const ssize_t n =
+            ::pread(fd_, buf.data(), std::min<std::uint64_t>(buf.size(), offset_ - at),
+                    static_cast<off_t>(at));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        lines += static_cast<std::uint64_t>(std::count(buf.data(), buf.data() + n, '\n'));
+        at += static_cast<std::uint64_t>(n);
+      }
+      return lines + 1;
+    }
 
    private:
     int fd_;
     std::vector<char> buf_ = std::vector<char>(kChunk);
     std::size_t have_ = 0, pos_ = 0;
-    std::uint64_t offset_ = 0, lines_ = 0;
+    std::uint64_t offset_ = 0;
     bool differs_ = false;
   };
 
@@ -399,6 +427,21 @@ class Verifier {
     add("semantic_mismatch", rel,
         std::string("differs from the ") + what + " rebuilt from the retained inputs at byte " +
             std::to_string(c.offset()) + " (line " + std::to_string(c.line()) + ")");
+  }
+
+  // The semantic check on a copy of this Verifier's manifest and bundle directory, set up here
+  // and run by whoever calls the task.
+  std::function<std::vector<Finding>()> rebuild_task() {
+    auto rebuild = std::make_shared<Verifier>(std::filesystem::path(r_.bundle), options_);
+    rebuild->r_.manifest = r_.manifest;
+    rebuild->dirfd_.reset(::fcntl(dirfd_.get(), F_DUPFD_CLOEXEC, 0));
+    return [rebuild] {
+      if (!rebuild->dirfd_.ok())
+        rebuild->add("unreadable", "", "cannot open the bundle directory: " + errno_text(errno));
+      else
+        rebuild->semantic_check();
+      return std::move(rebuild->r_.findings);
+    };
   }
 
   void semantic_check() {
@@ -411,9 +454,18 @@ class Verifier {
         add("unreadable", n, "cannot open: " + errno_text(errno));
         return std::nullopt;
       }
+      // The hashing beside the rebuild has not yet classified the file: reopening a FIFO
+      // through /proc would wait for a writer.
+      struct stat st {};
+      if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        add("not_regular", n, "not a regular file");
+        return std::nullopt;
+      }
       try {
-        // The descriptor's /proc link reopens exactly the verified inode, never a path.
-        return parse_trace(proc_path(fd.get()));
+        // The descriptor's /proc link reopens exactly the inode opened here, never a path.
+        ReadOptions read;
+        read.threads = options_.threads;
+        return parse_trace(proc_path(fd.get()), read);
       } catch (const Error& e) {
         add("semantic_error", n,
             (e.line() ? "line " + std::to_string(e.line()) + ": " : std::string()) + e.message());
@@ -436,9 +488,11 @@ class Verifier {
       nsight_dir = proc_path(nsight.get());
     }
     std::optional<evidence::EvidencePacket> packet;
+    GraphOptions analyses;
+    analyses.threads = options_.threads;
     try {
       packet.emplace(evidence::build_packet(*doc, baseline ? &*baseline : nullptr, nsight_dir,
-                                            std::string(kNsightDirName)));
+                                            std::string(kNsightDirName), analyses));
     } catch (const Error& e) {
       add("semantic_error", std::string(kTraceName), e.message());
       return;

@@ -22,6 +22,9 @@ struct VerifyOptions {
   // When set, bundle.json must have this SHA-256 (the bundle's content address, printed by
   // `report --bundle`): pins the manifest itself, tool version included.
   std::optional<std::string> manifest_sha256;
+  // Threads the semantic rebuild reads and analyses with (`-j`), as `import` does; the result
+  // is the same whatever the number.
+  unsigned threads = 1;
 };
 
 struct VerificationResult {

@@ -4,6 +4,7 @@
 
 #include "bundle/bundle_verify.hpp"
 #include "bundle/sha256.hpp"
+#include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 
 namespace candle_graph::cli {
@@ -38,11 +39,14 @@ Runner register_verify(CLI::App& app) {
                   "require bundle.json to have this SHA-256 (the content address `report\n"
                   "--bundle` prints), which also pins the manifest's run id and tool version");
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
+  add_threads_option(cmd);
   return [args] {
     if (args->manifest_sha256 && !bundle::is_sha256_hex(*args->manifest_sha256))
       throw UsageError("--manifest-sha256 needs 64 lowercase hex digits");
-    const bundle::VerificationResult r = bundle::verify_bundle(
-        args->dir, {.semantic = args->semantic, .manifest_sha256 = args->manifest_sha256});
+    const bundle::VerificationResult r =
+        bundle::verify_bundle(args->dir, {.semantic = args->semantic,
+                                          .manifest_sha256 = args->manifest_sha256,
+                                          .threads = read_threads()});
     emit_output(args->output, bundle::verification_to_json(r), {});
     if (!r.verified)
       std::fprintf(stderr, "error: %s: bundle not verified: %s\n", args->dir.string().c_str(),

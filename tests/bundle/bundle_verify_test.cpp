@@ -294,4 +294,48 @@ TEST_F(BundleVerify, SemanticCheckCatchesConsistentTampering) {
   EXPECT_TRUE(has(r, "semantic_mismatch", "evidence.json")) << codes(r);
 }
 
+// Without an Nsight directory the rebuild runs beside the hashing. Its findings count only when
+// every file matched the manifest, so a bundle damaged in the hashed sense gets the findings of
+// the plain verify (computed here by verify_bundle without --semantic) and nothing more, and a
+// planted FIFO in the trace's place is never waited on.
+TEST_F(BundleVerify, WithoutNsightTheRebuildBesideTheHashesKeepsItsFindingsApart) {
+  cgcli::TempDir root("cg-bundle-plain");
+  const Inputs in = make_inputs(root.path());
+  const fs::path plain = root / "plain";
+  const RunResult made = publish(in, plain, /*with_baseline=*/true, /*with_nsight=*/false);
+  ASSERT_EQ(made.exit_code, 0) << cgcli::describe(made);
+  const VerificationResult ok = verify_bundle(plain, kSemantic);
+  EXPECT_TRUE(ok.verified) << codes(ok);
+
+  // 1. evidence.json changed and not re-declared: its size mismatch alone.
+  const fs::path changed = root / "changed";
+  fs::copy(plain, changed, fs::copy_options::recursive);
+  std::string evidence = read_file(changed / "evidence.json");
+  evidence.insert(evidence.find("\"findings\""), "\"forged\": 1,\n  ");
+  write_file(changed / "evidence.json", evidence);
+  const VerificationResult hashed = verify_bundle(changed, {});
+  VerificationResult r = verify_bundle(changed, kSemantic);
+  EXPECT_TRUE(has(r, "size_mismatch", "evidence.json")) << codes(r);
+  EXPECT_EQ(codes(r), codes(hashed));
+
+  // 2. A FIFO where the trace was: named as not regular, and verify returns.
+  const fs::path fifo = root / "fifo";
+  fs::copy(plain, fifo, fs::copy_options::recursive);
+  fs::remove(fifo / "trace.jsonl");
+  ASSERT_EQ(::mkfifo((fifo / "trace.jsonl").c_str(), 0644), 0);
+  r = verify_bundle(fifo, kSemantic);
+  EXPECT_TRUE(has(r, "not_regular", "trace.jsonl")) << codes(r);
+  EXPECT_EQ(codes(r), codes(verify_bundle(fifo, {})));
+
+  // 3. Consistent tampering (the edit re-declared): the rebuild's mismatch.
+  edit_manifest(changed, [&](auto& j) {
+    entry(j, "evidence.json")["sha256"] = candle_graph::bundle::sha256_hex(evidence);
+    entry(j, "evidence.json")["size"] = evidence.size();
+  });
+  ASSERT_TRUE(verify_bundle(changed, {}).verified);
+  r = verify_bundle(changed, kSemantic);
+  EXPECT_TRUE(has(r, "semantic_mismatch", "evidence.json")) << codes(r);
+  EXPECT_FALSE(r.verified);
+}
+
 }  // namespace
