@@ -49,44 +49,36 @@ TEST(AtomicFile, NothingAtTheDestinationUntilCommit) {
   EXPECT_THAT(dir.entries(), ElementsAre("out.json"));
 }
 
-// A file replacing an existing one starts its writeback every 16 MiB as it goes: the bytes, the
-// old file until commit and the new one after it are what was written. The expected text is built
-// here, piece by piece, not read back through AtomicFile.
+// Writes pieces of `piece_size(i)` bytes of 'a' + i % 26, each ending in a newline, until at least
+// `total` bytes; returns what was written, kept here to compare with the file.
+template <typename PieceSize>
+std::string write_pieces(AtomicFile& f, std::size_t total, PieceSize piece_size) {
+  std::string written;
+  for (std::size_t i = 0; written.size() < total; ++i) {
+    std::string piece(piece_size(i), static_cast<char>('a' + i % 26));
+    piece.back() = '\n';
+    f.write(piece);
+    written += piece;
+  }
+  return written;
+}
+
+// A large file replacing an existing one: the old file until commit, and the new one after it
+// exactly what was written, whether through the page cache or around it. The expected text is
+// built here, piece by piece, not read back through AtomicFile.
 TEST(AtomicFile, ReplacingALargeFileKeepsTheOldOneUntilCommitAndWritesEveryByte) {
   TempDir dir;
   const fs::path target = dir / "out.json";
   write_file(target, "the old file");
-  std::string expected;
   AtomicFile f(target);
-  for (int i = 0; i < 40; ++i) {  // 40 pieces of 1 MiB: two writebacks and a tail
-    std::string piece(std::size_t{1} << 20, static_cast<char>('a' + i % 26));
-    piece.back() = '\n';
-    f.write(piece);
-    expected += piece;
-  }
+  // 40 MiB in pieces of odd sizes: a writeback of the first 16 MiB, then direct writes
+  // (output/direct_writes.hpp) whose switch, stages and tail fall inside pieces.
+  const std::string expected =
+      write_pieces(f, std::size_t{40} << 20, [](std::size_t i) { return 999'983 + i * 4'099; });
   EXPECT_EQ(read_file(target), "the old file");
   f.commit();
   EXPECT_EQ(read_file(target), expected);
   EXPECT_THAT(dir.entries(), ElementsAre("out.json"));
-}
-
-// Past its first 16 MiB a large file is written around the page cache (output/direct_writes.hpp):
-// pieces of odd sizes put the switch and the stages inside pieces, and the file is still exactly
-// the pieces in order (kept here, read back through std::ifstream).
-TEST(AtomicFile, ALargeFileWrittenAroundThePageCacheHoldsEveryByte) {
-  TempDir dir;
-  const fs::path target = dir / "big.json";
-  std::string expected;
-  AtomicFile f(target);
-  for (std::size_t i = 0; expected.size() < (std::size_t{30} << 20); ++i) {
-    std::string piece(999'983 + i * 4'099, static_cast<char>('a' + i % 26));
-    piece.front() = '\n';
-    f.write(piece);
-    expected += piece;
-  }
-  f.commit();
-  EXPECT_EQ(read_file(target), expected);
-  EXPECT_THAT(dir.entries(), ElementsAre("big.json"));
 }
 
 // A full disk in the part written around the page cache is reported as before, with the path,
