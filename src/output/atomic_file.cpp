@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "candle_graph/error.hpp"
+#include "output/test_hook.hpp"
 #include "output/write_guard.hpp"
 
 namespace candle_graph::output {
@@ -116,7 +117,10 @@ void AtomicFile::write(std::string_view bytes) {
       bytes.remove_prefix(kDirectFrom - before);
       direct_tried_ = true;
       flush();
-      direct_ = DirectWrites::start(::fileno(file_));
+      const auto slow_stage = std::chrono::nanoseconds(static_cast<std::chrono::nanoseconds::rep>(
+          size_from_env(kTestDirectStageVariable,
+                        static_cast<std::size_t>(DirectWrites::kSlowStage.count()))));
+      direct_ = DirectWrites::start(::fileno(file_), slow_stage);
     }
     if (direct_) {
       if (!direct_->write(bytes)) direct_.reset();

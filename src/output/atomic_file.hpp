@@ -63,6 +63,9 @@ void remove_stale_temps(const std::filesystem::path& target) noexcept;
 // when the environment variable CANDLE_GRAPH_TEST_WRITE_LIMIT holds N, an output file fails with
 // ENOSPC once more than N bytes were written to it.
 inline constexpr const char* kTestWriteLimitVariable = "CANDLE_GRAPH_TEST_WRITE_LIMIT";
+// Tests make the disk look slow to the direct writes, which then go back to the page cache: when
+// CANDLE_GRAPH_TEST_DIRECT_STAGE_NS holds N, a stage written in more than N ns on average is slow.
+inline constexpr const char* kTestDirectStageVariable = "CANDLE_GRAPH_TEST_DIRECT_STAGE_NS";
 
 void write_file_atomic(const std::filesystem::path& target, std::string_view bytes);
 

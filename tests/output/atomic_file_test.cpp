@@ -1,6 +1,7 @@
 // output::AtomicFile, the writer every file output goes through: nothing at the destination
 // until commit, a destination directory that vanishes mid-write is an error naming the path,
 // and the temporary files of killed processes are recognisable and removed by the next write.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "candle_graph/error.hpp"
 #include "output/atomic_file.hpp"
@@ -19,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using candle_graph::output::AtomicFile;
 using candle_graph::testing::read_file;
+using candle_graph::testing::takes_direct_writes;
 using candle_graph::testing::TempDir;
 using candle_graph::testing::write_file;
 using ::testing::ElementsAre;
@@ -63,6 +66,30 @@ std::string write_pieces(AtomicFile& f, std::size_t total, PieceSize piece_size)
   return written;
 }
 
+// Commits `f`; its target then holds `expected` and is the only entry of `dir`.
+void commit_and_expect(AtomicFile& f, const TempDir& dir, const fs::path& target,
+                       const std::string& expected) {
+  f.commit();
+  EXPECT_EQ(read_file(target), expected);
+  EXPECT_THAT(dir.entries(), ElementsAre(target.filename().string()));
+}
+
+// Whether this process holds the temporary sibling of `target` open with O_DIRECT, as the
+// kernel reports its flags (/proc/self/fdinfo), not as AtomicFile says.
+bool temp_file_is_direct(const fs::path& target) {
+  const std::string prefix = "." + target.filename().string() + ".tmp-";
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(e.path(), ec);
+    if (ec || !to.filename().string().starts_with(prefix)) continue;
+    std::istringstream info(read_file(fs::path("/proc/self/fdinfo") / e.path().filename()));
+    for (std::string key, value; info >> key >> value;)
+      if (key == "flags:") return (std::stoul(value, nullptr, 8) & O_DIRECT) != 0;
+  }
+  ADD_FAILURE() << "no open temporary file for " << target;
+  return false;
+}
+
 // A large file replacing an existing one: the old file until commit, and the new one after it
 // exactly what was written, whether through the page cache or around it. The expected text is
 // built here, piece by piece, not read back through AtomicFile.
@@ -70,15 +97,36 @@ TEST(AtomicFile, ReplacingALargeFileKeepsTheOldOneUntilCommitAndWritesEveryByte)
   TempDir dir;
   const fs::path target = dir / "out.json";
   write_file(target, "the old file");
+  // No stage counts as slow, however busy the machine: the direct writes last to the end.
+  ::setenv(candle_graph::output::kTestDirectStageVariable, "10000000000", 1);
   AtomicFile f(target);
   // 40 MiB in pieces of odd sizes: a writeback of the first 16 MiB, then direct writes
   // (output/direct_writes.hpp) whose switch, stages and tail fall inside pieces.
   const std::string expected =
       write_pieces(f, std::size_t{40} << 20, [](std::size_t i) { return 999'983 + i * 4'099; });
+  ::unsetenv(candle_graph::output::kTestDirectStageVariable);
   EXPECT_EQ(read_file(target), "the old file");
-  f.commit();
-  EXPECT_EQ(read_file(target), expected);
-  EXPECT_THAT(dir.entries(), ElementsAre("out.json"));
+  EXPECT_EQ(temp_file_is_direct(target), takes_direct_writes(dir.path()));
+  commit_and_expect(f, dir, target, expected);
+}
+
+// A disk slower than the page cache (made so by the test hook: every stage is slow) gets
+// the rest of the file through the page cache after four direct stages, and the file is still
+// exactly what was written.
+TEST(AtomicFile, ASlowDiskGetsTheRestThroughThePageCacheAndNothingIsLost) {
+  TempDir dir;
+  const fs::path target = dir / "big.json";
+  ::setenv(candle_graph::output::kTestDirectStageVariable, "1", 1);
+  AtomicFile f(target);
+  const auto odd_sizes = [](std::size_t i) { return 999'983 + i * 4'099; };
+  // 20 MiB: direct since 16 MiB, one stage written, too few to judge the pace.
+  std::string expected = write_pieces(f, std::size_t{20} << 20, odd_sizes);
+  EXPECT_EQ(temp_file_is_direct(target), takes_direct_writes(dir.path()));
+  // 40 MiB: judged slow from the fourth stage on, the rest went through the page cache.
+  expected += write_pieces(f, std::size_t{20} << 20, odd_sizes);
+  ::unsetenv(candle_graph::output::kTestDirectStageVariable);
+  EXPECT_FALSE(temp_file_is_direct(target));
+  commit_and_expect(f, dir, target, expected);
 }
 
 // A full disk in the part written around the page cache is reported as before, with the path,

@@ -20,16 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using candle_graph::output::DirectWrites;
 using candle_graph::testing::read_file;
+using candle_graph::testing::takes_direct_writes;
 using candle_graph::testing::TempDir;
-
-bool takes_direct_writes(const fs::path& dir) {
-  const fs::path probe = dir / "probe";
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0600);
-  if (fd < 0) return false;
-  ::close(fd);
-  fs::remove(probe);
-  return true;
-}
 
 bool direct_flag(int fd) {
   return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0;

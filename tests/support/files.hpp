@@ -1,6 +1,9 @@
 // Reading and writing whole files, and where the fixtures are: shared by every test suite.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,6 +24,17 @@ inline bool write_file(const fs::path& p, std::string_view bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return out.good();
+}
+
+// Whether the file system under `dir` takes O_DIRECT at all, asked of open(2) itself (so that a
+// test of direct writes does not take the code under test's word for it).
+inline bool takes_direct_writes(const fs::path& dir) {
+  const fs::path probe = dir / ".direct-probe";
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0600);
+  if (fd < 0) return false;
+  ::close(fd);
+  fs::remove(probe);
+  return true;
 }
 
 // tests/fixtures/<name>: inputs written for these tests.
