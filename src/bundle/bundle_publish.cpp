@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kChunk = std::size_t{1} << 20;
+constexpr std::size_t kCopyChunk = std::size_t{1} << 20;  // bytes per read while copying a file in
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -122,7 +122,7 @@ ManifestFile copy_in(const fs::path& from, const fs::path& stage, const std::str
   ::posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   StagedFile out(stage, rel);
-  std::vector<char> buf(kChunk);
+  std::vector<char> buf(kCopyChunk);
   for (;;) {
     const ssize_t n = ::read(in, buf.data(), buf.size());
     if (n < 0) {

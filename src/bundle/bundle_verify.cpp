@@ -25,7 +25,7 @@
 namespace candle_graph::bundle {
 namespace {
 
-constexpr std::size_t kChunk = std::size_t{1} << 20;
+constexpr std::size_t kHashChunk = std::size_t{1} << 20;  // bytes per read while hashing a file
 
 class Fd {
  public:
@@ -294,7 +294,7 @@ class Verifier {
     ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     Sha256 hash;
-    std::vector<char> buf(kChunk);
+    std::vector<char> buf(kHashChunk);
     std::uint64_t total = 0;
     for (;;) {
       const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
@@ -402,7 +402,7 @@ class Verifier {
     // the text's, and only once a difference was found: matching text costs a memcmp alone.
     std::uint64_t line() const {
       std::uint64_t lines = 0, at = 0;
-      std::vector<char> buf(kChunk);
+      std::vector<char> buf(kHashChunk);
       while (at < offset_) {
         const ssize_t n =
             ::pread(fd_, buf.data(), std::min<std::uint64_t>(buf.size(), offset_ - at),
@@ -417,7 +417,7 @@ class Verifier {
 
    private:
     int fd_;
-    std::vector<char> buf_ = std::vector<char>(kChunk);
+    std::vector<char> buf_ = std::vector<char>(kHashChunk);
     std::size_t have_ = 0, pos_ = 0;
     std::uint64_t offset_ = 0;
     bool differs_ = false;

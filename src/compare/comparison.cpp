@@ -7,13 +7,10 @@
 
 #include "candle_graph/analysis.hpp"
 #include "compare/comparison_parts.hpp"
+#include "events/saturating.hpp"
 
 namespace candle_graph {
 namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a + b < a ? UINT64_MAX : a + b;
-}
 
 std::int64_t signed_delta(std::uint64_t c, std::uint64_t b) noexcept {
   // Rust computes in i128; clamp to i64, which is what any JSON consumer can read anyway.

@@ -1,13 +1,10 @@
 #include "device/device_time.hpp"
+#include "events/saturating.hpp"
 
 #include <unordered_map>
 
 namespace candle_graph::device {
 namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a + b < a ? UINT64_MAX : a + b;
-}
 
 // Spans with every child after its parent (cycle-safe: a span is placed once).
 std::vector<std::uint32_t> parents_first(const TraceDocument& doc) {

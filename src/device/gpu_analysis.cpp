@@ -6,14 +6,11 @@
 #include <unordered_map>
 
 #include "device/device_time.hpp"
+#include "events/saturating.hpp"
 #include "trace/time_intervals.hpp"
 
 namespace candle_graph::device {
 namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a + b < a ? UINT64_MAX : a + b;
-}
 
 std::uint64_t end_of(std::uint64_t start, std::uint64_t duration) noexcept {
   return start + duration < start ? UINT64_MAX : start + duration;

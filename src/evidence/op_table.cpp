@@ -1,16 +1,11 @@
 #include "evidence/op_table.hpp"
+#include "events/saturating.hpp"
 
 #include <algorithm>
 #include <map>
 
 namespace candle_graph::evidence {
-namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a + b < a ? UINT64_MAX : a + b;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::uint32_t> merged_into_parent(const ExecutionGraph& g) {
   const TraceDocument& doc = *g.doc;

@@ -8,14 +8,11 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "events/saturating.hpp"
 #include "evidence/op_table.hpp"
 
 namespace candle_graph::evidence {
 namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
-  return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
 
 TimeDigest digest_time(const EvidencePacket& p, const DigestLimits& limits) {
   const ExecutionGraph& g = p.graph;

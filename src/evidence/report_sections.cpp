@@ -11,10 +11,6 @@
 namespace candle_graph::evidence {
 namespace {
 
-std::string code(std::string_view text) {
-  return markdown_code(text);
-}
-
 std::string u64(std::uint64_t v) {
   return std::to_string(v);
 }
@@ -76,7 +72,7 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
   const auto total_ns = static_cast<std::uint64_t>(std::llround(t.total_ms * 1e6));
   md += "The " + u64(t.top.size()) + " op names with the most self time in the measured region";
   if (d.peak.measured_span != kNoIndex)
-    md += " " + code(doc.spans()[d.peak.measured_span].name) +
+    md += " " + markdown_code(doc.spans()[d.peak.measured_span].name) +
           " (span names below that start with `…` are relative to it)";
   md += ", of " + u64(t.op_names) + " op names and " + u64(t.op_calls) +
         " op calls. Share is of the measured total, " + format_duration_ns(total_ns) +
@@ -90,10 +86,10 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
     std::string where;
     for (const SpanSelfTime& s : op.spans) {
       if (!where.empty()) where += ", ";
-      where += code(short_span_name(doc, d.peak.measured_span, s.span)) + " " +
+      where += markdown_code(short_span_name(doc, d.peak.measured_span, s.span)) + " " +
                format_duration_ns(s.self_time_ns);
     }
-    md += "| " + code(op.name) + " | " + u64(op.calls) + " | " +
+    md += "| " + markdown_code(op.name) + " | " + u64(op.calls) + " | " +
           format_duration_ns(op.self_time_ns) + " | " + format_duration_ns(op.mean_ns) + " | " +
           op_share(t, op) + " | " + where + " |\n";
   }
@@ -108,10 +104,10 @@ void memory_section(std::string& md, const EvidencePacket& p, const ReportDigest
     return;
   }
   const MemorySummary& s = *peak.summary;
-  md += "- Peak: " + format_bytes(s.peak_bytes) + " live on " + code(s.peak_device) + ", " +
-        when_text(doc, peak.measured_span, s.peak_timestamp_ns) + "\n";
+  md += "- Peak: " + format_bytes(s.peak_bytes) + " live on " + markdown_code(s.peak_device) +
+        ", " + when_text(doc, peak.measured_span, s.peak_timestamp_ns) + "\n";
   md += "- Reached by an allocation in " +
-        code(short_span_name(doc, peak.measured_span, peak.span)) + "\n";
+        markdown_code(short_span_name(doc, peak.measured_span, peak.span)) + "\n";
   md += "- Live allocations at the peak: " + u64(peak.live_allocations) + "\n\n";
   md += "| Category | Bytes | Share of peak |\n| --- | ---: | ---: |\n";
   for (const MemoryCategory c : s.peak_by_category.keys()) {
@@ -124,10 +120,11 @@ void memory_section(std::string& md, const EvidencePacket& p, const ReportDigest
   md += "| Tensor | Bytes | Shape | Dtype | Category | Made by op | In span |\n";
   md += "| --- | ---: | --- | --- | --- | --- | --- |\n";
   for (const LiveAllocation* a : peak.largest) {
-    md += "| " + code(a->tensor_id) + " | " + format_bytes(a->bytes) + " | " +
-          code(shape_text(a->shape)) + " | " + code(a->dtype) + " | " +
-          std::string(to_string(a->category)) + " | " + (a->op_name ? code(*a->op_name) : "—") +
-          " | " + code(short_span_name(doc, peak.measured_span, doc.find_span(a->span_id))) +
+    md += "| " + markdown_code(a->tensor_id) + " | " + format_bytes(a->bytes) + " | " +
+          markdown_code(shape_text(a->shape)) + " | " + markdown_code(a->dtype) + " | " +
+          std::string(to_string(a->category)) + " | " +
+          (a->op_name ? markdown_code(*a->op_name) : "—") + " | " +
+          markdown_code(short_span_name(doc, peak.measured_span, doc.find_span(a->span_id))) +
           " |\n";
   }
 }
@@ -145,9 +142,9 @@ void gpu_section(std::string& md, const ReportDigest& d) {
     md += "| Kernel | Category | Calls | Total | Mean | Share of kernel time |\n";
     md += "| --- | --- | ---: | ---: | ---: | ---: |\n";
     for (const auto* k : g.top_kernels) {
-      md += "| " + code(k->name) + " | " + k->category.value_or("—") + " | " + u64(k->count) +
-            " | " + format_duration_ns(k->total_ns) + " | " + format_duration_ns(k->average_ns) +
-            " | " +
+      md += "| " + markdown_code(k->name) + " | " + k->category.value_or("—") + " | " +
+            u64(k->count) + " | " + format_duration_ns(k->total_ns) + " | " +
+            format_duration_ns(k->average_ns) + " | " +
             format_share(g.kernel_ns
                              ? static_cast<double>(k->total_ns) / static_cast<double>(g.kernel_ns)
                              : 0.0) +
@@ -187,8 +184,8 @@ void baseline_section(std::string& md, const ReportDigest& d) {
     for (const std::string& w : c->warnings) why += (why.empty() ? "" : "; ") + w;
     md += "- Verdict: **not comparable**: " + why + "\n";
   }
-  md += "- Runs: baseline " + code(c->baseline_run_id) + ", candidate " +
-        code(c->candidate_run_id) + "\n";
+  md += "- Runs: baseline " + markdown_code(c->baseline_run_id) + ", candidate " +
+        markdown_code(c->candidate_run_id) + "\n";
   md += "- Total time: " + format_signed_duration_ns(c->total_delta_ns) + " (" +
         percent_change(c->total_delta_percent) + ")\n";
   md += "- Peak memory: " + format_bytes(c->baseline_peak_bytes) + " → " +
@@ -204,7 +201,7 @@ void baseline_section(std::string& md, const ReportDigest& d) {
   md += "| --- | ---: | ---: | ---: | ---: |\n";
   for (std::size_t i = 0; i < n; ++i) {
     const SpanComparison& s = c->spans[i];
-    md += "| " + code(s.name) + " | " + format_duration_ns(s.baseline_total_ns) + " | " +
+    md += "| " + markdown_code(s.name) + " | " + format_duration_ns(s.baseline_total_ns) + " | " +
           format_duration_ns(s.candidate_total_ns) + " | " + format_signed_duration_ns(s.delta_ns) +
           " | " + percent_change(s.delta_percent) + " |\n";
   }

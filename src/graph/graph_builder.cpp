@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "candle_graph/graph.hpp"
+#include "events/saturating.hpp"
 #include "graph/graph_edges.hpp"
 #include "graph/node_memory.hpp"
 #include "graph/span_tree.hpp"
@@ -11,10 +12,6 @@
 
 namespace candle_graph {
 namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a + b < a ? UINT64_MAX : a + b;
-}
 
 GraphNodeKind node_kind(const SpanRecord& s) noexcept {
   if (!s.parent_id) return GraphNodeKind::root;

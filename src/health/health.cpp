@@ -9,6 +9,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "events/saturating.hpp"
 #include "trace/host_nesting.hpp"
 #include "trace/live_key_table.hpp"
 
@@ -19,11 +20,6 @@ std::string_view to_string(HealthSeverity v) noexcept {
 }
 
 namespace {
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
-  std::uint64_t r;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::uint64_t>::max() : r;
-}
 
 std::string tick(std::string_view s) {
   return "`" + std::string(s) + "`";

@@ -1,4 +1,5 @@
 #include "trace/line_feeder.hpp"
+#include "trace/read_sizes.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +7,7 @@
 namespace candle_graph {
 namespace {
 
-constexpr std::size_t kPadding = 64;  // simdjson::SIMDJSON_PADDING
+using read_sizes::kPadding;
 
 bool is_ascii_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';

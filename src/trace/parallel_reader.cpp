@@ -7,6 +7,7 @@
 // before it: whichever comes first in the file, an assembler error (replay) or a parse error
 // (worker), is the one raised, as in the single-threaded read.
 #include "trace/parallel_reader.hpp"
+#include "trace/read_sizes.hpp"
 
 #include <unistd.h>
 
@@ -32,10 +33,11 @@
 namespace candle_graph {
 namespace {
 
-constexpr std::size_t kPadding = 64;                         // simdjson::SIMDJSON_PADDING
-constexpr std::size_t kChunkBytes = std::size_t{1} << 20;    // per chunk; in peak RSS per worker
-constexpr std::size_t kReserveAfter = std::size_t{4} << 20;  // sample of the kind mix
-constexpr std::uint64_t kProgressEvery = 64ull << 20;
+using read_sizes::kPadding;
+using read_sizes::kProgressEvery;
+using read_sizes::kReserveAfter;
+
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // per chunk; in peak RSS per worker
 constexpr std::size_t kFirstProbeBytes = 4096;  // a chunk's search for its first line start
 
 // Tests force tiny chunks so that chunk boundaries fall at every place in their fixtures.

@@ -21,14 +21,16 @@
 #include "trace/line_parser.hpp"
 #include "trace/memory_budget.hpp"
 #include "trace/parallel_reader.hpp"
+#include "trace/read_sizes.hpp"
 
 namespace candle_graph {
 namespace {
 
-constexpr std::size_t kPadding = 64;                  // simdjson::SIMDJSON_PADDING
+using read_sizes::kPadding;
+using read_sizes::kProgressEvery;
+using read_sizes::kReserveAfter;
+
 constexpr std::size_t kChunk = std::size_t{1} << 20;  // 1 MiB reads: the buffer is in peak RSS
-constexpr std::size_t kReserveAfter = std::size_t{4} << 20;  // sample of the kind mix (below)
-constexpr std::uint64_t kProgressEvery = 64ull << 20;        // report every 64 MiB
 
 // The read buffer, left uninitialised: zero-filling 4 MiB that read() overwrites anyway was 3%
 // of the reader's instructions on a 5 MB trace. Only the padding after the data is set.

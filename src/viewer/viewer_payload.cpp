@@ -10,6 +10,7 @@
 
 #include "device/device_time.hpp"
 #include "device/kernel_table.hpp"
+#include "events/saturating.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/gpu_findings.hpp"
 #include "evidence/gpu_trace_json.hpp"
@@ -254,10 +255,6 @@ Step measured_step(const TraceDocument& doc) {
   for (const SpanRecord& s : doc.spans())
     if (s.measured) return {s.start_ns, s.duration_ns};
   return {};
-}
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
-  return a + b < a ? UINT64_MAX : a + b;
 }
 
 // Added: one device's Overview row (docs/compatibility.md, Viewer): the step split into parts that

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
+#include "support/sanitizers.hpp"
 #include "support/scoped_env.hpp"
 
 namespace {
@@ -21,11 +22,7 @@ using namespace cgcli;
 using cgtest::ScopedEnv;
 using ::testing::HasSubstr;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+using cgtest::kSanitized;
 
 // A Kineto trace of `ops` cpu_op events, 1 µs each, 2 µs apart.
 std::string kineto(int ops) {

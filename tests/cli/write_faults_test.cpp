@@ -20,6 +20,7 @@
 #include <map>
 
 #include "cli_test_support.hpp"
+#include "support/sanitizers.hpp"
 #include "support/scoped_env.hpp"
 
 namespace {
@@ -176,11 +177,7 @@ TEST(WriteFaults, AFailedWriteKeepsTheOldDestination) {
   EXPECT_THAT(dest.entries(), ::testing::ElementsAre("evidence.json"));
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+using cgtest::kSanitized;
 
 // Starts the CLI with `args` (stdout discarded, stderr to `err`) and returns its PID, without
 // waiting.

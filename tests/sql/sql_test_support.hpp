@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/cli_test_support.hpp"
+#include "support/sanitizers.hpp"
 
 namespace cgsql {
 
@@ -36,13 +37,8 @@ inline bool have(const char* program) {
   return ::access(program, X_OK) == 0;
 }
 
-// The sanitizer pass of CI runs only the fast tests (each CLI run is several times slower under
-// ASan); the Release pass runs everything.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
+// The sanitizer pass of CI runs only the fast tests; the Release pass runs everything.
+using cgtest::kSanitized;
 
 }  // namespace cgsql
 

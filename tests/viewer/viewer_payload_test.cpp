@@ -45,7 +45,7 @@ void expect_sorted_keys(const Json& j, const std::string& path) {
   }
 }
 
-viewer::PayloadLimits small_limits() {
+viewer::PayloadLimits small_limits_with_breakdown() {
   viewer::PayloadLimits l;
   l.full_detail_nodes = 20;
   l.top_spans = 3;
@@ -114,7 +114,7 @@ TEST(ViewerPayload, SmallTraceIsKeptWholeAndSaysSo) {
 
 TEST(ViewerPayload, BoundedPayloadAccountsForEveryFoldedNode) {
   const Packet p(cg_viewer_test::synth_text(12, 6, 2));
-  const viewer::PayloadLimits limits = small_limits();
+  const viewer::PayloadLimits limits = small_limits_with_breakdown();
   const Json j = Json::parse(viewer::project(p.packet, limits));
   expect_sorted_keys(j, "");
   const Json& lim = j["payload_limits"];

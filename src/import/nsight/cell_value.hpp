@@ -25,6 +25,9 @@ UnitScale unit_scale(std::string_view unit);
 
 std::string_view trim(std::string_view text);
 
+// ASCII lowercase (labels, units and kernel names are compared without case).
+std::string lower(std::string_view text);
+
 // Empty, `None`, `-`, `N/A`, `NULL` (after trimming) mean "no value" (trace6.md §10.4 / 2023
 // exports).
 bool is_null_cell(std::string_view cell);

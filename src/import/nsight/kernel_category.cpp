@@ -6,6 +6,8 @@
 #include <cctype>
 #include <initializer_list>
 
+#include "import/nsight/cell_value.hpp"
+
 namespace candle_graph::import::nsight {
 namespace {
 
@@ -40,13 +42,6 @@ const Rule kRules[] = {
      {"elementwise", "element_wise", "pointwise", "triton_poi_", "vectorized", "unrolled", "fill",
       "cast", "convert", "copy", "transpose", "activation", "relu", "gelu", "silu"}},
 };
-
-std::string lower(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
 
 const char* classify(const std::string& name) {
   for (const auto& rule : kRules) {

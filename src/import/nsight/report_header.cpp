@@ -16,12 +16,6 @@ std::string compact_label(std::string_view text) {
   return out;
 }
 
-std::string lower(std::string_view text) {
-  std::string out;
-  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
-
 // Aliases per role in priority order (first present alias wins, trace6.md §10.4). Labels are
 // compacted, so `total_time_ns` and `Total Time (ns)` both arrive here as `totaltime`.
 struct Alias {

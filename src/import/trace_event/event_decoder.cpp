@@ -19,7 +19,8 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+constexpr std::size_t kDecodeBatchBytes = std::size_t{1}
+                                          << 20;  // events parsed by simdjson at once
 
 // µs (integer or fractional, or a numeric string) -> integer ns.
 std::optional<std::int64_t> us_to_ns(element e) {
@@ -138,7 +139,7 @@ bool read_dims(element e, std::vector<std::uint64_t>& out) {
 
 EventDecoder::EventDecoder(std::string path, Model& model)
     : path_(std::move(path)), m_(model), memory_(path_) {
-  batch_.reserve(kBatchBytes + 2 * simdjson::SIMDJSON_PADDING);
+  batch_.reserve(kDecodeBatchBytes + 2 * simdjson::SIMDJSON_PADDING);
 }
 
 void EventDecoder::fail(std::uint64_t offset, const std::string& what) const {
@@ -146,7 +147,7 @@ void EventDecoder::fail(std::uint64_t offset, const std::string& what) const {
 }
 
 void EventDecoder::event(std::string_view bytes, std::uint64_t offset) {
-  if (!batch_.empty() && batch_.size() + bytes.size() + 1 > kBatchBytes) flush();
+  if (!batch_.empty() && batch_.size() + bytes.size() + 1 > kDecodeBatchBytes) flush();
   starts_.emplace_back(batch_.size(), offset);
   batch_.insert(batch_.end(), bytes.begin(), bytes.end());
   batch_.push_back('\n');
@@ -167,7 +168,7 @@ void EventDecoder::flush() {
   std::size_t done = 0;
   simdjson::dom::document_stream stream;
   // A constant window (unless one event is larger) keeps the parser's buffers allocated once.
-  const std::size_t window = std::max(size, kBatchBytes);
+  const std::size_t window = std::max(size, kDecodeBatchBytes);
   if (!parser_.parse_many(reinterpret_cast<const std::uint8_t*>(batch_.data()), size, window)
            .get(stream)) {
     for (auto it = stream.begin(); it != stream.end() && done < starts_.size(); ++it) {

@@ -17,7 +17,7 @@
 namespace candle_graph::import::trace_event {
 namespace {
 
-constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+constexpr std::size_t kScanBatchBytes = std::size_t{1} << 20;  // scanned bytes handed over at once
 constexpr std::size_t kQueued = 4;
 
 struct Call {
@@ -100,10 +100,10 @@ class Recorder final : public EventScanner::Handler {
   }
   void add(const Call& c) {
     batch_.calls.push_back(c);
-    if (batch_.bytes.size() >= kBatchBytes) {
+    if (batch_.bytes.size() >= kScanBatchBytes) {
       out_.push(std::move(batch_));
       batch_ = Batch{};
-      batch_.bytes.reserve(kBatchBytes + (kBatchBytes >> 2));
+      batch_.bytes.reserve(kScanBatchBytes + (kScanBatchBytes >> 2));
     }
   }
 

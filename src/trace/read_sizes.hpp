@@ -1,0 +1,17 @@
+// Sizes the trace readers share: the whole-file reader (reader.cpp), the chunked parallel one
+// (parallel_reader.cpp) and the line feeder both hand their buffers to.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace candle_graph::read_sizes {
+
+// Readable bytes after the data that simdjson may touch (simdjson::SIMDJSON_PADDING).
+inline constexpr std::size_t kPadding = 64;
+// Bytes read before the document reserves its tables from the kind mix seen so far.
+inline constexpr std::size_t kReserveAfter = std::size_t{4} << 20;
+// Progress is reported every 64 MiB read.
+inline constexpr std::uint64_t kProgressEvery = 64ull << 20;
+
+}  // namespace candle_graph::read_sizes
