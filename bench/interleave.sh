@@ -10,6 +10,7 @@
 #                             seconds) or rss (KiB)
 #   bench_ratio I BASE FIELD  median over the rounds of FIELD(BASE) / FIELD(I): "vs ceiling"
 #   bench_load                the load average (1, 5, 15 minutes), printed with every table
+#   bench_check_quiet         prints the load and the fresh-memory rate, warns when they are noise
 
 # $EPOCHREALTIME writes the locale's decimal point; awk reads a dot.
 export LC_NUMERIC=C
@@ -27,13 +28,28 @@ bench_row() {
 
 bench_load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# Warns on stderr when the 1-minute load average is 1 or more: the figures are then noise.
+# Prints the machine's state with the figures that follow (the load average, and how fast the host
+# maps fresh memory, bench/host_memory_probe.cpp) and warns on stderr when either makes them
+# noise: a 1-minute load average of 1 or more, or fresh memory slower than 1 GB/s. A guest whose
+# host backs its memory lazily can be idle and still take 4x as long for the ceiling, which
+# copies the whole trace into fresh memory; a ratio against that ceiling measures the host.
 bench_check_quiet() {
-  local load
+  local load rate=""
   load=$(cut -d' ' -f1 /proc/loadavg)
   if awk -v l="$load" 'BEGIN { exit !(l >= 1) }'; then
     echo "warning: load average $load (above 1): these figures are noise; measure on an idle machine" >&2
   fi
+  if [ -x "${BUILD:-}/bench/host_memory_probe" ]; then
+    rate=$("$BUILD/bench/host_memory_probe" | awk '{ print $4 }')
+    if awk -v r="$rate" 'BEGIN { exit !(r < 1000) }'; then
+      echo "warning: this machine maps fresh memory at $rate MB/s (below 1000): the ceiling and every" \
+        "large read or write measure the host, not the code; ratios are not comparable with figures" \
+        "taken on a faster host" >&2
+    fi
+  fi
+  echo "Machine before the rounds: load average $(bench_load); fresh memory mapped at ${rate:-?} MB/s" \
+    "(bench/host_memory_probe, 256 MiB)."
+  echo
 }
 
 # Runs row I once: appends "wall cpu rss_kib" to its samples (unless $2 = warm-up).
