@@ -11,18 +11,15 @@
 #include <map>
 #include <string>
 
-#include "support/temp_dir.hpp"
+#include "temp_trace.hpp"
 #include "torch_example_model.hpp"
 
 namespace {
 
+using candle_graph::torch_tests::temp_trace;
+
 using torch_example::CaptureRequest;
 using torch_example::Trainer;
-
-std::filesystem::path temp_trace(const std::string& name) {
-  static const candle_graph::testing::TempDir dir("cg_torch_overhead_tests");
-  return dir / (name + ".jsonl");
-}
 
 // What an independent reading of the file finds: the meta tags and the events by kind.
 struct FileFacts {

@@ -13,17 +13,14 @@
 #include "candle_graph/health.hpp"
 #include "candle_graph/torch/capture.hpp"
 #include "candle_graph/trace.hpp"
-#include "support/temp_dir.hpp"
+#include "temp_trace.hpp"
 
 namespace {
 
+using candle_graph::torch_tests::temp_trace;
+
 namespace cg = candle_graph;
 namespace cgt = candle_graph::libtorch;
-
-std::filesystem::path temp_trace(const std::string& name) {
-  static const cg::testing::TempDir dir("cg_torch_span_lifetime_tests");
-  return dir / (name + ".jsonl");
-}
 
 TEST(TorchCaptureSpans, SpanOutlivingItsCaptureLeavesTheNextCaptureAlone) {
   const torch::nn::Module model;  // no parameters: the graph below is the whole update

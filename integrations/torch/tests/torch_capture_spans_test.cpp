@@ -12,21 +12,18 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
-#include "support/temp_dir.hpp"
+#include "temp_trace.hpp"
 #include "torch_example_model.hpp"
 
 namespace {
+
+using candle_graph::torch_tests::temp_trace;
 
 namespace cg = candle_graph;
 using torch_example::CaptureRequest;
 using torch_example::Trainer;
 
 // Traces go to one directory per test process, removed when the process exits.
-std::filesystem::path temp_trace(const std::string& name) {
-  static const candle_graph::testing::TempDir dir("cg_torch_span_tests");
-  return dir / (name + ".jsonl");
-}
-
 cg::TraceDocument capture(CaptureRequest request) {
   Trainer trainer({});
   trainer.train_step();

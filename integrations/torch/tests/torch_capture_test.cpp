@@ -12,10 +12,12 @@
 
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
-#include "support/temp_dir.hpp"
+#include "temp_trace.hpp"
 #include "torch_example_model.hpp"
 
 namespace {
+
+using candle_graph::torch_tests::temp_trace;
 
 namespace cg = candle_graph;
 using torch_example::CaptureRequest;
@@ -23,11 +25,6 @@ using torch_example::ModelOptions;
 using torch_example::Trainer;
 
 // Traces go to one directory per test process, removed when the process exits.
-std::filesystem::path temp_trace(const std::string& name) {
-  static const candle_graph::testing::TempDir dir("cg_torch_tests");
-  return dir / (name + ".jsonl");
-}
-
 bool has_step(const cg::TraceDocument& doc, cg::ExecutionStep step) {
   return std::any_of(doc.spans().begin(), doc.spans().end(),
                      [&](const cg::SpanRecord& s) { return s.step == step; });
