@@ -17,9 +17,9 @@ f=$DATA/kineto-$SIZE.json
 [ -s "$f" ] && [ -s "$f.events.jsonl" ] || "$TOOL" generate "$SIZE" "$f"
 bytes=$(stat -c %s "$f")
 load() { cut -d' ' -f1 /proc/loadavg; }
-if awk -v l="$(load)" 'BEGIN{exit !(l >= 1)}'; then
-  echo "warning: load average $(load) ≥ 1: these times are not a quiet machine's (docs/performance.md)" >&2
-fi
+# shellcheck source=bench/interleave.sh
+. "$(dirname "$0")/interleave.sh"
+bench_check_quiet
 
 # "seconds rss_kib cpu_seconds load" of one run
 one() {

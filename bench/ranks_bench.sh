@@ -16,6 +16,9 @@ CG=$BUILD/candle-graph
 DATA=$BUILD/bench-data
 mkdir -p "$DATA"
 load=$(cut -d' ' -f1 /proc/loadavg)
+# shellcheck source=bench/interleave.sh
+. "$(dirname "$0")/interleave.sh"
+bench_check_quiet
 
 # One trace, generated once; every rank is a symbolic link to it named rank-N.json (the rank comes
 # from the name). The bytes are the same for every rank, so each parse costs the same and the
