@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 
 int main(int argc, char** argv) {
   if (argc > 2) {

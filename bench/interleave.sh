@@ -30,25 +30,26 @@ bench_load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # Prints the machine's state with the figures that follow (the load average, and how fast the host
 # maps fresh memory, bench/host_memory_probe.cpp) and warns on stderr when either makes them
-# noise: a 1-minute load average of 1 or more, or fresh memory slower than 1 GB/s. A guest whose
-# host backs its memory lazily can be idle and still take 4x as long for the ceiling, which
-# copies the whole trace into fresh memory; a ratio against that ceiling measures the host.
+# noise: a 1-minute load average of 1 or more, or fresh memory slower than 1000 MB/s. A guest
+# whose host backs its memory lazily can be idle and still take several times as long for the
+# ceiling, which copies the whole trace into fresh memory; a ratio against it measures the host.
 bench_check_quiet() {
-  local load rate=""
+  local load probe=${BUILD:-}/bench/host_memory_probe mib="?" rate="?" floor=1000
   load=$(cut -d' ' -f1 /proc/loadavg)
   if awk -v l="$load" 'BEGIN { exit !(l >= 1) }'; then
     echo "warning: load average $load (above 1): these figures are noise; measure on an idle machine" >&2
   fi
-  if [ -x "${BUILD:-}/bench/host_memory_probe" ]; then
-    rate=$("$BUILD/bench/host_memory_probe" | awk '{ print $4 }')
-    if awk -v r="$rate" 'BEGIN { exit !(r < 1000) }'; then
-      echo "warning: this machine maps fresh memory at $rate MB/s (below 1000): the ceiling and every" \
+  if [ -x "$probe" ] && read -r _ mib _ rate < <("$probe"); then
+    if awk -v r="$rate" -v f="$floor" 'BEGIN { exit !(r < f) }'; then
+      echo "warning: this machine maps fresh memory at $rate MB/s (below $floor): the ceiling and every" \
         "large read or write measure the host, not the code; ratios are not comparable with figures" \
         "taken on a faster host" >&2
     fi
+  else
+    mib="?" rate="?"
   fi
-  echo "Machine before the rounds: load average $(bench_load); fresh memory mapped at ${rate:-?} MB/s" \
-    "(bench/host_memory_probe, 256 MiB)."
+  echo "Machine before the rounds: load average $(bench_load); fresh memory mapped at $rate MB/s" \
+    "(bench/host_memory_probe, $mib MiB)."
   echo
 }
 

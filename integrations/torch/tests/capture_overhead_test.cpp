@@ -17,7 +17,6 @@
 namespace {
 
 using candle_graph::torch_tests::temp_trace;
-
 using torch_example::CaptureRequest;
 using torch_example::Trainer;
 

@@ -18,7 +18,6 @@
 namespace {
 
 using candle_graph::torch_tests::temp_trace;
-
 namespace cg = candle_graph;
 namespace cgt = candle_graph::libtorch;
 

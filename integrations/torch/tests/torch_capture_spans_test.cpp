@@ -18,12 +18,10 @@
 namespace {
 
 using candle_graph::torch_tests::temp_trace;
-
 namespace cg = candle_graph;
 using torch_example::CaptureRequest;
 using torch_example::Trainer;
 
-// Traces go to one directory per test process, removed when the process exits.
 cg::TraceDocument capture(CaptureRequest request) {
   Trainer trainer({});
   trainer.train_step();

@@ -18,13 +18,11 @@
 namespace {
 
 using candle_graph::torch_tests::temp_trace;
-
 namespace cg = candle_graph;
 using torch_example::CaptureRequest;
 using torch_example::ModelOptions;
 using torch_example::Trainer;
 
-// Traces go to one directory per test process, removed when the process exits.
 bool has_step(const cg::TraceDocument& doc, cg::ExecutionStep step) {
   return std::any_of(doc.spans().begin(), doc.spans().end(),
                      [&](const cg::SpanRecord& s) { return s.step == step; });
