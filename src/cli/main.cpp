@@ -2,6 +2,7 @@
 // 3 untrusted trace where a command was asked to require trust.
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <map>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -21,6 +22,11 @@ int main(int argc, char** argv) {
   // are freed: `export --format chrome` of a 295 MB trace peaked 10 MB higher that way
   // (docs/performance.md, "Chrome export").
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // No trimming of the heap's free top: glibc hands it back to the kernel whenever 128 KiB are
+  // free there, and the next allocation faults those pages in again, zeroed. In one
+  // `export --format chrome` 40% of the page faults were such second faults of the same pages;
+  // a process that reads one trace and exits gains nothing from returning memory early.
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 #endif
   CLI::App app{
       "candle-graph: execution evidence for one ML training update or inference call.\n"

@@ -5,6 +5,7 @@
 
 #include "output/json_text.hpp"
 #include "trace/document_assembler.hpp"
+#include "trace/huge_pages.hpp"
 #include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
@@ -159,7 +160,7 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
   const double room = byte_budget - base_bytes;
   const double floor_share = extra_bytes <= room ? 1.0 : std::max(0.0, room / extra_bytes);
   auto grow = [&](auto& v) {
-    v.reserve(static_cast<std::size_t>(base(v) + extra(v) * floor_share) + 16);
+    reserve_in_huge_pages(v, static_cast<std::size_t>(base(v) + extra(v) * floor_share) + 16);
   };
   for_each_array(grow);
   // Buckets are touched when allocated: size them for the plain extrapolation only.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "candle_graph/trace.hpp"
+#include "trace/huge_pages.hpp"
 #include "trace/short_string_hash.hpp"
 
 namespace candle_graph::detail {
@@ -153,7 +154,9 @@ class LiveKeyTable {
   }
 
   void grow() {
-    std::vector<Slot> old(2 * slots_.size(), Slot{});
+    std::vector<Slot> old;
+    reserve_in_huge_pages(old, 2 * slots_.size());  // a large live set: fewer page faults
+    old.resize(2 * slots_.size());
     old.swap(slots_);
     mask_ = slots_.size() - 1;
     for (const Slot& s : old) {

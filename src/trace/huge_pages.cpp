@@ -1,0 +1,44 @@
+#include "trace/huge_pages.hpp"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <fstream>
+
+namespace candle_graph {
+namespace {
+
+std::size_t read_huge_page_size() {
+  // Linux 4.14+; an older kernel, or one without THP, has no such file.
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  std::size_t size = 0;
+  if (!(in >> size)) return 0;
+  // A size that is not a power of two would break the rounding below; no kernel reports one.
+  return size != 0 && (size & (size - 1)) == 0 ? size : 0;
+}
+
+}  // namespace
+
+std::size_t huge_page_size() noexcept {
+  static const std::size_t size = [] {
+    try {
+      return read_huge_page_size();
+    } catch (...) {
+      return std::size_t{0};
+    }
+  }();
+  return size;
+}
+
+void advise_huge_pages(const void* begin, std::size_t bytes) noexcept {
+  const std::uintptr_t huge = huge_page_size();
+  if (huge == 0 || bytes < huge) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(begin);
+  const std::uintptr_t from = (first + huge - 1) & ~(huge - 1);
+  const std::uintptr_t to = (first + bytes) & ~(huge - 1);
+  if (to <= from) return;
+  // MADV_HUGEPAGE changes no contents, so it is safe on memory already in use.
+  ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+}
+
+}  // namespace candle_graph

@@ -1,0 +1,139 @@
+// Which memory is advised to the kernel as huge-page memory (trace/huge_pages.hpp), read back
+// from the kernel's own account of the process's mappings: /proc/self/smaps lists every mapping
+// with its flags, and `hg` among them marks MADV_HUGEPAGE. The expected ranges are worked out
+// here from the huge-page size the kernel reports, not taken from the code under test.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "candle_graph/trace.hpp"
+#include "support/run_program.hpp"
+#include "support/trace_lines.hpp"
+#include "trace/huge_pages.hpp"
+
+namespace {
+
+using namespace cgtest;
+using candle_graph::testing::run_cli;
+
+// The kernel's huge-page size, read here on its own; 0 without transparent huge pages.
+std::size_t kernel_huge_page_size() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  std::size_t size = 0;
+  in >> size;
+  return size;
+}
+
+// The VmFlags of the mapping that holds `address`, e.g. "rd wr mr mw me ac hg"; "" if none does.
+std::string flags_of_mapping_at(const void* address) {
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    // A mapping's header line starts with "start-end" in hex; its fields follow on their own lines.
+    const std::size_t dash = line.find('-');
+    const std::size_t space = line.find(' ');
+    if (dash != std::string::npos && space != std::string::npos && dash < space &&
+        line.find(':') > space) {
+      const std::uintptr_t start = std::stoull(line.substr(0, dash), nullptr, 16);
+      const std::uintptr_t end = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
+      inside = start <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.substr(8) + " ";
+    }
+  }
+  return "";
+}
+
+bool advised(const void* address) {
+  return flags_of_mapping_at(address).find(" hg ") != std::string::npos;
+}
+
+// An anonymous mapping of `bytes`, unmapped at the end of the test.
+struct Mapping {
+  explicit Mapping(std::size_t bytes) : size(bytes) {
+    base = static_cast<char*>(
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  }
+  ~Mapping() {
+    if (base != MAP_FAILED) ::munmap(base, size);
+  }
+  char* base;
+  std::size_t size;
+};
+
+char* round_up(char* p, std::size_t to) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  return p + ((to - at % to) % to);
+}
+
+TEST(HugePages, TheSizeIsTheKernels) {
+  const std::size_t expected = kernel_huge_page_size();
+  if (expected == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  EXPECT_EQ(candle_graph::huge_page_size(), expected);
+  EXPECT_EQ(expected % static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), 0U);
+}
+
+TEST(HugePages, OnlyTheWholeHugePagesOfARangeAreAdvised) {
+  const std::size_t huge = kernel_huge_page_size();
+  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  Mapping m(4 * huge);
+  ASSERT_NE(m.base, MAP_FAILED);
+  // A range that starts one 4 KiB page past a huge-page boundary and ends one page before the
+  // third boundary after it: the only whole huge page inside is the one between the first and
+  // the second boundary after its start.
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  char* boundary = round_up(m.base, huge);
+  ASSERT_LE(boundary + 3 * huge, m.base + m.size);
+  char* begin = boundary + page;
+  char* end = boundary + 3 * huge - page;
+  candle_graph::advise_huge_pages(begin, static_cast<std::size_t>(end - begin));
+  EXPECT_FALSE(advised(begin)) << flags_of_mapping_at(begin);
+  EXPECT_TRUE(advised(boundary + huge)) << flags_of_mapping_at(boundary + huge);
+  EXPECT_TRUE(advised(boundary + 2 * huge - 1));
+  EXPECT_FALSE(advised(boundary + 2 * huge)) << flags_of_mapping_at(boundary + 2 * huge);
+}
+
+TEST(HugePages, ARangeSmallerThanAHugePageIsLeftAlone) {
+  const std::size_t huge = kernel_huge_page_size();
+  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  Mapping m(2 * huge);
+  ASSERT_NE(m.base, MAP_FAILED);
+  char* boundary = round_up(m.base, huge);
+  // Across a boundary, but with no whole huge page inside.
+  candle_graph::advise_huge_pages(boundary - huge / 2, huge - 1);
+  EXPECT_FALSE(advised(boundary - 1));
+  EXPECT_FALSE(advised(boundary));
+}
+
+TEST(HugePages, TheDocumentsLargeArraysAreAdvised) {
+  const std::size_t huge = kernel_huge_page_size();
+  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  // 3000 synth layers (~14 MB, ~27 000 ops): past the 4 MiB after which the reader reserves the
+  // document's arrays, and an op array of several huge pages.
+  TempDir dir;
+  const fs::path trace = dir / "synth.jsonl";
+  const auto r = run_cli(
+      {"synth", "--layers", "3000", "--ops-per-span", "4", "--seed", "7", "-o", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << candle_graph::testing::describe(r);
+  for (unsigned threads : {1U, 2U}) {
+    candle_graph::ReadOptions options;
+    options.threads = threads;
+    const candle_graph::TraceDocument doc = candle_graph::parse_trace(trace, options);
+    const auto& ops = doc.ops();
+    const std::size_t bytes = ops.capacity() * sizeof(ops[0]);
+    ASSERT_GE(bytes, 3 * huge) << "the trace is too small for this test";
+    const char* first_whole =
+        round_up(const_cast<char*>(reinterpret_cast<const char*>(ops.data())), huge);
+    EXPECT_TRUE(advised(first_whole))
+        << threads << " thread(s): " << flags_of_mapping_at(first_whole);
+  }
+}
+
+}  // namespace
