@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -21,15 +22,27 @@ std::size_t huge_page_size() noexcept;
 // works the same either way, only the number of page faults differs.
 void advise_huge_pages(const void* begin, std::size_t bytes) noexcept;
 
-// reserve(n), then advises the capacity: for arrays whose capacity is filled later.
+// reserve(n) with the new capacity advised before the elements move in (moved in first, they
+// would fault in their pages one by one).
 template <typename T, typename Alloc>
 void reserve_in_huge_pages(std::vector<T, Alloc>& v, std::size_t n) {
-  v.reserve(n);
-  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+  if (n <= v.capacity()) return;
+  std::vector<T, Alloc> bigger(v.get_allocator());
+  bigger.reserve(n);
+  advise_huge_pages(bigger.data(), bigger.capacity() * sizeof(T));
+  bigger.insert(bigger.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+  v.swap(bigger);
 }
 inline void reserve_in_huge_pages(std::string& s, std::size_t n) {
   s.reserve(n);
   advise_huge_pages(s.data(), s.capacity());
+}
+
+// push_back for an array that grows to many MB: when it must grow, it doubles into advised pages.
+template <typename T, typename Alloc>
+void push_back_in_huge_pages(std::vector<T, Alloc>& v, const T& item) {
+  if (v.size() == v.capacity()) reserve_in_huge_pages(v, v.empty() ? 16 : 2 * v.capacity());
+  v.push_back(item);
 }
 
 }  // namespace candle_graph

@@ -12,6 +12,7 @@
 #include "candle_graph/trace.hpp"
 #include "format/chrome.hpp"
 #include "import/trace_event/kineto_vocabulary.hpp"
+#include "trace/huge_pages.hpp"
 
 namespace candle_graph::import::trace_event {
 namespace {
@@ -344,7 +345,7 @@ void EventDecoder::decode_slice(const Fields& f) {
     const auto pid = as_int(f.pid);
     if (pid && *pid >= 0 && *pid < 1024) s.device = static_cast<std::int32_t>(*pid);
   }
-  m_.slices.push_back(s);
+  push_back_in_huge_pages(m_.slices, s);  // the largest array of a large trace
 }
 
 // `record_param_comms` (and, in newer PyTorch, the NCCL kernel itself) names the collective, its
@@ -520,7 +521,7 @@ void EventDecoder::decode_flow(const Fields& f, char ph) {
   flow.cat = m_.strings.intern(f.cat);
   if (ph == 's' && (f.cat == "ac2g" || f.cat == "async"))
     m_.launch_ns.try_emplace(flow.id, flow.ts_ns);
-  m_.flows.push_back(flow);
+  push_back_in_huge_pages(m_.flows, flow);
 }
 
 std::uint32_t Model::push_dims(const std::vector<std::uint64_t>& shape) {
