@@ -1,32 +1,32 @@
 #!/usr/bin/env bash
-# Interleaved A/B timing of one command line run by two binaries: A, B, A, B, ... N pairs, and the
-# median wall and CPU seconds and peak RSS of each. Interleaving spreads drift (other load, page
-# cache, CPU frequency) over both sides alike; the median ignores outliers.
+# Interleaved A/B timing of one command line run by two binaries (bench/interleave.sh: a warm-up,
+# then A, B, A, B, ... each after a `sync`): the median wall and CPU seconds, peak RSS and page
+# faults of each, and B/A as the median of the per-pair ratios. Interleaving spreads drift
+# (other load, page cache, CPU frequency) over both sides alike; the median ignores outliers. Page
+# faults count first writes to fresh memory, which cost what the host makes them cost: a change
+# that saves faults saves more on a guest slow to map memory (the line before the table says how
+# slow this one is).
 # Usage: bench/ab_compare.sh [-n PAIRS] BINARY_A BINARY_B -- ARGS...
 #   e.g. bench/ab_compare.sh build-old/candle-graph build/candle-graph -- import big.jsonl -o /dev/null
+# BUILD (default build-bench) is where bench/host_memory_probe is looked for; PREP (shell text) runs
+# untimed before every run, e.g. PREP='rm -f out.sqlite' for a command that refuses to replace.
 set -euo pipefail
+source "$(dirname "$0")/interleave.sh"
 PAIRS=5
 if [ "${1:-}" = "-n" ]; then PAIRS=$2; shift 2; fi
 A=$1 B=$2; shift 2
 [ "${1:-}" = "--" ] && shift
-load=$(cut -d' ' -f1 /proc/loadavg)
-awk -v l="$load" 'BEGIN { exit !(l >= 1) }' && echo "warning: load average $load (above 1): figures are noise" >&2
+BUILD=${BUILD:-build-bench}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-run() {  # binary -> "wall cpu rss_kib"
-  local bin=$1
-  /usr/bin/time -f "%e %U %S %M" -o "$TMP/t" "$bin" "${ARGS[@]}" >/dev/null 2>"$TMP/err" || {
-    echo "failed: $bin ${ARGS[*]}" >&2; cat "$TMP/err" >&2; exit 1; }
-  awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$TMP/t"
-}
-ARGS=("$@")
-run "$A" >/dev/null; run "$B" >/dev/null  # warm the page cache
-for _ in $(seq "$PAIRS"); do run "$A" >>"$TMP/a"; run "$B" >>"$TMP/b"; done
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-for side in a b; do
-  wall=$(cut -d' ' -f1 "$TMP/$side" | median)
-  cpu=$(cut -d' ' -f2 "$TMP/$side" | median)
-  rss=$(cut -d' ' -f3 "$TMP/$side" | median)
-  echo "$side wall_s=$wall cpu_s=$cpu rss_mib=$((rss / 1024))"
+args=$(printf "'%s' " "$@")
+bench_check_quiet
+bench_row a "${PREP:-:}" "'$A' $args"
+bench_row b "${PREP:-:}" "'$B' $args"
+bench_rounds "$PAIRS" "$TMP"
+for i in 0 1; do
+  awk -v side="${BENCH_NAMES[$i]}" -v w="$(bench_median "$i" wall)" -v c="$(bench_median "$i" cpu)" \
+    -v r="$(bench_median "$i" rss)" -v f="$(bench_median "$i" faults)" 'BEGIN {
+      printf "%s wall_s=%.3f cpu_s=%.2f rss_mib=%.1f faults=%d\n", side, w, c, r / 1024, f }'
 done
-awk -v a="$(cut -d' ' -f1 "$TMP/a" | median)" -v b="$(cut -d' ' -f1 "$TMP/b" | median)" \
-  'BEGIN { if (a > 0) printf "B/A wall = %.3f (load average at start %s)\n", b / a, "'"$load"'" }'
+awk -v r="$(bench_ratio 1 0 wall)" -v l="$(bench_load)" \
+  'BEGIN { printf "B/A wall = %.3f (median of %s pairs; load average after: %s)\n", 1 / r, '"$PAIRS"', l }'

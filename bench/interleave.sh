@@ -7,7 +7,9 @@
 #   bench_row NAME PREP CMD   a row: CMD (shell text, timed) after PREP (untimed, may be ":")
 #   bench_rounds N DIR        one warm-up round (not counted), then N rounds; scratch files in DIR
 #   bench_median I FIELD      median of row I (0-based, in bench_row order): wall, cpu (user + sys,
-#                             seconds) or rss (KiB)
+#                             seconds), rss (KiB) or faults (page faults served without the disk:
+#                             first writes to fresh memory, which the load does not show and whose
+#                             cost depends on the host)
 #   bench_ratio I BASE FIELD  median over the rounds of FIELD(BASE) / FIELD(I): "vs ceiling"
 #   bench_load                the load average (1, 5, 15 minutes), printed with every table
 #   bench_check_quiet         prints the load and the fresh-memory rate, warns when they are noise
@@ -53,7 +55,7 @@ bench_check_quiet() {
   echo
 }
 
-# Runs row I once: appends "wall cpu rss_kib" to its samples (unless $2 = warm-up).
+# Runs row I once: appends "wall cpu rss_kib faults" to its samples (unless $2 = warm-up).
 bench_run_one() {
   local i=$1 keep=$2
   eval "${BENCH_PREPS[$i]}"
@@ -63,7 +65,7 @@ bench_run_one() {
   # The wall time from bash's microsecond clock: time's own %e has centiseconds, too coarse for
   # a ceiling of 80 ms.
   local began=$EPOCHREALTIME ended
-  if ! /usr/bin/time -o "$BENCH_DIR/time.txt" -f "TIME %e %U %S %M" sh -c "exec ${BENCH_CMDS[$i]}" \
+  if ! /usr/bin/time -o "$BENCH_DIR/time.txt" -f "TIME %e %U %S %M %R" sh -c "exec ${BENCH_CMDS[$i]}" \
     >/dev/null 2>"$BENCH_DIR/stderr.txt"; then
     echo "bench: failed: ${BENCH_CMDS[$i]}" >&2
     cat "$BENCH_DIR/stderr.txt" >&2
@@ -72,7 +74,7 @@ bench_run_one() {
   ended=$EPOCHREALTIME
   [ "$keep" = keep ] || return 0
   grep '^TIME' "$BENCH_DIR/time.txt" |
-    awk -v w="$began" -v e="$ended" '{ printf "%.4f %.3f %s\n", e - w, $3 + $4, $5 }' \
+    awk -v w="$began" -v e="$ended" '{ printf "%.4f %.3f %s %s\n", e - w, $3 + $4, $5, $6 }' \
       >>"$BENCH_DIR/row-$i.txt"
 }
 
@@ -88,7 +90,7 @@ bench_rounds() {
 }
 
 bench_column() {  # FIELD -> awk column of a sample line
-  case $1 in wall) echo 1 ;; cpu) echo 2 ;; rss) echo 3 ;; *) echo "bench: no field $1" >&2; return 1 ;; esac
+  case $1 in wall) echo 1 ;; cpu) echo 2 ;; rss) echo 3 ;; faults) echo 4 ;; *) echo "bench: no field $1" >&2; return 1 ;; esac
 }
 
 bench_median_of() {  # numbers on stdin, one per line -> their median (the lower one of two)
@@ -102,6 +104,7 @@ bench_median() {
 
 bench_ratio() {
   local c; c=$(bench_column "$3")
+  # Each round's line of BASE, then row I's (NF / 2 fields each).
   paste -d' ' "$BENCH_DIR/row-$2.txt" "$BENCH_DIR/row-$1.txt" |
-    awk -v c="$c" '{ d = $(c + 3); if (d <= 0) d = 0.001; print $c / d }' | bench_median_of
+    awk -v c="$c" '{ d = $(c + NF / 2); if (d <= 0) d = 0.001; print $c / d }' | bench_median_of
 }
