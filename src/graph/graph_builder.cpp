@@ -9,6 +9,7 @@
 #include "graph/node_memory.hpp"
 #include "graph/span_tree.hpp"
 #include "trace/host_nesting.hpp"
+#include "trace/huge_pages.hpp"
 
 namespace candle_graph {
 namespace {
@@ -88,7 +89,7 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
 
   // Step 3: span nodes. Effective duration = duration, or (when 0) own ops + effective
   // durations of the child spans, computed bottom-up.
-  g.nodes.resize(n_spans + doc.ops().size());
+  assign_in_huge_pages(g.nodes, n_spans + doc.ops().size(), GraphNode{});
   std::vector<std::uint64_t> child_time(n_spans, 0);  // Σ totals of a node's children (step 6)
   for (auto it = tree.preorder.rbegin(); it != tree.preorder.rend(); ++it) {
     const std::uint32_t s = *it;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "trace/huge_pages.hpp"
+
 namespace candle_graph::graph {
 namespace {
 
@@ -145,7 +147,8 @@ struct RunSorter {
 // one span or tensor, so the strings behind ~1.4 M edges of a 300 MB trace are read once each
 // instead of in every comparison (the string sort was 40% of `import`).
 std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const ExecutionGraph& graph) {
-  std::vector<Item> items(edges.size());
+  std::vector<Item> items;
+  assign_in_huge_pages(items, edges.size(), Item{});
   for (std::uint32_t i = 0; i < edges.size(); ++i) {
     const GraphEdgeView v = graph.edge_of(edges[i]);
     items[i] = {order_key(v.from), order_key(v.to),
@@ -178,17 +181,18 @@ void build_edges(ExecutionGraph& graph) {
   // Candidates in the original's insertion order: (a) explicit edges, (b) parent → span calls,
   // (c) per op with an output: data edges input → output, then the span → op call.
   for (std::uint32_t i = 0; i < doc.edges().size(); ++i)
-    edges.push_back({EdgeOrigin::explicit_edge, i, 0});
+    push_back_in_huge_pages(edges, {EdgeOrigin::explicit_edge, i, 0});
   for (std::uint32_t i = 0; i < doc.spans().size(); ++i) {
     const GraphNode& n = graph.nodes[i];
     if (n.kind != GraphNodeKind::op && doc.spans()[i].parent_id)
-      edges.push_back({EdgeOrigin::parent_call, i, 0});
+      push_back_in_huge_pages(edges, {EdgeOrigin::parent_call, i, 0});
   }
   for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
     const OpEvent& op = doc.ops()[k];
     if (!op.output) continue;  // ops without an output get no edges at all
-    for (std::uint32_t j = 0; j < op.inputs.size(); ++j) edges.push_back({EdgeOrigin::data, k, j});
-    edges.push_back({EdgeOrigin::op_call, k, 0});
+    for (std::uint32_t j = 0; j < op.inputs.size(); ++j)
+      push_back_in_huge_pages(edges, {EdgeOrigin::data, k, j});
+    push_back_in_huge_pages(edges, {EdgeOrigin::op_call, k, 0});
   }
 
   // The original skips a derived edge when an equal (from, to, kind) edge already exists and
@@ -223,13 +227,15 @@ void build_edges(ExecutionGraph& graph) {
     if (!has_explicit) items[out++].tag_pos = items[i].pos();  // the first derived edge wins
     i = j;
   }
-  std::vector<std::uint32_t> kept(out);
+  std::vector<std::uint32_t> kept;
+  assign_in_huge_pages(kept, out, std::uint32_t{0});
   for (std::size_t i = 0; i < out; ++i) kept[i] = items[i].tag_pos;
   std::vector<Item>().swap(items);  // before the gather: the peak RSS of `import` is here
   // A gather, not an in-place permutation: its loads are independent, so the cache misses of
   // reading a 17 MB array in random order overlap (following the permutation's cycles made
   // each miss wait for the previous one: ~8% of `import`).
-  std::vector<GraphEdge> sorted(out);
+  std::vector<GraphEdge> sorted;
+  assign_in_huge_pages(sorted, out, GraphEdge{});
   for (std::size_t i = 0; i < out; ++i) sorted[i] = edges[kept[i]];
   edges = std::move(sorted);
 }

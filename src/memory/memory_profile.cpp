@@ -6,6 +6,7 @@
 #include "candle_graph/memory.hpp"
 #include "memory/backward_spans.hpp"
 #include "memory/memory_order.hpp"
+#include "trace/huge_pages.hpp"
 #include "trace/live_key_table.hpp"
 
 namespace candle_graph {
@@ -90,7 +91,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ended;
   // Only for the peak breakdown, which a streaming caller (sink) does not get.
   const bool breakdown = sink == nullptr;
-  if (breakdown) ended.reserve(events.size() / 2 + 1);  // one per free: no regrowth copies
+  if (breakdown) reserve_in_huge_pages(ended, events.size() / 2 + 1);  // one per free
   std::size_t live_at_peak = 0;
   detail::KeysAhead keys(
       order.size(), [&](std::size_t p) { return detail::LiveKey::of(events[order[p]].tensor_id); },
@@ -100,7 +101,7 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
   std::size_t peak_position = 0;  // position in `order` of the event that set the global peak
   bool have_peak = false;
   bool retention_recorded = false;
-  if (timeline) profile.timeline.reserve(events.size());
+  if (timeline) reserve_in_huge_pages(profile.timeline, events.size());
   for (std::size_t pos = 0; pos < order.size(); ++pos) {
     const std::uint32_t k = order[pos];
     const MemoryEvent& e = events[k];

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "trace/huge_pages.hpp"
+
 namespace candle_graph {
 
 HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
@@ -10,7 +12,7 @@ HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
                            const std::vector<std::uint64_t>& totals) {
   const std::size_t n = starts.size();
   HostNesting h;
-  h.parent.assign(n, kNoIndex);
+  assign_in_huge_pages(h.parent, n, kNoIndex);
   h.total_ns = totals;
   h.self_ns = totals;
   auto end_of = [&](std::uint32_t i) {
@@ -55,7 +57,8 @@ HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
 
 HostNesting nest_host_ops(const TraceDocument& doc) {
   const std::vector<OpEvent>& ops = doc.ops();
-  std::vector<std::uint64_t> lanes(ops.size()), starts(ops.size()), totals(ops.size());
+  std::vector<std::uint64_t> lanes, starts, totals;
+  for (auto* v : {&lanes, &starts, &totals}) assign_in_huge_pages(*v, ops.size(), std::uint64_t{0});
   for (std::size_t i = 0; i < ops.size(); ++i) {
     lanes[i] = ops[i].lane.value_or(0);
     starts[i] = ops[i].timestamp_ns;

@@ -33,9 +33,20 @@ void reserve_in_huge_pages(std::vector<T, Alloc>& v, std::size_t n) {
   bigger.insert(bigger.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
   v.swap(bigger);
 }
+// For an empty text about to be filled (anything already in `s` is copied before the advice).
 inline void reserve_in_huge_pages(std::string& s, std::size_t n) {
   s.reserve(n);
   advise_huge_pages(s.data(), s.capacity());
+}
+
+// assign(n, value) into advised pages: for arrays sized once and then filled.
+template <typename T, typename Alloc>
+void assign_in_huge_pages(std::vector<T, Alloc>& v, std::size_t n, const T& value) {
+  if (n > v.capacity()) {
+    v.clear();  // nothing to move into the new capacity
+    reserve_in_huge_pages(v, n);
+  }
+  v.assign(n, value);
 }
 
 // push_back for an array that grows to many MB: when it must grow, it doubles into advised pages.

@@ -112,6 +112,33 @@ TEST(HugePages, ARangeSmallerThanAHugePageIsLeftAlone) {
   EXPECT_FALSE(advised(boundary));
 }
 
+TEST(HugePages, AVectorKeepsItsElementsAndGetsAdvisedCapacity) {
+  const std::size_t huge = kernel_huge_page_size();
+  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  // Elements already there move into the advised capacity, in order; an array sized at once and
+  // one grown element by element end up advised alike. Every array spans 3 huge pages, so at
+  // least 2 whole ones lie inside it wherever the allocator puts it.
+  std::vector<std::uint64_t> grown;
+  const std::size_t n = 3 * huge / sizeof(std::uint64_t);
+  for (std::size_t i = 0; i < n; ++i) candle_graph::push_back_in_huge_pages(grown, i * 7);
+  ASSERT_EQ(grown.size(), n);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(grown[i], i * 7) << i;
+  const char* data = reinterpret_cast<const char*>(grown.data());
+  EXPECT_TRUE(advised(round_up(const_cast<char*>(data), huge)));
+
+  std::vector<std::uint64_t> kept = {5, 6, 7};
+  candle_graph::reserve_in_huge_pages(kept, n);
+  EXPECT_EQ(kept, (std::vector<std::uint64_t>{5, 6, 7}));
+  EXPECT_GE(kept.capacity(), n);
+  EXPECT_TRUE(advised(round_up(reinterpret_cast<char*>(kept.data()), huge)));
+
+  std::vector<std::uint32_t> sized = {1, 2};
+  const std::size_t n32 = 3 * huge / sizeof(std::uint32_t);  // 3 huge pages: 2 whole ones inside
+  candle_graph::assign_in_huge_pages(sized, n32, std::uint32_t{9});
+  EXPECT_EQ(sized, std::vector<std::uint32_t>(n32, 9));
+  EXPECT_TRUE(advised(round_up(reinterpret_cast<char*>(sized.data()), huge)));
+}
+
 TEST(HugePages, TheDocumentsLargeArraysAreAdvised) {
   const std::size_t huge = kernel_huge_page_size();
   if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
