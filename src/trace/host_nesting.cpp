@@ -13,13 +13,16 @@ HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
   const std::size_t n = starts.size();
   HostNesting h;
   assign_in_huge_pages(h.parent, n, kNoIndex);
-  h.total_ns = totals;
-  h.self_ns = totals;
+  for (std::vector<std::uint64_t>* times : {&h.total_ns, &h.self_ns}) {
+    reserve_in_huge_pages(*times, n);
+    times->assign(totals.begin(), totals.end());
+  }
   auto end_of = [&](std::uint32_t i) {
     const std::uint64_t e = starts[i] + totals[i];
     return e < starts[i] ? UINT64_MAX : e;
   };
-  std::vector<std::uint32_t> order(n);
+  std::vector<std::uint32_t> order;
+  assign_in_huge_pages(order, n, 0u);
   std::iota(order.begin(), order.end(), 0u);
   const auto before = [&](std::uint32_t a, std::uint32_t b) {
     if (lanes[a] != lanes[b]) return lanes[a] < lanes[b];
