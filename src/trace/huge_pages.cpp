@@ -37,8 +37,10 @@ void advise_huge_pages(const void* begin, std::size_t bytes) noexcept {
   const std::uintptr_t from = (first + huge - 1) & ~(huge - 1);
   const std::uintptr_t to = (first + bytes) & ~(huge - 1);
   if (to <= from) return;
-  // MADV_HUGEPAGE changes no contents, so it is safe on memory already in use.
-  ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+  // MADV_HUGEPAGE changes no contents, so it is safe on memory already in use. The address is
+  // `begin` moved on, not an integer made a pointer.
+  void* at = const_cast<char*>(static_cast<const char*>(begin)) + (from - first);
+  ::madvise(at, to - from, MADV_HUGEPAGE);
 }
 
 }  // namespace candle_graph
