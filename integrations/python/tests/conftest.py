@@ -135,6 +135,16 @@ def capture_update(setup, path, step=3, entrypoint="test::update", engine="auto"
 USER_SCOPE = 7  # at::RecordScope::USER_SCOPE in ATen/record_function.h (1.13)
 
 
+def collected_events(prof):
+    """torch's events before its merge step, with torch's own parser. ``function_events`` is
+    post-processed by ``EventList._remove_dup_nodes``, which drops an event whose parent has the
+    same name and no other child (test_profiler_agreement.py); and since torch nests events by
+    their microsecond times, two calls of the same op one after the other can look nested when
+    the first ends in the microsecond the second starts, and the second is dropped too (seen
+    once in some 40 runs on a loaded machine: one ``aten::resolve_conj`` of two under ``aten::mm``)."""
+    return torch.autograd.profiler_util.EventList(prof._parse_kineto_results(prof.kineto_results))
+
+
 def profiled_names(events_, inside=None):
     """Op names of profiler events, without record_function ranges (scope USER_SCOPE, e.g.
     "Optimizer.step#SGD.step"): the capture observes FUNCTION and BACKWARD_FUNCTION only (its

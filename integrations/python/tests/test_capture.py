@@ -12,7 +12,8 @@ import pytest
 import torch
 
 import candle_graph.torch as cgt
-from conftest import Setup, capture_update, events, profiled_names, read_trace, validate
+from conftest import (Setup, capture_update, collected_events, events, profiled_names, read_trace,
+                      validate)
 
 
 @pytest.mark.parametrize("kind", ["mlp", "cnn"])
@@ -58,7 +59,8 @@ def test_captured_ops_equal_the_profilers_for_the_same_update(kind, optimizer, t
     runs; the gradient facts at exit) is left out. The range object is made before the capture:
     its constructor runs torch.zeros(1) (aten::zeros > aten::empty, aten::zero_), an op of the
     profiler's machinery, not of the update. No other difference exists; memory capture is off
-    in this configuration (the profiler holds the PROFILER_STATE slot)."""
+    in this configuration (the profiler holds the PROFILER_STATE slot). The profiler's events
+    are those it collected, before torch merges some of them (conftest.collected_events)."""
     setup = Setup(kind, optimizer=optimizer)
     setup.update()
     setup.update()
@@ -68,7 +70,7 @@ def test_captured_ops_equal_the_profilers_for_the_same_update(kind, optimizer, t
             with update_range:
                 setup.update(cap)
     assert cap.summary["memory_captured"] is False
-    evs = prof.function_events
+    evs = collected_events(prof)
     ranges = [e for e in evs if e.name == "cg_test_update"]
     assert len(ranges) == 1
     profiled = profiled_names(evs, inside=ranges[0])
@@ -90,7 +92,7 @@ def test_captured_ops_equal_the_profilers_for_the_next_identical_update(trace_pa
     capture_update(setup, trace_path, step=3)
     with torch.autograd.profiler.profile() as prof:
         setup.update()
-    profiled = profiled_names(prof.function_events)
+    profiled = profiled_names(collected_events(prof))
     captured = captured_names(trace_path)
     assert captured == profiled, differences(captured, profiled)
 

@@ -14,18 +14,14 @@ import pytest
 import torch
 
 import candle_graph.torch as cgt
-from conftest import Setup, capture_update, events, profiled_names, read_trace, validate
+from conftest import (Setup, capture_update, collected_events, events, profiled_names, read_trace,
+                      validate)
 
 KINDS = ["mlp", "cnn", "gru"]
 
 
 def trace_op_names(path):
     return collections.Counter(o["op_name"] for o in events(read_trace(path), "op"))
-
-
-def collected_events(prof):
-    """torch's events before its merge step, with torch's own parser."""
-    return torch.autograd.profiler_util.EventList(prof._parse_kineto_results(prof.kineto_results))
 
 
 def assert_gradients_equal_torchs(path, model):
