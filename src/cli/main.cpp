@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   // No trimming of the heap's free top: glibc hands it back to the kernel whenever 128 KiB are
   // free there, and the next allocation faults those pages in again, zeroed. In one
   // `export --format chrome` 40% of the page faults were such second faults of the same pages;
-  // a process that reads one trace and exits gains nothing from returning memory early.
+  // a command gains nothing from returning memory early: it exits when done, and those that read
+  // many traces (`ranks`, cohort `compare`) read them one after another into the same memory.
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 #endif
   CLI::App app{

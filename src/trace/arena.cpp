@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstring>
 
 #include "candle_graph/trace.hpp"
@@ -12,15 +13,20 @@ constexpr std::size_t kBlockSize = std::size_t{1} << 20;  // 1 MiB: few blocks, 
 // one costs only the pages written.
 constexpr std::size_t kLargeAfter = std::size_t{4} << 20;
 constexpr std::size_t kLargeBlockSize = std::size_t{8} << 20;
+
+// Bytes from p to the next multiple of n.
+std::size_t padding_to(const std::byte* p, std::size_t n) {
+  return (n - reinterpret_cast<std::uintptr_t>(p) % n) % n;
+}
 }  // namespace
 
 void* Arena::allocate(std::size_t size, std::size_t align) {
-  std::size_t pad = (align - reinterpret_cast<std::uintptr_t>(cursor_) % align) % align;
+  std::size_t pad = padding_to(cursor_, align);
   if (cursor_ == nullptr || pad + size > remaining_) {
     if (size > kBlockSize / 4) {  // big items get a block of their own; the current one stays open
       blocks_.emplace_back(new std::byte[size + align]);
       std::byte* p = blocks_.back().get();
-      p += (align - reinterpret_cast<std::uintptr_t>(p) % align) % align;
+      p += padding_to(p, align);
       used_ += size;
       return p;
     }
@@ -29,7 +35,7 @@ void* Arena::allocate(std::size_t size, std::size_t align) {
       // Room to start the block on a huge-page boundary; the unused head is never written.
       blocks_.emplace_back(new std::byte[kLargeBlockSize + huge]);
       std::byte* p = blocks_.back().get();
-      cursor_ = p + (huge - reinterpret_cast<std::uintptr_t>(p) % huge) % huge;
+      cursor_ = p + padding_to(p, huge);
       remaining_ = kLargeBlockSize;
       advise_huge_pages(cursor_, remaining_);
     } else {
@@ -37,7 +43,7 @@ void* Arena::allocate(std::size_t size, std::size_t align) {
       cursor_ = blocks_.back().get();
       remaining_ = kBlockSize;
     }
-    pad = (align - reinterpret_cast<std::uintptr_t>(cursor_) % align) % align;
+    pad = padding_to(cursor_, align);
   }
   std::byte* p = cursor_ + pad;
   cursor_ = p + size;

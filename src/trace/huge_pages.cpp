@@ -30,17 +30,23 @@ std::size_t huge_page_size() noexcept {
   return size;
 }
 
-void advise_huge_pages(const void* begin, std::size_t bytes) noexcept {
-  const std::uintptr_t huge = huge_page_size();
-  if (huge == 0 || bytes < huge) return;
+PageSpan whole_pages_inside(const void* begin, std::size_t bytes, std::size_t page) noexcept {
+  if (page == 0) return {};
   const auto first = reinterpret_cast<std::uintptr_t>(begin);
-  const std::uintptr_t from = (first + huge - 1) & ~(huge - 1);
-  const std::uintptr_t to = (first + bytes) & ~(huge - 1);
-  if (to <= from) return;
-  // MADV_HUGEPAGE changes no contents, so it is safe on memory already in use. The address is
-  // `begin` moved on, not an integer made a pointer.
-  void* at = const_cast<char*>(static_cast<const char*>(begin)) + (from - first);
-  ::madvise(at, to - from, MADV_HUGEPAGE);
+  const std::uintptr_t from = (first + page - 1) & ~(page - 1);
+  const std::uintptr_t to = (first + bytes) & ~(page - 1);
+  if (to <= from) return {};
+  // The span starts at `begin` moved on, not at an integer made a pointer.
+  return {const_cast<char*>(static_cast<const char*>(begin)) + (from - first), to - from};
+}
+
+void advise_huge_pages(const void* begin, std::size_t bytes) noexcept {
+  const std::size_t huge = huge_page_size();
+  if (huge == 0 || bytes < huge) return;
+  // MADV_HUGEPAGE changes no contents, so it is safe on memory already in use.
+  if (const PageSpan span = whole_pages_inside(begin, bytes, huge); span.bytes != 0) {
+    ::madvise(span.begin, span.bytes, MADV_HUGEPAGE);
+  }
 }
 
 }  // namespace candle_graph

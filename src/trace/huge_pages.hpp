@@ -18,6 +18,14 @@ namespace candle_graph {
 // offers none.
 std::size_t huge_page_size() noexcept;
 
+// The whole pages of `page` bytes (a power of two) inside [begin, begin + bytes): where the
+// first starts and how many bytes they span; {nullptr, 0} when no whole page lies inside.
+struct PageSpan {
+  void* begin = nullptr;
+  std::size_t bytes = 0;
+};
+PageSpan whole_pages_inside(const void* begin, std::size_t bytes, std::size_t page) noexcept;
+
 // Advises the whole huge pages inside [begin, begin + bytes); errors are ignored: the memory
 // works the same either way, only the number of page faults differs.
 void advise_huge_pages(const void* begin, std::size_t bytes) noexcept;
@@ -33,10 +41,14 @@ void reserve_in_huge_pages(std::vector<T, Alloc>& v, std::size_t n) {
   bigger.insert(bigger.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
   v.swap(bigger);
 }
-// For an empty text about to be filled (anything already in `s` is copied before the advice).
+// The same for a text: its characters move into capacity already advised.
 inline void reserve_in_huge_pages(std::string& s, std::size_t n) {
-  s.reserve(n);
-  advise_huge_pages(s.data(), s.capacity());
+  if (n <= s.capacity()) return;
+  std::string bigger;
+  bigger.reserve(n);
+  advise_huge_pages(bigger.data(), bigger.capacity());
+  bigger.append(s);
+  s.swap(bigger);
 }
 
 // assign(n, value) into advised pages: for arrays sized once and then filled.

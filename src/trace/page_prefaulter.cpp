@@ -1,5 +1,7 @@
 #include "trace/page_prefaulter.hpp"
 
+#include "trace/huge_pages.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,17 +33,16 @@ PagePrefaulter::~PagePrefaulter() {
 }
 
 void PagePrefaulter::populate(const void* begin, const void* end) {
-  const std::uintptr_t page = page_size();
-  const auto first = reinterpret_cast<std::uintptr_t>(begin);
-  const std::uintptr_t from = (first + page - 1) & ~(page - 1);
-  const std::uintptr_t to = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
-  if (to <= from) return;
+  if (end <= begin) return;
+  const auto bytes =
+      static_cast<std::size_t>(static_cast<const char*>(end) - static_cast<const char*>(begin));
   // The kernel only maps the pages (nothing is written through this pointer).
-  void* at = const_cast<char*>(static_cast<const char*>(begin)) + (from - first);
+  const PageSpan span = whole_pages_inside(begin, bytes, page_size());
+  if (span.bytes == 0) return;
   {
     std::lock_guard lock(mutex_);
     if (unsupported_) return;
-    queue_.emplace_back(at, to - from);
+    queue_.emplace_back(span.begin, span.bytes);
   }
   ready_.notify_one();
 }

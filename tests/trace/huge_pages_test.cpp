@@ -141,6 +141,33 @@ TEST(HugePages, AVectorKeepsItsElementsAndGetsAdvisedCapacity) {
   EXPECT_TRUE(advised(round_up(reinterpret_cast<char*>(sized.data()), huge)));
 }
 
+TEST(HugePages, ATextKeepsItsCharactersAndGetsAdvisedCapacity) {
+  const std::size_t huge = kernel_huge_page_size();
+  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  std::string text = "already written";
+  candle_graph::reserve_in_huge_pages(text, 3 * huge);
+  EXPECT_EQ(text, "already written");
+  EXPECT_GE(text.capacity(), 3 * huge);
+  EXPECT_TRUE(advised(round_up(text.data(), huge)));
+}
+
+TEST(HugePages, WholePagesOfAnySizeAreFoundInsideARange) {
+  // Plain pointer arithmetic on a buffer, with the expected span worked out by hand: a range
+  // from 100 bytes past one 4 KiB boundary to 50 bytes before the fourth after it holds the
+  // two whole pages after the first.
+  const std::size_t page = 4096;
+  std::vector<char> buffer(8 * page);
+  char* boundary = round_up(buffer.data(), page);
+  const auto span = candle_graph::whole_pages_inside(boundary + 100, 4 * page - 150, page);
+  EXPECT_EQ(span.begin, boundary + page);
+  EXPECT_EQ(span.bytes, 2 * page);
+  const auto exact = candle_graph::whole_pages_inside(boundary, 3 * page, page);
+  EXPECT_EQ(exact.begin, boundary);
+  EXPECT_EQ(exact.bytes, 3 * page);
+  EXPECT_EQ(candle_graph::whole_pages_inside(boundary + 1, page, page).bytes, 0U);
+  EXPECT_EQ(candle_graph::whole_pages_inside(boundary, 3 * page, 0).bytes, 0U);
+}
+
 TEST(HugePages, AnArenaKeepsEveryCopyAndAdvisesItsLaterBlocks) {
   // 24 MiB of copies in strings of 1..300 bytes and 8-byte-aligned number arrays, interleaved:
   // every copy must read back as written, aligned, whatever block it landed in; the last copies
