@@ -12,7 +12,8 @@
 #                             cost depends on the host)
 #   bench_ratio I BASE FIELD  median over the rounds of FIELD(BASE) / FIELD(I): "vs ceiling"
 #   bench_load                the load average (1, 5, 15 minutes), printed with every table
-#   bench_check_quiet         prints the load and the fresh-memory rate, warns when they are noise
+#   bench_check_quiet         prints the load, the fresh-memory rate and the CPUs' capacity, warns
+#                             when they make the figures noise
 
 # $EPOCHREALTIME writes the locale's decimal point; awk reads a dot.
 export LC_NUMERIC=C
@@ -30,18 +31,21 @@ bench_row() {
 
 bench_load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# Prints the machine's state with the figures that follow (the load average, and how fast the host
-# maps fresh memory, bench/host_memory_probe.cpp) and warns on stderr when either makes them
-# noise: a 1-minute load average of 1 or more, or fresh memory slower than 1000 MB/s. A guest
-# whose host backs its memory lazily can be idle and still take several times as long for the
-# ceiling, which copies the whole trace into fresh memory; a ratio against it measures the host.
+# Prints the machine's state with the figures that follow and warns on stderr when it makes them
+# noise: a 1-minute load average of 1 or more; fresh memory slower than 1000 MB/s
+# (bench/host_memory_probe.cpp: a guest whose host backs its memory lazily can be idle and still
+# take several times as long for the ceiling, which copies the whole trace into fresh memory, so
+# that a ratio against it measures the host); CPUs that together do less than nine tenths of
+# what as many of the fastest one would (bench/host_cpu_probe.cpp: a guest's vCPUs need not be
+# equal, and which one a single-threaded row gets then decides its figure, while no `-j` row can
+# scale past their sum).
 bench_check_quiet() {
-  local load probe=${BUILD:-}/bench/host_memory_probe mib="?" rate="?" floor=1000
+  local load build=${BUILD:-} mib="?" rate="?" floor=1000 capacity="?" cpus="?"
   load=$(cut -d' ' -f1 /proc/loadavg)
   if awk -v l="$load" 'BEGIN { exit !(l >= 1) }'; then
     echo "warning: load average $load (above 1): these figures are noise; measure on an idle machine" >&2
   fi
-  if [ -x "$probe" ] && read -r _ mib _ rate < <("$probe"); then
+  if [ -x "$build/bench/host_memory_probe" ] && read -r _ mib _ rate < <("$build/bench/host_memory_probe"); then
     if awk -v r="$rate" -v f="$floor" 'BEGIN { exit !(r < f) }'; then
       echo "warning: this machine maps fresh memory at $rate MB/s (below $floor): the ceiling and every" \
         "large read or write measure the host, not the code; ratios are not comparable with figures" \
@@ -50,8 +54,17 @@ bench_check_quiet() {
   else
     mib="?" rate="?"
   fi
+  if [ -x "$build/bench/host_cpu_probe" ] &&
+    read -r _ capacity cpus < <("$build/bench/host_cpu_probe" | grep '^cpu_capacity '); then
+    if awk -v c="$capacity" -v n="$cpus" 'BEGIN { exit !(c < 0.9 * n) }'; then
+      echo "warning: this machine's $cpus CPUs do the work of $capacity of its fastest one: a" \
+        "single-threaded figure depends on the CPU it ran on, and no -j figure can pass $capacity×" >&2
+    fi
+  else
+    capacity="?" cpus="?"
+  fi
   echo "Machine before the rounds: load average $(bench_load); fresh memory mapped at $rate MB/s" \
-    "(bench/host_memory_probe, $mib MiB)."
+    "(bench/host_memory_probe, $mib MiB); $cpus CPUs worth $capacity of the fastest (bench/host_cpu_probe)."
   echo
 }
 
