@@ -37,6 +37,8 @@ class Arena {
     return {out, items.size()};
   }
   std::size_t bytes_used() const noexcept { return used_; }
+  // Takes over everything `other` holds (its copies stay where they are); `other` is left empty.
+  void absorb(Arena&& other);
 
  private:
   void* allocate(std::size_t size, std::size_t align);

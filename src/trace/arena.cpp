@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include "candle_graph/trace.hpp"
 #include "trace/huge_pages.hpp"
@@ -50,6 +51,17 @@ void* Arena::allocate(std::size_t size, std::size_t align) {
   remaining_ -= pad + size;
   used_ += size;
   return p;
+}
+
+void Arena::absorb(Arena&& other) {
+  if (&other == this) return;
+  blocks_.insert(blocks_.end(), std::make_move_iterator(other.blocks_.begin()),
+                 std::make_move_iterator(other.blocks_.end()));
+  used_ += other.used_;
+  other.blocks_.clear();
+  other.cursor_ = nullptr;
+  other.remaining_ = 0;
+  other.used_ = 0;
 }
 
 std::string_view Arena::copy(std::string_view s) {

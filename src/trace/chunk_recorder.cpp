@@ -32,7 +32,8 @@ void ScratchBlocks::reset() noexcept {
   used_ = 0;
 }
 
-void ChunkRecorder::start(const char* begin, std::size_t size) {
+void ChunkRecorder::start(const char* begin, std::size_t size, EventCopier& copier) {
+  copier_ = &copier;
   begin_ = reinterpret_cast<std::uintptr_t>(begin);
   end_ = begin_ + size;
   order_.clear();
@@ -57,14 +58,6 @@ std::string_view ChunkRecorder::copy_string(std::string_view s) {
 std::optional<std::string_view> ChunkRecorder::own(std::optional<std::string_view> s) {
   if (!s) return s;
   return own(*s);
-}
-
-std::span<const std::string_view> ChunkRecorder::own(std::span<const std::string_view> ids) {
-  if (ids.empty()) return {};
-  auto* out = static_cast<std::string_view*>(
-      scratch_.allocate(ids.size_bytes(), alignof(std::string_view)));
-  for (std::size_t i = 0; i < ids.size(); ++i) new (out + i) std::string_view(own(ids[i]));
-  return {out, ids.size()};
 }
 
 template <typename T>
@@ -123,13 +116,13 @@ void ChunkRecorder::add(const TraceEvent& event, std::uint64_t line) {
 
 void ChunkRecorder::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
   SpanStartEvent& s = span_starts_.emplace_back(e);
-  s.id = own(s.id);
-  s.parent_id = own(s.parent_id);
-  s.name = own(s.name);
+  copier_->own_fields(s);
+  if (s.parent_id) s.parent_id = copier_->span_reference(*s.parent_id);
   note(Kind::span_start, line);
 }
 
 void ChunkRecorder::add_span_end(const SpanEndEvent& e, std::uint64_t line) {
+  // Its id is only looked up during the replay, never kept: a view of the chunk will do.
   SpanEndEvent& s = span_ends_.emplace_back(e);
   s.id = own(s.id);
   note(Kind::span_end, line);
@@ -137,62 +130,39 @@ void ChunkRecorder::add_span_end(const SpanEndEvent& e, std::uint64_t line) {
 
 void ChunkRecorder::add_op(const OpEvent& e, std::uint64_t line) {
   OpEvent& o = ops_.emplace_back(e);
-  o.span_id = own(o.span_id);
-  o.op_name = own(o.op_name);
-  o.inputs = own(o.inputs);
-  o.output = own(o.output);
-  o.shape = copy(o.shape);
-  o.dtype = own(o.dtype);
-  o.device = own(o.device);
-  if (o.collective != nullptr) {  // it lives in the parser, which moves on to the next line
-    auto* c =
-        static_cast<OpCollective*>(scratch_.allocate(sizeof(OpCollective), alignof(OpCollective)));
-    new (c)
-        OpCollective{own(o.collective->name), own(o.collective->process_group), o.collective->seq};
-    o.collective = c;
-  }
+  copier_->own_fields(o);
+  o.span_id = copier_->span_reference(o.span_id);
   note(Kind::op, line);
 }
 
 void ChunkRecorder::add_tensor(const TensorEvent& e, std::uint64_t line) {
   TensorEvent& t = tensors_.emplace_back(e);
-  t.span_id = own(t.span_id);
-  t.tensor_id = own(t.tensor_id);
-  t.shape = copy(t.shape);
-  t.dtype = own(t.dtype);
-  t.device = own(t.device);
+  copier_->own_fields(t);
+  t.span_id = copier_->span_reference(t.span_id);
   note(Kind::tensor, line);
 }
 
 void ChunkRecorder::add_memory(const MemoryEvent& e, std::uint64_t line) {
   MemoryEvent& m = memories_.emplace_back(e);
-  m.tensor_id = own(m.tensor_id);
-  m.span_id = own(m.span_id);
-  m.op_name = own(m.op_name);
-  m.device = own(m.device);
-  m.shape = copy(m.shape);
-  m.dtype = own(m.dtype);
+  copier_->own_fields(m);
+  m.span_id = copier_->span_reference(m.span_id);
   note(Kind::memory, line);
 }
 
 void ChunkRecorder::add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) {
-  DeviceMemoryEvent& d = device_memories_.emplace_back(e);
-  d.device = own(d.device);
+  copier_->own_fields(device_memories_.emplace_back(e));
   note(Kind::device_memory, line);
 }
 
 void ChunkRecorder::add_gradient(const GradientEvent& e, std::uint64_t line) {
-  GradientEvent& g = gradients_.emplace_back(e);
-  g.event_id = own(g.event_id);
-  g.root = own(g.root);
-  g.key = own(g.key);
+  copier_->own_fields(gradients_.emplace_back(e));
   note(Kind::gradient, line);
 }
 
 void ChunkRecorder::add_edge(const EdgeEvent& e, std::uint64_t line) {
   EdgeEvent& d = edges_.emplace_back(e);
-  d.from_span = own(d.from_span);
-  d.to_span = own(d.to_span);
+  d.from_span = copier_->span_reference(d.from_span);
+  d.to_span = copier_->span_reference(d.to_span);
   note(Kind::edge, line);
 }
 

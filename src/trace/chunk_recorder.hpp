@@ -1,8 +1,9 @@
 // The events of one chunk of a trace, parsed on a worker thread and kept until the main thread
-// replays them into the document assembler in file order. Strings that view the chunk's own bytes
-// (what the fast scanner yields) stay views: the chunk outlives the replay. Everything else
-// (strings simdjson unescaped into its buffers, arrays) is copied into the recorder's scratch
-// blocks, which are reused from one chunk to the next.
+// replays them into the document assembler in file order. Their strings and arrays are copied on
+// the worker, by its EventCopier into its arena, which the document absorbs at the end: the main
+// thread, which places every event, then copies nothing (DocumentAssembler::owned_events). Only
+// a meta event, one per trace, is copied by the assembler: the recorder keeps its strings as
+// views of the chunk where they are, else in scratch blocks reused from one chunk to the next.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "trace/event_copier.hpp"
 #include "trace/event_sink.hpp"
 
 namespace candle_graph {
@@ -45,8 +47,9 @@ class ScratchBlocks {
 
 class ChunkRecorder final : public EventSink {
  public:
-  // Starts recording the events of the chunk `[begin, begin + size)`.
-  void start(const char* begin, std::size_t size);
+  // Starts recording the events of the chunk `[begin, begin + size)`, copying them with
+  // `copier`.
+  void start(const char* begin, std::size_t size, EventCopier& copier);
 
   void add(const TraceEvent& event, std::uint64_t line) override;
   void add_span_start(const SpanStartEvent& e, std::uint64_t line) override;
@@ -58,7 +61,8 @@ class ChunkRecorder final : public EventSink {
   void add_gradient(const GradientEvent& e, std::uint64_t line) override;
   void add_edge(const EdgeEvent& e, std::uint64_t line) override;
 
-  // Hands every recorded event to `sink` in order, its line moved by `first_line - 1`.
+  // Hands every recorded event to `sink` (the assembler's owned_events()) in order, its line
+  // moved by `first_line - 1`.
   void replay(EventSink& sink, std::uint64_t first_line) const;
 
  private:
@@ -81,7 +85,8 @@ class ChunkRecorder final : public EventSink {
   void note(Kind kind, std::uint64_t line) {
     order_.push_back({line, static_cast<std::uint64_t>(kind)});
   }
-  // A view into the chunk stays; anything else is copied (inline: most strings are views).
+  // For the meta event and a span_end's id, which the replay reads but the document does not
+  // keep: a view into the chunk stays (the chunk outlives the replay); anything else is copied.
   std::string_view own(std::string_view s) {
     const auto at = reinterpret_cast<std::uintptr_t>(s.data());
     if (s.empty() || (at >= begin_ && at + s.size() <= end_)) return s;
@@ -89,11 +94,11 @@ class ChunkRecorder final : public EventSink {
   }
   std::string_view copy_string(std::string_view s);
   std::optional<std::string_view> own(std::optional<std::string_view> s);
-  std::span<const std::string_view> own(std::span<const std::string_view> ids);
   template <typename T>
   std::span<const T> copy(std::span<const T> items);
   MetaEvent owned(const MetaEvent& e);
 
+  EventCopier* copier_ = nullptr;
   std::uintptr_t begin_ = 0;  // the chunk's bytes, as addresses
   std::uintptr_t end_ = 0;
   std::vector<Entry> order_;

@@ -119,13 +119,14 @@ void TraceDocument::check_indexed() const {
 // ---- DocumentAssembler ----------------------------------------------------------------------
 
 DocumentAssembler::DocumentAssembler(std::string source)
-    : source_(std::move(source)), copies_(*doc_.arena_) {}
+    : source_(std::move(source)), copier_(*doc_.arena_) {}
 
 void DocumentAssembler::fail(std::uint64_t line, std::string message) const {
   throw Error(source_, line, std::move(message));
 }
 
-std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t& index) {
+std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t& index,
+                                             Fields fields) {
   // Spans are never removed or renamed, so a cached hit stays valid.
   if (last_span_index_ != kNoIndex && id == last_span_id_) {
     index = last_span_index_;
@@ -139,7 +140,7 @@ std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t&
     return last_span_id_;
   }
   index = kNoIndex;  // resolved in finish() if the span starts later
-  return copies_.intern(id);
+  return fields == Fields::owned ? id : copier_.intern(id);
 }
 
 void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
@@ -185,20 +186,6 @@ void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
     prefaulter.populate(begin, end);
   };
   for_each_array(ahead);
-}
-
-std::span<const std::string_view> DocumentAssembler::copy_ids(
-    std::span<const std::string_view> ids) {
-  scratch_ids_.clear();
-  for (std::string_view id : ids) scratch_ids_.push_back(copies_.recent(id));
-  return doc_.arena_->copy(std::span<const std::string_view>(scratch_ids_));
-}
-
-const OpCollective* DocumentAssembler::copy_collective(const OpCollective& c) {
-  OpCollective copied = c;
-  copied.name = copies_.intern(c.name);
-  copied.process_group = copies_.intern(c.process_group);
-  return doc_.arena_->copy(std::span<const OpCollective>(&copied, 1)).data();
 }
 
 void DocumentAssembler::add(const TraceEvent& event, std::uint64_t line) {
@@ -248,7 +235,7 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   run.correlation_id = copy(e.run.correlation_id);
   run.entrypoint = copy(e.run.entrypoint);
   run.timestamp = copy(e.run.timestamp);
-  run.device = copies_.intern(e.run.device);
+  run.device = copier_.intern(e.run.device);
   if (e.run.candle_version) run.candle_version = copy(*e.run.candle_version);
   run.profiler_steps = doc_.arena_->copy(e.run.profiler_steps);
   // Tags are a map on the wire: sorted by key, the last value of a repeated key wins.
@@ -267,16 +254,54 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
 }
 
 void DocumentAssembler::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+void DocumentAssembler::add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+void DocumentAssembler::add_edge(const EdgeEvent& e, std::uint64_t line) {
+  place(e, line, Fields::to_copy);
+}
+
+void DocumentAssembler::OwnedEvents::add(const TraceEvent& event, std::uint64_t line) {
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, MetaEvent>)
+          a_.add_meta(e, line);  // copied: once per trace, and its tags are sorted here
+        else if constexpr (std::is_same_v<T, SpanEndEvent>)
+          a_.add_span_end(e, line);
+        else
+          a_.place(e, line, Fields::owned);
+      },
+      event);
+}
+
+void DocumentAssembler::place(const SpanStartEvent& e, std::uint64_t line, Fields fields) {
   const std::uint64_t i = index_++;
   if (doc_.span_index_->find(e.id, doc_.spans_) != kNoIndex)
     fail(line, "duplicate span_start id `" + std::string(e.id) + "` at index " + std::to_string(i));
+  SpanStartEvent owned = e;
+  if (fields == Fields::to_copy) copier_.own_fields(owned);
   SpanRecord s;
-  s.id = copy(e.id);
+  s.id = owned.id;
   if (e.parent_id) {
     std::uint32_t unused;
-    s.parent_id = span_ref(*e.parent_id, unused);
+    s.parent_id = span_ref(*e.parent_id, unused, fields);
   }
-  s.name = copy(e.name);
+  s.name = owned.name;
   s.kind = e.span_kind;
   s.measured = e.measured;
   s.start_ns = e.start_ns;
@@ -298,7 +323,7 @@ void DocumentAssembler::add_span_end(const SpanEndEvent& e, std::uint64_t line) 
   s.duration_ns = e.duration_ns;
 }
 
-void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
+void DocumentAssembler::place(const OpEvent& e, std::uint64_t line, Fields fields) {
   ++index_;
   // trace6.md §4.5.1: a host op's inclusive time holds its exclusive time; device work takes no
   // host time. Either broken would make self and total times that cannot be true.
@@ -312,16 +337,10 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
                    std::to_string(e.duration_ns) +
                    ": device work takes no host time, its device time is total_ns");
   OpEvent o = e;
+  if (fields == Fields::to_copy) copier_.own_fields(o);
   std::uint32_t span_index;
-  o.span_id = span_ref(e.span_id, span_index);
-  o.op_name = copies_.intern(e.op_name);
-  o.inputs = copy_ids(e.inputs);
-  if (e.output) o.output = copies_.recent(*e.output);
-  o.shape = copies_.recent(e.shape);
-  o.dtype = copies_.intern(e.dtype);
-  o.device = copies_.intern(e.device);
+  o.span_id = span_ref(e.span_id, span_index, fields);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
-  if (e.collective) o.collective = copy_collective(*e.collective);
   if (is_device_kind(e.op_kind)) {
     doc_.device_ops_.push_back(o);
     doc_.device_op_span_.push_back(span_index);
@@ -331,61 +350,47 @@ void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
   }
 }
 
-void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
+void DocumentAssembler::place(const TensorEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  (void)line;
   TensorEvent t = e;
+  if (fields == Fields::to_copy) copier_.own_fields(t);
   std::uint32_t span_index;
-  t.span_id = span_ref(e.span_id, span_index);
-  t.tensor_id = copies_.recent(e.tensor_id);
-  t.shape = copies_.recent(e.shape);
-  t.dtype = copies_.intern(e.dtype);
-  t.device = copies_.intern(e.device);
+  t.span_id = span_ref(e.span_id, span_index, fields);
   t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
   doc_.tensors_.push_back(t);
   doc_.tensor_span_.push_back(span_index);
 }
 
-void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
+void DocumentAssembler::place(const MemoryEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  (void)line;
   MemoryEvent m = e;
+  if (fields == Fields::to_copy) copier_.own_fields(m);
   std::uint32_t span_index;
-  m.span_id = span_ref(e.span_id, span_index);
-  m.tensor_id = copies_.recent(e.tensor_id);
-  if (e.op_name) m.op_name = copies_.intern(*e.op_name);
-  m.device = copies_.intern(e.device);
-  m.shape = copies_.recent(e.shape);
-  m.dtype = copies_.intern(e.dtype);
+  m.span_id = span_ref(e.span_id, span_index, fields);
   doc_.memory_.push_back(m);
   doc_.memory_span_.push_back(span_index);
 }
 
-void DocumentAssembler::add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) {
+void DocumentAssembler::place(const DeviceMemoryEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  (void)line;
   DeviceMemoryEvent d = e;
-  d.device = copies_.intern(e.device);
+  if (fields == Fields::to_copy) copier_.own_fields(d);
   doc_.device_memory_.push_back(d);
 }
 
-void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line) {
+void DocumentAssembler::place(const GradientEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  (void)line;
   GradientEvent g = e;
-  g.event_id = copy(e.event_id);
-  g.root = copies_.intern(e.root);
-  g.key = copy(e.key);
+  if (fields == Fields::to_copy) copier_.own_fields(g);
   doc_.gradients_.push_back(g);
 }
 
-void DocumentAssembler::add_edge(const EdgeEvent& e, std::uint64_t line) {
+void DocumentAssembler::place(const EdgeEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  (void)line;
   std::uint32_t unused;
   EdgeEvent x = e;
-  x.from_span = span_ref(e.from_span, unused);
-  x.to_span = span_ref(e.to_span, unused);
+  x.from_span = span_ref(e.from_span, unused, fields);
+  x.to_span = span_ref(e.to_span, unused, fields);
   doc_.edges_.push_back(x);
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "candle_graph/trace.hpp"
-#include "trace/arena_copies.hpp"
+#include "trace/event_copier.hpp"
 #include "trace/event_sink.hpp"
 
 namespace candle_graph {
@@ -43,25 +43,73 @@ class DocumentAssembler final : public EventSink {
   // that grew since the last call, so that the thread filling them takes fewer page faults.
   void prefault_ahead(PagePrefaulter& prefaulter);
 
+  // The same events, their strings and arrays already copied into an arena that outlives the
+  // document (a worker's, absorbed with absorb() before finish()): placed without copying them
+  // again. Span references may still view anything; they are resolved or copied as by add_*.
+  EventSink& owned_events() noexcept { return owned_; }
+  // Makes `arena`'s copies the document's own.
+  void absorb(Arena&& arena) { doc_.arena_->absorb(std::move(arena)); }
+
   // Final checks (a meta was seen) and derived links. The assembler is spent afterwards.
   TraceDocument finish();
 
   const std::string& source() const noexcept { return source_; }
 
  private:
+  // Whether an event's strings and arrays still need copying into the document's arena.
+  enum class Fields { to_copy, owned };
+  // Where owned_events() sends each event.
+  class OwnedEvents final : public EventSink {
+   public:
+    explicit OwnedEvents(DocumentAssembler& a) : a_(a) {}
+    void add(const TraceEvent& event, std::uint64_t line) override;
+    void add_span_start(const SpanStartEvent& e, std::uint64_t line) override {
+      a_.place(e, line, Fields::owned);
+    }
+    void add_span_end(const SpanEndEvent& e, std::uint64_t line) override {
+      a_.add_span_end(e, line);
+    }
+    void add_op(const OpEvent& e, std::uint64_t line) override { a_.place(e, line, Fields::owned); }
+    void add_tensor(const TensorEvent& e, std::uint64_t line) override {
+      a_.place(e, line, Fields::owned);
+    }
+    void add_memory(const MemoryEvent& e, std::uint64_t line) override {
+      a_.place(e, line, Fields::owned);
+    }
+    void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) override {
+      a_.place(e, line, Fields::owned);
+    }
+    void add_gradient(const GradientEvent& e, std::uint64_t line) override {
+      a_.place(e, line, Fields::owned);
+    }
+    void add_edge(const EdgeEvent& e, std::uint64_t line) override {
+      a_.place(e, line, Fields::owned);
+    }
+
+   private:
+    DocumentAssembler& a_;
+  };
+
+  void place(const SpanStartEvent& e, std::uint64_t line, Fields fields);
+  void place(const OpEvent& e, std::uint64_t line, Fields fields);
+  void place(const TensorEvent& e, std::uint64_t line, Fields fields);
+  void place(const MemoryEvent& e, std::uint64_t line, Fields fields);
+  void place(const DeviceMemoryEvent& e, std::uint64_t line, Fields fields);
+  void place(const GradientEvent& e, std::uint64_t line, Fields fields);
+  void place(const EdgeEvent& e, std::uint64_t line, Fields fields);
+
   [[noreturn]] void fail(std::uint64_t line, std::string message) const;
   std::string_view copy(std::string_view s) { return doc_.arena_->copy(s); }
-  // A span reference: the span's own id view when it is known, else a fresh copy.
-  std::string_view span_ref(std::string_view id, std::uint32_t& index);
-  std::span<const std::string_view> copy_ids(std::span<const std::string_view> ids);
-  const OpCollective* copy_collective(const OpCollective& c);
+  // A span reference: the span's own id view when it is known, else `id` itself when it is
+  // owned, else a copy.
+  std::string_view span_ref(std::string_view id, std::uint32_t& index, Fields fields);
 
   std::string source_;
   TraceDocument doc_;
-  ArenaCopies copies_;
+  EventCopier copier_;
+  OwnedEvents owned_{*this};
   bool meta_seen_ = false;
   std::uint64_t index_ = 0;  // 0-based event index (non-empty lines)
-  std::vector<std::string_view> scratch_ids_;
   // Consecutive events usually name the same span: a one-entry cache of the last span_ref hit.
   std::string_view last_span_id_;
   std::uint32_t last_span_index_ = kNoIndex;

@@ -217,20 +217,16 @@ void load_range(Chunk& c, const std::string& source) {
   std::memset(c.data.get() + c.size, ' ', kPadding);  // simdjson may read it
 }
 
-// The workers: each parses whole chunks with its own parser and scanner.
+// The workers: each parses whole chunks with its own parser and scanner, and copies what it
+// parsed into an arena of its own, which the document takes over at the end.
 class ParsePool {
  public:
   ParsePool(unsigned threads, std::string source) : source_(std::move(source)) {
-    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+    for (unsigned i = 0; i < threads; ++i) arenas_.push_back(std::make_unique<Arena>());
+    for (unsigned i = 0; i < threads; ++i)
+      threads_.emplace_back([this, arena = arenas_[i].get()] { work(*arena); });
   }
-  ~ParsePool() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    work_ready_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
+  ~ParsePool() { stop(); }
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
 
@@ -248,8 +244,25 @@ class ParsePool {
     chunk_parsed_.wait(lock, [&] { return c.parsed; });
   }
 
+  // Stops the workers (after the chunk each is parsing) and waits for them.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    work_ready_.notify_all();
+    for (std::thread& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+  // After stop(): the copies of every event the workers parsed become the document's.
+  void give_copies_to(DocumentAssembler& assembler) {
+    for (auto& arena : arenas_) assembler.absorb(std::move(*arena));
+  }
+
  private:
-  void work() {
+  void work(Arena& arena) {
+    EventCopier copier(arena);
     std::optional<LineFeeder> feeder;
     for (;;) {
       Chunk* c = nullptr;
@@ -260,7 +273,7 @@ class ParsePool {
         c = queue_.front();
         queue_.pop_front();
       }
-      parse(*c, feeder);
+      parse(*c, feeder, copier);
       {
         std::lock_guard lock(mutex_);
         c->parsed = true;
@@ -269,7 +282,7 @@ class ParsePool {
     }
   }
 
-  void parse(Chunk& c, std::optional<LineFeeder>& feeder) {
+  void parse(Chunk& c, std::optional<LineFeeder>& feeder, EventCopier& copier) {
     c.error.reset();
     c.failure = nullptr;
     c.lines = 0;
@@ -277,12 +290,12 @@ class ParsePool {
       try {
         load_range(c, source_);
       } catch (const Error& e) {  // raised when the replay reaches this chunk, as in file order
-        c.events.start(c.data.get(), 0);
+        c.events.start(c.data.get(), 0, copier);
         c.error = e;
         return;
       }
     }
-    c.events.start(c.data.get(), c.size);
+    c.events.start(c.data.get(), c.size, copier);
     if (feeder)
       feeder->restart(c.events, c.at_file_start);
     else
@@ -305,6 +318,7 @@ class ParsePool {
   std::condition_variable chunk_parsed_;
   std::deque<Chunk*> queue_;
   bool stop_ = false;
+  std::vector<std::unique_ptr<Arena>> arenas_;  // one per worker, filled by it alone
   std::vector<std::thread> threads_;
 };
 
@@ -369,7 +383,7 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
     std::unique_ptr<Chunk> c = std::move(in_flight.front());
     in_flight.pop_front();
     pool.wait(*c);
-    c->events.replay(assembler, first_line);
+    c->events.replay(assembler.owned_events(), first_line);
     if (c->error) throw in_file(*c->error, first_line);
     if (c->failure) std::rethrow_exception(c->failure);
     first_line += c->lines;
@@ -391,6 +405,8 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
   }
   if (read_error) throw *read_error;
   if (options.progress) options.progress(positional ? done : reader.bytes_read(), total);
+  pool.stop();
+  pool.give_copies_to(assembler);
   return assembler.finish();
 }
 
