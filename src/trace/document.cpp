@@ -188,32 +188,6 @@ void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
   for_each_array(ahead);
 }
 
-void DocumentAssembler::add(const TraceEvent& event, std::uint64_t line) {
-  std::visit(
-      [&](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, MetaEvent>)
-          add_meta(e, line);
-        else if constexpr (std::is_same_v<T, SpanStartEvent>)
-          add_span_start(e, line);
-        else if constexpr (std::is_same_v<T, SpanEndEvent>)
-          add_span_end(e, line);
-        else if constexpr (std::is_same_v<T, OpEvent>)
-          add_op(e, line);
-        else if constexpr (std::is_same_v<T, TensorEvent>)
-          add_tensor(e, line);
-        else if constexpr (std::is_same_v<T, MemoryEvent>)
-          add_memory(e, line);
-        else if constexpr (std::is_same_v<T, DeviceMemoryEvent>)
-          add_device_memory(e, line);
-        else if constexpr (std::is_same_v<T, GradientEvent>)
-          add_gradient(e, line);
-        else
-          add_edge(e, line);
-      },
-      event);
-}
-
 void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   const std::uint64_t i = index_++;
   if (meta_seen_)
@@ -251,42 +225,6 @@ void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   for (Tag& t : tags) t = Tag{copy(t.key), copy(t.value)};
   run.tags = doc_.arena_->copy(std::span<const Tag>(tags));
   doc_.run_ = run;
-}
-
-void DocumentAssembler::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-void DocumentAssembler::add_op(const OpEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-void DocumentAssembler::add_tensor(const TensorEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-void DocumentAssembler::add_memory(const MemoryEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-void DocumentAssembler::add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-void DocumentAssembler::add_gradient(const GradientEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-void DocumentAssembler::add_edge(const EdgeEvent& e, std::uint64_t line) {
-  place(e, line, Fields::to_copy);
-}
-
-void DocumentAssembler::OwnedEvents::add(const TraceEvent& event, std::uint64_t line) {
-  std::visit(
-      [&](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, MetaEvent>)
-          a_.add_meta(e, line);  // copied: once per trace, and its tags are sorted here
-        else if constexpr (std::is_same_v<T, SpanEndEvent>)
-          a_.add_span_end(e, line);
-        else
-          a_.place(e, line, Fields::owned);
-      },
-      event);
 }
 
 void DocumentAssembler::place(const SpanStartEvent& e, std::uint64_t line, Fields fields) {

@@ -15,22 +15,15 @@ namespace candle_graph {
 
 class PagePrefaulter;
 
-class DocumentAssembler final : public EventSink {
+class DocumentAssembler {
  public:
   explicit DocumentAssembler(std::string source);
 
-  // Each add_* copies the event's strings and arrays into the document; `line` (1-based, or the
-  // event number for in-memory events) is what errors name.
-  void add(const TraceEvent& event, std::uint64_t line) override;
-  void add_meta(const MetaEvent& e, std::uint64_t line);
-  void add_span_start(const SpanStartEvent& e, std::uint64_t line) override;
-  void add_span_end(const SpanEndEvent& e, std::uint64_t line) override;
-  void add_op(const OpEvent& e, std::uint64_t line) override;
-  void add_tensor(const TensorEvent& e, std::uint64_t line) override;
-  void add_memory(const MemoryEvent& e, std::uint64_t line) override;
-  void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) override;
-  void add_gradient(const GradientEvent& e, std::uint64_t line) override;
-  void add_edge(const EdgeEvent& e, std::uint64_t line) override;
+  // Where a reader puts the events it parsed: each is checked against the stream rules and its
+  // strings and arrays are copied into the document; `line` (1-based, or the event number for
+  // in-memory events) is what errors name.
+  EventSink& events() noexcept { return copying_; }
+  void add(const TraceEvent& event, std::uint64_t line) { copying_.add(event, line); }
 
   // Reserves room for about `scale` times the events seen so far (of each kind), `scale` being
   // the file size over the bytes read so far. Growing a vector by doubling briefly holds the old
@@ -58,38 +51,38 @@ class DocumentAssembler final : public EventSink {
  private:
   // Whether an event's strings and arrays still need copying into the document's arena.
   enum class Fields { to_copy, owned };
-  // Where owned_events() sends each event.
-  class OwnedEvents final : public EventSink {
+  // events() and owned_events(): every event to place(), but a meta (copied: one per trace, its
+  // tags sorted by add_meta) and a span_end (nothing of it is kept).
+  template <Fields F>
+  class Placing final : public EventSink {
    public:
-    explicit OwnedEvents(DocumentAssembler& a) : a_(a) {}
-    void add(const TraceEvent& event, std::uint64_t line) override;
-    void add_span_start(const SpanStartEvent& e, std::uint64_t line) override {
-      a_.place(e, line, Fields::owned);
+    explicit Placing(DocumentAssembler& a) : a_(a) {}
+    void add(const TraceEvent& event, std::uint64_t line) override {
+      std::visit([&](const auto& e) { place(e, line); }, event);
     }
-    void add_span_end(const SpanEndEvent& e, std::uint64_t line) override {
-      a_.add_span_end(e, line);
-    }
-    void add_op(const OpEvent& e, std::uint64_t line) override { a_.place(e, line, Fields::owned); }
-    void add_tensor(const TensorEvent& e, std::uint64_t line) override {
-      a_.place(e, line, Fields::owned);
-    }
-    void add_memory(const MemoryEvent& e, std::uint64_t line) override {
-      a_.place(e, line, Fields::owned);
-    }
+    void add_span_start(const SpanStartEvent& e, std::uint64_t line) override { place(e, line); }
+    void add_span_end(const SpanEndEvent& e, std::uint64_t line) override { place(e, line); }
+    void add_op(const OpEvent& e, std::uint64_t line) override { place(e, line); }
+    void add_tensor(const TensorEvent& e, std::uint64_t line) override { place(e, line); }
+    void add_memory(const MemoryEvent& e, std::uint64_t line) override { place(e, line); }
     void add_device_memory(const DeviceMemoryEvent& e, std::uint64_t line) override {
-      a_.place(e, line, Fields::owned);
+      place(e, line);
     }
-    void add_gradient(const GradientEvent& e, std::uint64_t line) override {
-      a_.place(e, line, Fields::owned);
-    }
-    void add_edge(const EdgeEvent& e, std::uint64_t line) override {
-      a_.place(e, line, Fields::owned);
-    }
+    void add_gradient(const GradientEvent& e, std::uint64_t line) override { place(e, line); }
+    void add_edge(const EdgeEvent& e, std::uint64_t line) override { place(e, line); }
 
    private:
+    void place(const MetaEvent& e, std::uint64_t line) { a_.add_meta(e, line); }
+    void place(const SpanEndEvent& e, std::uint64_t line) { a_.add_span_end(e, line); }
+    template <typename Event>
+    void place(const Event& e, std::uint64_t line) {
+      a_.place(e, line, F);
+    }
     DocumentAssembler& a_;
   };
 
+  void add_meta(const MetaEvent& e, std::uint64_t line);
+  void add_span_end(const SpanEndEvent& e, std::uint64_t line);
   void place(const SpanStartEvent& e, std::uint64_t line, Fields fields);
   void place(const OpEvent& e, std::uint64_t line, Fields fields);
   void place(const TensorEvent& e, std::uint64_t line, Fields fields);
@@ -107,7 +100,8 @@ class DocumentAssembler final : public EventSink {
   std::string source_;
   TraceDocument doc_;
   EventCopier copier_;
-  OwnedEvents owned_{*this};
+  Placing<Fields::to_copy> copying_{*this};
+  Placing<Fields::owned> owned_{*this};
   bool meta_seen_ = false;
   std::uint64_t index_ = 0;  // 0-based event index (non-empty lines)
   // Consecutive events usually name the same span: a one-entry cache of the last span_ref hit.

@@ -87,7 +87,7 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
   if (options.threads > 1) return parse_trace_in_parallel(fd.get(), source, total, options);
 
   DocumentAssembler assembler(source);
-  LineFeeder feeder(source, assembler);
+  LineFeeder feeder(source, assembler.events());
   ReadBuffer buf(kChunk);
   std::size_t have = 0;  // bytes of unconsumed data at the front of buf
   std::uint64_t done = 0, next_progress = kProgressEvery;
@@ -127,7 +127,7 @@ TraceDocument parse_trace_text(std::string_view text, std::string_view source) {
   std::vector<char> buf(text.size() + kPadding);
   std::memcpy(buf.data(), text.data(), text.size());
   DocumentAssembler assembler{std::string(source)};
-  LineFeeder feeder{std::string(source), assembler};
+  LineFeeder feeder{std::string(source), assembler.events()};
   feeder.feed(buf.data(), text.size(), true);
   return assembler.finish();
 }
