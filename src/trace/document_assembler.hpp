@@ -38,7 +38,7 @@ class DocumentAssembler {
 
   // The same events, their strings and arrays already copied into an arena that outlives the
   // document (a worker's, absorbed with absorb() before finish()): placed without copying them
-  // again. Span references may still view anything; they are resolved or copied as by add_*.
+  // again. Span references must be owned too: one the document does not know yet is kept as it is.
   EventSink& owned_events() noexcept { return owned_; }
   // Makes `arena`'s copies the document's own.
   void absorb(Arena&& arena) { doc_.arena_->absorb(std::move(arena)); }

@@ -33,13 +33,9 @@ class EventCopier {
   std::string_view span_reference(std::string_view id) { return copies_.recent(id); }
   // A value with few distinct values (a device, a root): one copy each.
   std::string_view intern(std::string_view s) { return copies_.intern(s); }
-  std::string_view copy(std::string_view s) { return arena_->copy(s); }
-  template <typename T>
-  std::span<const T> copy(std::span<const T> items) {
-    return arena_->copy(items);
-  }
 
  private:
+  std::string_view copy(std::string_view s) { return arena_->copy(s); }
   std::span<const std::string_view> copy_ids(std::span<const std::string_view> ids);
   const OpCollective* copy_collective(const OpCollective& c);
 
