@@ -249,7 +249,9 @@ float train_step(Mlp& net, const Matrix& x, const Matrix& target, Probe& p,
     const SpanId s = span ? span->id() : SpanId{};
     for (const auto& [param, grad] : {std::pair{&net.w1, &dw1}, std::pair{&net.b1, &db1},
                                       std::pair{&net.w2, &dw2}, std::pair{&net.b2, &db2}}) {
-      p.op(s, "sgd_update", {param, grad}, *param, [&] {
+      // Captured by name: clang 14 (the sanitizer and fuzz builds) cannot capture a structured
+      // binding, which C++20 allows.
+      p.op(s, "sgd_update", {param, grad}, *param, [param = param, grad = grad] {
         for (std::size_t i = 0; i < param->v.size(); ++i) param->v[i] -= kLearningRate * grad->v[i];
       });
       p.tensor(s, *param, true, MemoryCategory::parameter);

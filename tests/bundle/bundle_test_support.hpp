@@ -13,11 +13,12 @@
 #include <vector>
 
 #include "cli/cli_test_support.hpp"
+#include "support/sanitizers.hpp"
 
 namespace cgbundle {
 
 // The sanitizer pass runs every test at a fraction of the speed: exhaustive loops take a stride.
-#ifdef __SANITIZE_ADDRESS__
+#if CG_TEST_SANITIZED
 inline constexpr std::size_t kStride = 7;
 #else
 inline constexpr std::size_t kStride = 1;

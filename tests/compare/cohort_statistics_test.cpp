@@ -9,6 +9,7 @@
 
 #include "candle_graph/error.hpp"
 #include "compare/cohort_statistics.hpp"
+#include "support/sanitizers.hpp"
 
 namespace {
 
@@ -73,7 +74,7 @@ double coverage_independent(int trials) {
 
 // Coverage is a property of the statistics, not of memory safety: the sanitizer pass (several
 // times slower) skips the two simulations; every other test runs the same code there.
-#if defined(__SANITIZE_ADDRESS__)
+#if CG_TEST_SANITIZED
 #define CG_SKIP_SIMULATION() GTEST_SKIP() << "coverage simulation: Release pass only"
 #else
 #define CG_SKIP_SIMULATION() (void)0

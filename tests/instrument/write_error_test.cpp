@@ -17,6 +17,7 @@
 #include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
+#include "support/sanitizers.hpp"
 
 namespace candle_graph {
 namespace {
@@ -117,7 +118,7 @@ TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileSta
 }
 
 TEST(InstrumentWriteError, UnmappableBufferThrowsAndCreatesNoFile) {
-#if defined(__SANITIZE_ADDRESS__)
+#if CG_TEST_SANITIZED
   GTEST_SKIP() << "an address-space limit breaks the sanitizer's own mappings";
 #else
   ScratchDir dir;

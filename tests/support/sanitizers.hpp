@@ -3,12 +3,21 @@
 // slower under ASan.
 #pragma once
 
+// GCC defines __SANITIZE_ADDRESS__; clang 14, which builds the sanitizer pass, only answers
+// __has_feature. CG_TEST_SANITIZED is for #if, kSanitized for code.
+#if defined(__SANITIZE_ADDRESS__)
+#define CG_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CG_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef CG_TEST_SANITIZED
+#define CG_TEST_SANITIZED 0
+#endif
+
 namespace cgtest {
 
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
+inline constexpr bool kSanitized = CG_TEST_SANITIZED != 0;
 
 }  // namespace cgtest

@@ -9,6 +9,7 @@
 
 #include "support/convert_helpers.hpp"
 #include "support/run_program.hpp"
+#include "support/sanitizers.hpp"
 
 namespace cgimport {
 namespace {
@@ -69,7 +70,7 @@ struct LegacyTraces {
 }
 
 TEST(LegacyTorch, MlpAndCnnTracesConvertWithPyTorchsOwnOpCounts) {
-#if defined(__SANITIZE_ADDRESS__)
+#if CG_TEST_SANITIZED
   GTEST_SKIP() << "torch runs in the Release pass only";
 #else
   LegacyTraces t;
