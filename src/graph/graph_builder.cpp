@@ -2,6 +2,7 @@
 // node memory, edges and the summary. Every pass is linear over the children lists of SpanTree (the
 // original was quadratic); only the edge sort is n·log n.
 #include <algorithm>
+#include <future>
 
 #include "candle_graph/graph.hpp"
 #include "events/saturating.hpp"
@@ -69,6 +70,16 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
     throw Error(ErrorKind::untrusted, {}, 0,
                 "trace is structurally untrusted: " + health.error_summary());
 
+  // Step 2 (the memory replay) reads the document alone: with threads it runs beside steps 1–4.
+  // Not when the edges are built as well as a memory timeline: the edge sort's scratch space
+  // and the timeline would then be held at once, raising `import`'s peak memory.
+  const bool memory_beside = options.threads > 1 && !(options.edges && options.memory_timeline);
+  std::future<MemoryProfile> memory;
+  if (memory_beside)
+    memory = std::async(std::launch::async, [&doc, timeline = options.memory_timeline] {
+      return analyze_memory(doc, timeline);
+    });
+
   ExecutionGraph g;
   g.doc = &doc;
   const graph::SpanTree tree = graph::build_span_tree(doc);
@@ -125,7 +136,7 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   // Step 7 before step 2 (they are independent): the edge sort's scratch space is the peak of
   // `import`'s memory, and the memory timeline (88 bytes per memory event) does not exist yet.
   if (options.edges) graph::build_edges(g);
-  g.memory = analyze_memory(doc, options.memory_timeline);  // step 2
+  g.memory = memory_beside ? memory.get() : analyze_memory(doc, options.memory_timeline);  // step 2
 
   // Step 5: node memory (span nodes start at 0, so "overwrite when > 0" is an assignment).
   const graph::SpanMemory mem = graph::node_memory_metrics(doc, g.memory, tree);

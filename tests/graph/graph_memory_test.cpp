@@ -83,6 +83,34 @@ TEST(Graph, OpNodeIdsOfShortAndLongSpanIdsInTheJson) {
   }
 }
 
+// With threads the memory replay runs beside the span and op nodes (unless both the edges and
+// the timeline are wanted): the graph and its memory profile must be those of one thread, in
+// every mode. The reference is the one-thread build of the same document, written as JSON.
+// Memory events added to the checklist trace: h (2048 B) allocated, o (256 B) allocated, h freed.
+TEST(Graph, ThreadsChangeNeitherTheGraphNorItsMemoryInAnyMode) {
+  std::string body = kGraphBody;
+  body.insert(body.rfind("{\"kind\":\"span_end\",\"id\":\"root\""), R"(
+{"kind":"memory","timestamp_ns":1000000,"tensor_id":"h","span_id":"encoder","op_name":"matmul","device":"cpu","bytes":2048,"action":"alloc","shape":[8,64],"dtype":"f32","category":"activation"}
+{"kind":"memory","timestamp_ns":6000000,"tensor_id":"o","span_id":"b","op_name":"add","device":"cpu","bytes":256,"action":"alloc","shape":[8,8],"dtype":"f32","category":"activation"}
+{"kind":"memory","timestamp_ns":6500000,"tensor_id":"h","span_id":"b","device":"cpu","bytes":2048,"action":"free","shape":[8,64],"dtype":"f32","category":"activation"}
+)");
+  const TraceDocument doc = doc_of(body);
+  auto json_of = [&](GraphOptions options) {
+    const ExecutionGraph g = build_from_trace(doc, options);
+    output::JsonStream w;  // the graph's JSON holds its memory profile too
+    graph::write_graph(w, g, output::KeyOrder::declaration);
+    return w.take();
+  };
+  for (const bool edges : {false, true})
+    for (const bool timeline : {false, true}) {
+      const std::string one = json_of({.edges = edges, .memory_timeline = timeline, .threads = 1});
+      const std::string two = json_of({.edges = edges, .memory_timeline = timeline, .threads = 2});
+      EXPECT_EQ(one, two) << "edges " << edges << ", timeline " << timeline;
+      // The memory part is there to compare: the peak is h and o live at once (2304 bytes).
+      EXPECT_NE(one.find("2304"), std::string::npos);
+    }
+}
+
 TEST(Graph, UntrustedTraceIsRefusedWithTheOriginalMessage) {
   // Two roots (health root_count) → build_from_trace fails before anything else.
   const TraceDocument doc = doc_of(R"(
