@@ -81,6 +81,12 @@ DeviceTime attribute_device_time(const TraceDocument& doc,
     }
   }
 
+  t.op_total_ns = t.op_self_ns;
+  t.span_total_ns = t.span_self_ns;
+  // Without device work (a CPU-only trace) every self time is 0, and so is every total: the
+  // nesting walks below would only add zeros.
+  if (work.empty()) return t;
+
   // An op's total: its own work and that of every op it encloses, through the nesting (children
   // are added to their parents deepest first: ops sorted by depth, descending).
   constexpr std::uint32_t kUnknown = kNoIndex;
@@ -101,14 +107,12 @@ DeviceTime attribute_device_time(const TraceDocument& doc,
     if (depth[i] >= by_depth.size()) by_depth.resize(depth[i] + 1);
     by_depth[depth[i]].push_back(i);
   }
-  t.op_total_ns = t.op_self_ns;
   for (auto level = by_depth.rbegin(); level != by_depth.rend(); ++level)
     for (std::uint32_t i : *level)
       if (op_parent[i] != kNoIndex)
         t.op_total_ns[op_parent[i]] = sat_add(t.op_total_ns[op_parent[i]], t.op_total_ns[i]);
 
   const std::vector<std::uint32_t> order = parents_first(doc);
-  t.span_total_ns = t.span_self_ns;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t p = doc.span_parent()[*it];
     if (p != kNoIndex && p != *it)
