@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "evidence/gpu_findings.hpp"
+#include "graph/graph_builder.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -37,8 +38,12 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
                                     const GraphOptions& options) {
   EvidencePacket p;
   p.doc = &doc;
+  // The graph's memory replay needs nothing the health checks find: with threads it starts
+  // first and runs beside them (an untrusted trace gets no graph, and its replay is dropped).
+  std::future<MemoryProfile> memory;
+  if (graph::memory_replay_beside(options)) memory = graph::start_memory_replay(doc, options);
   p.health = analyze_health(doc, options.threads);
-  p.graph = build_from_trace(doc, p.health, options);
+  p.graph = graph::build_from_trace(doc, p.health, options, std::move(memory));
   // The graph nested the host ops already (its op nodes' parent_op): no second nesting pass.
   std::vector<std::uint32_t> op_parent(doc.ops().size(), kNoIndex);
   const std::size_t n_spans = doc.spans().size();

@@ -1,10 +1,10 @@
 // trace6.md §8.2 build_from_trace: span and op nodes, effective durations, TF-profiler self times,
 // node memory, edges and the summary. Every pass is linear over the children lists of SpanTree (the
 // original was quadratic); only the edge sort is n·log n.
-#include <algorithm>
-#include <future>
+#include "graph/graph_builder.hpp"
 
-#include "candle_graph/graph.hpp"
+#include <algorithm>
+
 #include "events/saturating.hpp"
 #include "graph/graph_edges.hpp"
 #include "graph/node_memory.hpp"
@@ -64,21 +64,33 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const GraphOptions& op
 
 ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& health,
                                 const GraphOptions& options) {
+  // Step 2 (the memory replay) reads the document alone: with threads it runs beside steps 1–4.
+  std::future<MemoryProfile> memory;
+  if (graph::memory_replay_beside(options)) memory = graph::start_memory_replay(doc, options);
+  return graph::build_from_trace(doc, health, options, std::move(memory));
+}
+
+namespace graph {
+
+bool memory_replay_beside(const GraphOptions& options) noexcept {
+  return options.threads > 1 && !(options.edges && options.memory_timeline);
+}
+
+std::future<MemoryProfile> start_memory_replay(const TraceDocument& doc,
+                                               const GraphOptions& options) {
+  return std::async(std::launch::async, [&doc, timeline = options.memory_timeline] {
+    return analyze_memory(doc, timeline);
+  });
+}
+
+// Without a started replay (`memory` not valid) step 2 replays here, after the edges.
+ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& health,
+                                const GraphOptions& options, std::future<MemoryProfile> memory) {
   doc.check_indexed();
   // Step 1: analysis never proceeds through an invalid hierarchy.
   if (!health.trusted)
     throw Error(ErrorKind::untrusted, {}, 0,
                 "trace is structurally untrusted: " + health.error_summary());
-
-  // Step 2 (the memory replay) reads the document alone: with threads it runs beside steps 1–4.
-  // Not when the edges are built as well as a memory timeline: the edge sort's scratch space
-  // and the timeline would then be held at once, raising `import`'s peak memory.
-  const bool memory_beside = options.threads > 1 && !(options.edges && options.memory_timeline);
-  std::future<MemoryProfile> memory;
-  if (memory_beside)
-    memory = std::async(std::launch::async, [&doc, timeline = options.memory_timeline] {
-      return analyze_memory(doc, timeline);
-    });
 
   ExecutionGraph g;
   g.doc = &doc;
@@ -136,7 +148,8 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   // Step 7 before step 2 (they are independent): the edge sort's scratch space is the peak of
   // `import`'s memory, and the memory timeline (88 bytes per memory event) does not exist yet.
   if (options.edges) graph::build_edges(g);
-  g.memory = memory_beside ? memory.get() : analyze_memory(doc, options.memory_timeline);  // step 2
+  g.memory =
+      memory.valid() ? memory.get() : analyze_memory(doc, options.memory_timeline);  // step 2
 
   // Step 5: node memory (span nodes start at 0, so "overwrite when > 0" is an assignment).
   const graph::SpanMemory mem = graph::node_memory_metrics(doc, g.memory, tree);
@@ -166,4 +179,5 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   return g;
 }
 
+}  // namespace graph
 }  // namespace candle_graph
