@@ -103,5 +103,8 @@ MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline = true);
 // stays empty (it needs memory per event); everything else is the same.
 using MemoryPointSink = void (*)(const MemoryTimelinePoint& point, void* user);
 MemoryProfile analyze_memory(const TraceDocument& doc, MemoryPointSink sink, void* user);
+// analyze_memory(doc).summary, replayed without the timeline or the peak breakdown (which costs
+// memory per event and a sort of the live allocations): for callers that compare peaks.
+MemorySummary memory_summary(const TraceDocument& doc);
 
 }  // namespace candle_graph

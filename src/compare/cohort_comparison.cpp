@@ -239,7 +239,7 @@ ReducedRun reduce_run(const TraceDocument& doc, std::string source) {
       c.workload_tags.emplace_back(t.key, t.value);
   }
   r.measured_total_ns = evidence::measured_total(doc);
-  r.peak_bytes = analyze_memory(doc, /*timeline=*/false).summary.peak_bytes;
+  r.peak_bytes = memory_summary(doc).peak_bytes;
   for (auto& [key, cost] : evidence::span_costs(doc))
     reduced.span_totals.emplace_back(key, cost.total_ns);
   for (auto& [parameter, fact] : evidence::gradient_facts(doc))

@@ -214,8 +214,8 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
                       ct = evidence::measured_total(candidate);
   out.total_delta_ns = signed_delta(ct, bt);
   out.total_delta_percent = percent(ct, bt);
-  out.baseline_peak_bytes = analyze_memory(baseline).summary.peak_bytes;
-  out.candidate_peak_bytes = analyze_memory(candidate).summary.peak_bytes;
+  out.baseline_peak_bytes = memory_summary(baseline).peak_bytes;
+  out.candidate_peak_bytes = memory_summary(candidate).peak_bytes;
   out.peak_delta_bytes = signed_delta(out.candidate_peak_bytes, out.baseline_peak_bytes);
 
   // Spans: union of keys (sorted), then stable by |delta| descending, at most 50.

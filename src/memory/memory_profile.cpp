@@ -49,8 +49,9 @@ LiveAllocation to_allocation(const MemoryEvent& e) {
 
 namespace {
 
-MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPointSink sink,
-                            void* user) {
+// `breakdown`: whether to list the allocations live at the peak (memory per event, and a sort).
+MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, bool breakdown,
+                            MemoryPointSink sink, void* user) {
   doc.check_indexed();
   MemoryProfile profile;
   const auto& events = doc.memory();
@@ -89,8 +90,6 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
   // position order: the live set at the peak is read off this list after the replay instead of
   // replaying a second time up to the peak.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ended;
-  // Only for the peak breakdown, which a streaming caller (sink) does not get.
-  const bool breakdown = sink == nullptr;
   if (breakdown) reserve_in_huge_pages(ended, events.size() / 2 + 1);  // one per free
   std::size_t live_at_peak = 0;
   detail::KeysAhead keys(
@@ -196,11 +195,15 @@ MemoryProfile replay_memory(const TraceDocument& doc, bool timeline, MemoryPoint
 }  // namespace
 
 MemoryProfile analyze_memory(const TraceDocument& doc, bool timeline) {
-  return replay_memory(doc, timeline, nullptr, nullptr);
+  return replay_memory(doc, timeline, true, nullptr, nullptr);
+}
+
+MemorySummary memory_summary(const TraceDocument& doc) {
+  return replay_memory(doc, false, false, nullptr, nullptr).summary;
 }
 
 MemoryProfile analyze_memory(const TraceDocument& doc, MemoryPointSink sink, void* user) {
-  return replay_memory(doc, false, sink, user);
+  return replay_memory(doc, false, false, sink, user);
 }
 
 }  // namespace candle_graph

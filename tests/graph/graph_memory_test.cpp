@@ -364,4 +364,16 @@ TEST(Memory, UnsortedStreamAndSummaryOnlyMode) {
   EXPECT_EQ(lean.summary.alloc_count, full.summary.alloc_count);
   EXPECT_EQ(lean.peak_breakdown.size(), full.peak_breakdown.size());
   EXPECT_EQ(lean.by_device.size(), full.by_device.size());
+
+  // The summary alone (no timeline, no breakdown) is the full replay's summary.
+  const MemorySummary alone = memory_summary(doc);
+  EXPECT_EQ(alone.peak_bytes, 40u);
+  EXPECT_EQ(alone.peak_timestamp_ns, full.summary.peak_timestamp_ns);
+  EXPECT_EQ(alone.peak_device, full.summary.peak_device);
+  EXPECT_EQ(alone.peak_span_id, full.summary.peak_span_id);
+  EXPECT_EQ(alone.peak_by_category, full.summary.peak_by_category);
+  EXPECT_EQ(alone.alloc_count, full.summary.alloc_count);
+  EXPECT_EQ(alone.free_count, full.summary.free_count);
+  EXPECT_EQ(alone.total_alloc_bytes, full.summary.total_alloc_bytes);
+  EXPECT_EQ(alone.autograd_retained_bytes, full.summary.autograd_retained_bytes);
 }
