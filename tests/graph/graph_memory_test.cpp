@@ -2,9 +2,12 @@
 // values are worked out by hand in the comments from the fixture lines, not from the code.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "candle_graph/analysis.hpp"
 #include "device/device_time.hpp"
 #include "graph/graph_json.hpp"
+#include "output/json_text.hpp"
 #include "support/evidence_helpers.hpp"
 #include "trace/host_nesting.hpp"
 
@@ -333,6 +336,48 @@ TEST(Memory, SameTimestampAllocSortsBeforeFreeAndByTensorId) {
 }
 
 }  // namespace
+
+// The peak breakdown's order, bytes descending then tensor id, on ids that tie in their first
+// bytes, run past 8 bytes, are prefixes of each other or hold a zero byte. The expected order is
+// std::sort of the (bytes, id) pairs written below, all live at the peak (none is freed).
+TEST(Memory, PeakBreakdownOrdersEqualSizesByTensorIdBytewise) {
+  const std::vector<std::pair<std::uint64_t, std::string>> allocs = {{64, "t10"},
+                                                                     {64, "t1"},
+                                                                     {64, "t100000000b"},
+                                                                     {64, "t100000000a"},
+                                                                     {64, "t1000000000"},
+                                                                     {128, "z"},
+                                                                     {64, std::string("t1\0x", 4)},
+                                                                     {64, "T1"},
+                                                                     {64, "t\xc3\xa9"},
+                                                                     {128, "a"},
+                                                                     {64, ""},
+                                                                     {64, "t100000000"}};
+  std::string body =
+      R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function","measured":true})"
+      "\n";
+  std::uint64_t ts = 0;
+  for (const auto& [bytes, id] : allocs) {
+    std::string quoted;
+    output::append_json_string(quoted, id);
+    body += R"({"kind":"memory","timestamp_ns":)" + std::to_string(++ts) + R"(,"tensor_id":)" +
+            quoted + R"(,"span_id":"s1","device":"cpu","bytes":)" + std::to_string(bytes) +
+            R"(,"action":"alloc","shape":[],"dtype":"f32"})" + "\n";
+  }
+  body += R"({"kind":"span_end","id":"s1","duration_ns":100})"
+          "\n";
+  const TraceDocument doc = doc_of(body);
+  auto expected = allocs;
+  std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  const MemoryProfile p = analyze_memory(doc);
+  ASSERT_EQ(p.peak_breakdown.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(p.peak_breakdown[i].bytes, expected[i].first) << i;
+    EXPECT_EQ(p.peak_breakdown[i].tensor_id, expected[i].second) << i;
+  }
+}
 
 // Out-of-order memory events (the sort is skipped only for sorted streams) and the summary-only
 // mode: without the timeline every other part of the profile is the same. The unsorted stream
