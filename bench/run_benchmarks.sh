@@ -87,6 +87,8 @@ echo "| input | bytes | tool | seconds | MB/s | peak RSS (MiB) | RSS / file | vs
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${table[@]}"
 echo
+# Every reading command with -j 1 and -j 2, interleaved: the speedup on two cores (its own script).
+"$ROOT/bench/threads_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 # Chrome export vs the same ceiling, on the 295 MB and the 98 MB synth traces (its own script).
 "$ROOT/bench/export_chrome_bench.sh" "$BUILD" $([ $QUICK = 1 ] && echo --quick)
 [ $QUICK = 1 ] || "$ROOT/bench/export_chrome_bench.sh" "$BUILD" --layers 20000  # the 98 MB row
