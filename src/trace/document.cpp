@@ -335,6 +335,10 @@ void DocumentAssembler::place(const EdgeEvent& e, std::uint64_t /*line*/, Fields
 TraceDocument DocumentAssembler::finish() {
   if (!meta_seen_) fail(0, "trace stream is missing a meta event with run metadata");
   doc_.event_count_ = index_;
+  // The arrays keep their capacity, but the pages past their elements (mapped ahead by a
+  // prefault, or the rest of a huge page) go back: they are the document's, for as long as the
+  // command runs, and no event will ever be placed there.
+  for_each_array([](auto& v) { release_unused_capacity(v); });
   // Resolve links that pointed forward (or nowhere) while streaming.
   auto resolve = [&](std::vector<std::uint32_t>& links, auto span_id_of, const auto& events) {
     for (std::size_t i = 0; i < links.size(); ++i)

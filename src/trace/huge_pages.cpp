@@ -1,6 +1,7 @@
 #include "trace/huge_pages.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
@@ -47,6 +48,12 @@ void advise_huge_pages(const void* begin, std::size_t bytes) noexcept {
   if (const PageSpan span = whole_pages_inside(begin, bytes, huge); span.bytes != 0) {
     ::madvise(span.begin, span.bytes, MADV_HUGEPAGE);
   }
+}
+
+void release_pages(void* begin, std::size_t bytes) noexcept {
+  static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (const PageSpan span = whole_pages_inside(begin, bytes, page); span.bytes != 0)
+    ::madvise(span.begin, span.bytes, MADV_DONTNEED);
 }
 
 }  // namespace candle_graph

@@ -61,6 +61,18 @@ void assign_in_huge_pages(std::vector<T, Alloc>& v, std::size_t n, const T& valu
   v.assign(n, value);
 }
 
+// Gives back to the kernel the whole pages inside [begin, begin + bytes) (MADV_DONTNEED: their
+// contents are lost, and a later write maps a zeroed page again). Errors are ignored: the memory
+// works the same either way, it only stays resident.
+void release_pages(void* begin, std::size_t bytes) noexcept;
+
+// Releases the pages of `v`'s capacity past its elements: a huge page the last elements only
+// began, and whatever was mapped ahead of the elements (a prefault), stay resident otherwise.
+template <typename T, typename Alloc>
+void release_unused_capacity(std::vector<T, Alloc>& v) noexcept {
+  release_pages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T));
+}
+
 // push_back for an array that grows to many MB: when it must grow, it doubles into advised pages.
 template <typename T, typename Alloc>
 void push_back_in_huge_pages(std::vector<T, Alloc>& v, const T& item) {

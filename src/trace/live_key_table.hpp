@@ -126,6 +126,14 @@ class LiveKeyTable {
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
 
+  // Frees the slots (a large live set's table is tens of MB): the table is empty and unusable
+  // afterwards, for a replay that is done with it before it builds what it keeps.
+  void release() noexcept {
+    std::vector<Slot>().swap(slots_);
+    mask_ = 0;
+    size_ = 0;
+  }
+
   // Visits every live entry in slot order (which callers must not rely on).
   template <typename F>
   void for_each(F&& f) const {

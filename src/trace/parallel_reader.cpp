@@ -407,6 +407,7 @@ TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::ui
   if (options.progress) options.progress(positional ? done : reader.bytes_read(), total);
   pool.stop();
   pool.give_copies_to(assembler);
+  prefaulter.reset();  // no stretch is mapped after finish() gives back what was mapped ahead
   return assembler.finish();
 }
 

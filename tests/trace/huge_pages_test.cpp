@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <span>
 #include <sstream>
@@ -73,6 +74,21 @@ struct Mapping {
 char* round_up(char* p, std::size_t to) {
   const auto at = reinterpret_cast<std::uintptr_t>(p);
   return p + ((to - at % to) % to);
+}
+
+// How many of the whole pages inside [begin, begin + bytes) the kernel has resident, read with
+// mincore(2); the page size comes from sysconf, not from the code under test.
+std::size_t resident_pages(const void* begin, std::size_t bytes) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<std::uintptr_t>(begin);
+  const std::uintptr_t from = (first + page - 1) / page * page;
+  const std::uintptr_t to = (first + bytes) / page * page;
+  if (to <= from) return 0;
+  std::vector<unsigned char> in((to - from) / page);
+  const char* at = static_cast<const char*>(begin) + (from - first);
+  if (::mincore(const_cast<char*>(at), to - from, in.data()) != 0) return SIZE_MAX;
+  return static_cast<std::size_t>(
+      std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
 }
 
 TEST(HugePages, TheSizeIsTheKernels) {
@@ -221,6 +237,50 @@ TEST(HugePages, TheDocumentsLargeArraysAreAdvised) {
         round_up(const_cast<char*>(reinterpret_cast<const char*>(ops.data())), huge);
     EXPECT_TRUE(advised(first_whole))
         << threads << " thread(s): " << flags_of_mapping_at(first_whole);
+  }
+}
+
+// The pages of a vector's capacity past its elements go back to the kernel; the elements stay.
+// The capacity is first written through (as the reader's prefault thread maps it ahead), so its
+// pages are resident before the release.
+TEST(HugePages, UnusedCapacityIsGivenBackAndTheElementsStay) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<std::uint64_t> v;
+  v.reserve(64 * page / sizeof(std::uint64_t));
+  for (std::uint64_t i = 0; i < 8 * page / sizeof(std::uint64_t); ++i) v.push_back(i * 3);
+  std::uint64_t* tail = v.data() + v.size();
+  const std::size_t tail_bytes = (v.capacity() - v.size()) * sizeof(std::uint64_t);
+  std::memset(tail, 0xAB, tail_bytes);
+  ASSERT_GT(resident_pages(tail, tail_bytes), 0u);
+  candle_graph::release_unused_capacity(v);
+  EXPECT_EQ(resident_pages(tail, tail_bytes), 0u);
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i * 3) << i;
+  v.push_back(42);  // the capacity is still the vector's
+  EXPECT_EQ(v.back(), 42u);
+}
+
+// Read with one and with two threads (then a prefault thread maps the arrays' next stretch
+// ahead), the document keeps no page resident past the elements of its op array.
+TEST(HugePages, TheDocumentKeepsNoPagesPastItsElements) {
+  TempDir dir;
+  const fs::path trace = dir / "synth.jsonl";
+  const auto r = run_cli(
+      {"synth", "--layers", "3000", "--ops-per-span", "4", "--seed", "7", "-o", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << candle_graph::testing::describe(r);
+  for (unsigned threads : {1U, 2U}) {
+    candle_graph::ReadOptions options;
+    options.threads = threads;
+    const candle_graph::TraceDocument doc = candle_graph::parse_trace(trace, options);
+    for (const auto* ops : {&doc.ops(), &doc.device_ops()}) {
+      const auto* end = ops->data() + ops->size();
+      const std::size_t bytes = (ops->capacity() - ops->size()) * sizeof(candle_graph::OpEvent);
+      EXPECT_EQ(resident_pages(end, bytes), 0u) << threads << " thread(s)";
+    }
+    const auto& memory = doc.memory();
+    EXPECT_EQ(resident_pages(memory.data() + memory.size(),
+                             (memory.capacity() - memory.size()) * sizeof(memory[0])),
+              0u)
+        << threads << " thread(s)";
   }
 }
 
