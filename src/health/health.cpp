@@ -220,7 +220,7 @@ bool has_closed_ancestor(const std::vector<std::uint32_t>& parent,
 std::vector<HealthIssue> lossy_source_warnings(const TraceDocument& doc) {
   TraceHealth t;
   HealthBuilder b(t);
-  const std::uint64_t partial = nest_host_ops(doc).partial_overlaps;
+  const std::uint64_t partial = count_partial_overlaps(doc);
   if (partial > 0)
     b.warning("host_nesting_broken",
               counted(partial, "host op starts", "host ops start") +

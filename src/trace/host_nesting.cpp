@@ -7,16 +7,17 @@
 
 namespace candle_graph {
 
-HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
+namespace {
+
+// The nesting rule itself: ops in (lane, start, longer first, index) order with a stack of the
+// ops enclosing the current one on its lane; `nest(parent, child)` is called for every op that
+// an op encloses. Returns the partial overlaps (ops that start inside the top op and end after
+// it, which nest in nothing there).
+template <typename Nest>
+std::uint64_t walk_nesting(const std::vector<std::uint64_t>& lanes,
                            const std::vector<std::uint64_t>& starts,
-                           const std::vector<std::uint64_t>& totals) {
+                           const std::vector<std::uint64_t>& totals, Nest&& nest) {
   const std::size_t n = starts.size();
-  HostNesting h;
-  assign_in_huge_pages(h.parent, n, kNoIndex);
-  for (std::vector<std::uint64_t>* times : {&h.total_ns, &h.self_ns}) {
-    reserve_in_huge_pages(*times, n);
-    times->assign(totals.begin(), totals.end());
-  }
   auto end_of = [&](std::uint32_t i) {
     const std::uint64_t e = starts[i] + totals[i];
     return e < starts[i] ? UINT64_MAX : e;
@@ -34,6 +35,7 @@ HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
   // instead of a sort whose comparisons read the three arrays at random.
   if (!std::is_sorted(order.begin(), order.end(), before))
     std::sort(order.begin(), order.end(), before);
+  std::uint64_t partial_overlaps = 0;
   std::vector<std::uint32_t> stack;
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t i = order[k];
@@ -47,27 +49,54 @@ HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
       partial |= start < top_end;  // inside it at its start, past it at its end
       stack.pop_back();
     }
-    h.partial_overlaps += partial ? 1 : 0;
-    if (!stack.empty()) {
-      const std::uint32_t p = stack.back();
-      h.parent[i] = p;
-      h.self_ns[p] = h.self_ns[p] > totals[i] ? h.self_ns[p] - totals[i] : 0;
-    }
+    partial_overlaps += partial ? 1 : 0;
+    if (!stack.empty()) nest(stack.back(), i);
     stack.push_back(i);
   }
+  return partial_overlaps;
+}
+
+// The document's ops as the walk's parallel vectors.
+struct OpIntervals {
+  std::vector<std::uint64_t> lanes, starts, totals;
+  explicit OpIntervals(const std::vector<OpEvent>& ops) {
+    for (auto* v : {&lanes, &starts, &totals})
+      assign_in_huge_pages(*v, ops.size(), std::uint64_t{0});
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      lanes[i] = ops[i].lane.value_or(0);
+      starts[i] = ops[i].timestamp_ns;
+      totals[i] = ops[i].total_ns.value_or(ops[i].duration_ns);
+    }
+  }
+};
+
+}  // namespace
+
+HostNesting nest_intervals(const std::vector<std::uint64_t>& lanes,
+                           const std::vector<std::uint64_t>& starts,
+                           const std::vector<std::uint64_t>& totals) {
+  const std::size_t n = starts.size();
+  HostNesting h;
+  assign_in_huge_pages(h.parent, n, kNoIndex);
+  for (std::vector<std::uint64_t>* times : {&h.total_ns, &h.self_ns}) {
+    reserve_in_huge_pages(*times, n);
+    times->assign(totals.begin(), totals.end());
+  }
+  h.partial_overlaps = walk_nesting(lanes, starts, totals, [&](std::uint32_t p, std::uint32_t i) {
+    h.parent[i] = p;
+    h.self_ns[p] = h.self_ns[p] > totals[i] ? h.self_ns[p] - totals[i] : 0;
+  });
   return h;
 }
 
 HostNesting nest_host_ops(const TraceDocument& doc) {
-  const std::vector<OpEvent>& ops = doc.ops();
-  std::vector<std::uint64_t> lanes, starts, totals;
-  for (auto* v : {&lanes, &starts, &totals}) assign_in_huge_pages(*v, ops.size(), std::uint64_t{0});
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    lanes[i] = ops[i].lane.value_or(0);
-    starts[i] = ops[i].timestamp_ns;
-    totals[i] = ops[i].total_ns.value_or(ops[i].duration_ns);
-  }
-  return nest_intervals(lanes, starts, totals);
+  const OpIntervals ops(doc.ops());
+  return nest_intervals(ops.lanes, ops.starts, ops.totals);
+}
+
+std::uint64_t count_partial_overlaps(const TraceDocument& doc) {
+  const OpIntervals ops(doc.ops());
+  return walk_nesting(ops.lanes, ops.starts, ops.totals, [](std::uint32_t, std::uint32_t) {});
 }
 
 }  // namespace candle_graph

@@ -24,6 +24,8 @@ struct HostNesting {
 
 // Linear after one sort of the ops by (thread, start, longer first, stream order).
 HostNesting nest_host_ops(const TraceDocument& doc);
+// nest_host_ops(doc).partial_overlaps without the per-op results (20 bytes per op).
+std::uint64_t count_partial_overlaps(const TraceDocument& doc);
 
 // The same rule over plain intervals (an importer nests its ops before it emits them): parallel
 // vectors of lane (thread), start and inclusive duration.

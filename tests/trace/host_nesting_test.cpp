@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "candle_graph/trace.hpp"
+#include "support/evidence_helpers.hpp"
 #include "trace/host_nesting.hpp"
 
 using namespace candle_graph;
@@ -114,4 +117,29 @@ TEST(HostNesting, ParentsAndSelfTimesFollowTheDefinitionInEitherInputOrder) {
       ASSERT_EQ(sorting.self_ns[p], expected_self[shuffle[p]]) << "round " << round;
     }
   }
+}
+
+// count_partial_overlaps counts what nest_host_ops counts, without its per-op results. Worked out
+// by hand: on thread 1, `b` (5–15) starts inside `a` (0–10) and ends after it: one partial
+// overlap; `f` (12–40) starts inside `b` and ends after it: two; `c` (20–30) lies inside `f` and
+// `d` (22–25) inside `c`. `e` (8–30) is alone on thread 2; on thread 1 it would start inside `b`
+// and end after it, and `f` inside `e`: three in all.
+TEST(HostNesting, PartialOverlapsAreCountedAloneAsInTheFullNesting) {
+  std::string trace =
+      cg_test::meta_line() + "\n" +
+      R"({"kind":"span_start","id":"s","name":"s","start_ns":0,"span_kind":"function","measured":true})"
+      "\n";
+  const std::vector<std::tuple<const char*, int, int, int>> ops = {
+      {"a", 1, 0, 10}, {"b", 1, 5, 10}, {"c", 1, 20, 10},
+      {"d", 1, 22, 3}, {"e", 2, 8, 22}, {"f", 1, 12, 28}};
+  for (const auto& [name, thread, start, total] : ops)
+    trace += std::string(R"({"kind":"op","span_id":"s","op_name":")") + name +
+             R"(","inputs":[],"dtype":"f32","device":"cpu","duration_ns":0,"timestamp_ns":)" +
+             std::to_string(start) + R"(,"total_ns":)" + std::to_string(total) + R"(,"thread":)" +
+             std::to_string(thread) + "}\n";
+  trace += R"({"kind":"span_end","id":"s","duration_ns":100})"
+           "\n";
+  const TraceDocument doc = parse_trace_text(trace, "<test>");
+  EXPECT_EQ(count_partial_overlaps(doc), 2u);
+  EXPECT_EQ(nest_host_ops(doc).partial_overlaps, 2u);
 }
