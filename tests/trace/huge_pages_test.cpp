@@ -216,20 +216,29 @@ TEST(HugePages, AnArenaKeepsEveryCopyAndAdvisesItsLaterBlocks) {
       << flags_of_mapping_at(strings.back().second.data());
 }
 
-TEST(HugePages, TheDocumentsLargeArraysAreAdvised) {
-  const std::size_t huge = kernel_huge_page_size();
-  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
-  // 3000 synth layers (~14 MB, ~27 000 ops): past the 4 MiB after which the reader reserves the
-  // document's arrays, and an op array of several huge pages.
-  TempDir dir;
+// A synth trace of 3000 layers (~14 MB, ~27 000 ops) in `dir`: past the 4 MiB after which the
+// reader reserves the document's arrays, and an op array of several huge pages.
+fs::path write_synth_trace(const TempDir& dir) {
   const fs::path trace = dir / "synth.jsonl";
   const auto r = run_cli(
       {"synth", "--layers", "3000", "--ops-per-span", "4", "--seed", "7", "-o", trace.string()});
-  ASSERT_EQ(r.exit_code, 0) << candle_graph::testing::describe(r);
+  EXPECT_EQ(r.exit_code, 0) << candle_graph::testing::describe(r);
+  return trace;
+}
+
+candle_graph::TraceDocument read_with_threads(const fs::path& trace, unsigned threads) {
+  candle_graph::ReadOptions options;
+  options.threads = threads;
+  return candle_graph::parse_trace(trace, options);
+}
+
+TEST(HugePages, TheDocumentsLargeArraysAreAdvised) {
+  const std::size_t huge = kernel_huge_page_size();
+  if (huge == 0) GTEST_SKIP() << "this kernel offers no transparent huge pages";
+  TempDir dir;
+  const fs::path trace = write_synth_trace(dir);
   for (unsigned threads : {1U, 2U}) {
-    candle_graph::ReadOptions options;
-    options.threads = threads;
-    const candle_graph::TraceDocument doc = candle_graph::parse_trace(trace, options);
+    const candle_graph::TraceDocument doc = read_with_threads(trace, threads);
     const auto& ops = doc.ops();
     const std::size_t bytes = ops.capacity() * sizeof(ops[0]);
     ASSERT_GE(bytes, 3 * huge) << "the trace is too small for this test";
@@ -263,14 +272,9 @@ TEST(HugePages, UnusedCapacityIsGivenBackAndTheElementsStay) {
 // ahead), the document keeps no page resident past the elements of its op array.
 TEST(HugePages, TheDocumentKeepsNoPagesPastItsElements) {
   TempDir dir;
-  const fs::path trace = dir / "synth.jsonl";
-  const auto r = run_cli(
-      {"synth", "--layers", "3000", "--ops-per-span", "4", "--seed", "7", "-o", trace.string()});
-  ASSERT_EQ(r.exit_code, 0) << candle_graph::testing::describe(r);
+  const fs::path trace = write_synth_trace(dir);
   for (unsigned threads : {1U, 2U}) {
-    candle_graph::ReadOptions options;
-    options.threads = threads;
-    const candle_graph::TraceDocument doc = candle_graph::parse_trace(trace, options);
+    const candle_graph::TraceDocument doc = read_with_threads(trace, threads);
     for (const auto* ops : {&doc.ops(), &doc.device_ops()}) {
       const auto* end = ops->data() + ops->size();
       const std::size_t bytes = (ops->capacity() - ops->size()) * sizeof(candle_graph::OpEvent);
