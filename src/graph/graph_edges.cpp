@@ -38,7 +38,8 @@ Key key_of_window(const unsigned char* window, std::size_t size) noexcept {  // 
 
 Key order_key(std::string_view s) noexcept {
   unsigned char window[16] = {};
-  std::memcpy(window, s.data(), std::min(s.size(), kWindow));
+  // An empty id may be a view of nothing: memcpy must not get a null pointer, even for 0 bytes.
+  if (!s.empty()) std::memcpy(window, s.data(), std::min(s.size(), kWindow));
   return key_of_window(window, s.size());
 }
 

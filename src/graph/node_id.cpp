@@ -16,8 +16,10 @@ std::size_t NodeId::format_to(char* out, std::size_t capacity) const noexcept {
   char buf[32];
   const std::string_view tail = suffix(buf);
   if (base.size() + tail.size() > capacity) return 0;
-  std::memcpy(out, base.data(), base.size());
-  std::memcpy(out + base.size(), tail.data(), tail.size());
+  // An empty span id (or a span's empty tail) may be a view of nothing: memcpy must not get a
+  // null pointer.
+  if (!base.empty()) std::memcpy(out, base.data(), base.size());
+  if (!tail.empty()) std::memcpy(out + base.size(), tail.data(), tail.size());
   return base.size() + tail.size();
 }
 

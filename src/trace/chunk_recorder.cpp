@@ -50,6 +50,7 @@ void ChunkRecorder::start(const char* begin, std::size_t size, EventCopier& copi
 }
 
 std::string_view ChunkRecorder::copy_string(std::string_view s) {
+  if (s.empty()) return {};  // an empty view may hold a null pointer, which memcpy must not get
   char* p = static_cast<char*>(scratch_.allocate(s.size(), 1));
   std::memcpy(p, s.data(), s.size());
   return {p, s.size()};

@@ -41,7 +41,9 @@ struct LiveKey {
   static LiveKey of(std::string_view id, std::uint64_t salt = 0, bool may_settle = true) noexcept {
     LiveKey k;
     unsigned char window[8] = {};
-    std::memcpy(window, id.data(), std::min(id.size(), kShort));
+    // An empty id (`"tensor_id":""`) may have no data at all: memcpy from null is undefined even
+    // for 0 bytes.
+    if (!id.empty()) std::memcpy(window, id.data(), std::min(id.size(), kShort));
     window[7] = id.size() <= kShort ? static_cast<unsigned char>(id.size()) : 0xFF;
     std::memcpy(&k.word, window, 8);
     const std::uint64_t h = ShortStringHash{}(id) ^ (salt * 0x9e3779b97f4a7c15ULL);

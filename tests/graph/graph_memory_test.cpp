@@ -150,6 +150,31 @@ TEST(DeviceTime, CpuOnlyTracesAreZeroAndLaunchedWorkStillAddsUp) {
   EXPECT_EQ(some.unattributed_ns, 500000u);
 }
 
+// Empty ids are ids like any other (the format allows them), and an empty string_view may hold a
+// null pointer: every place that copies an id's bytes must take it (the sanitizer pass checks
+// that no null pointer reaches memcpy). By the node id rule `{span_id}/op/{n}`, the ops of span
+// "" are "/op/0" and "/op/1"; the one memory event (4 bytes) is the peak.
+TEST(Graph, EmptySpanAndTensorIdsAreIdsLikeAnyOther) {
+  const TraceDocument doc = doc_of(R"(
+{"kind":"span_start","id":"","name":"root","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"op","span_id":"","op_name":"a","inputs":[""],"output":"","shape":[1],"dtype":"f32","device":"cpu","duration_ns":5,"timestamp_ns":1}
+{"kind":"op","span_id":"","op_name":"b","inputs":[""],"output":"x","shape":[1],"dtype":"f32","device":"cpu","duration_ns":5,"timestamp_ns":10}
+{"kind":"memory","timestamp_ns":2,"tensor_id":"","span_id":"","device":"cpu","bytes":4,"action":"alloc","shape":[1],"dtype":"f32"}
+{"kind":"span_end","id":"","duration_ns":100}
+)");
+  const ExecutionGraph g = build_from_trace(doc);
+  EXPECT_NE(g.find_node("/op/0"), kNoIndex);
+  EXPECT_NE(g.find_node("/op/1"), kNoIndex);
+  EXPECT_EQ(g.memory.summary.peak_bytes, 4u);
+  ASSERT_EQ(g.memory.peak_breakdown.size(), 1u);
+  EXPECT_EQ(g.memory.peak_breakdown[0].tensor_id, "");
+  output::JsonStream w;
+  graph::write_graph(w, g, output::KeyOrder::declaration);
+  const nlohmann::json j = nlohmann::json::parse(w.take());
+  EXPECT_EQ(j["spans"][1]["id"], "/op/0");
+  EXPECT_FALSE(j["edges"].empty());
+}
+
 TEST(Graph, UntrustedTraceIsRefusedWithTheOriginalMessage) {
   // Two roots (health root_count) → build_from_trace fails before anything else.
   const TraceDocument doc = doc_of(R"(
