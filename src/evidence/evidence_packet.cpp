@@ -40,8 +40,7 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
   p.doc = &doc;
   // The graph's memory replay needs nothing the health checks find: with threads it starts
   // first and runs beside them (an untrusted trace gets no graph, and its replay is dropped).
-  std::future<MemoryProfile> memory;
-  if (graph::memory_replay_beside(options)) memory = graph::start_memory_replay(doc, options);
+  std::future<MemoryProfile> memory = graph::start_memory_replay(doc, options);
   p.health = analyze_health(doc, options.threads);
   p.graph = graph::build_from_trace(doc, p.health, options, std::move(memory));
   // The graph nested the host ops already (its op nodes' parent_op): no second nesting pass.

@@ -65,19 +65,14 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const GraphOptions& op
 ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& health,
                                 const GraphOptions& options) {
   // Step 2 (the memory replay) reads the document alone: with threads it runs beside steps 1–4.
-  std::future<MemoryProfile> memory;
-  if (graph::memory_replay_beside(options)) memory = graph::start_memory_replay(doc, options);
-  return graph::build_from_trace(doc, health, options, std::move(memory));
+  return graph::build_from_trace(doc, health, options, graph::start_memory_replay(doc, options));
 }
 
 namespace graph {
 
-bool memory_replay_beside(const GraphOptions& options) noexcept {
-  return options.threads > 1 && !(options.edges && options.memory_timeline);
-}
-
 std::future<MemoryProfile> start_memory_replay(const TraceDocument& doc,
                                                const GraphOptions& options) {
+  if (options.threads <= 1 || (options.edges && options.memory_timeline)) return {};
   return std::async(std::launch::async, [&doc, timeline = options.memory_timeline] {
     return analyze_memory(doc, timeline);
   });

@@ -9,12 +9,10 @@
 
 namespace candle_graph::graph {
 
-// Whether the memory replay may run beside the rest: with threads, unless both the edges and a
-// memory timeline are built (the edge sort's scratch space and the timeline would then be held
-// at once, raising `import`'s peak memory).
-bool memory_replay_beside(const GraphOptions& options) noexcept;
-
-// analyze_memory(doc, options.memory_timeline) on a thread of its own.
+// analyze_memory(doc, options.memory_timeline) on a thread of its own when it may run beside the
+// rest: with threads, unless both the edges and a memory timeline are built (the edge sort's
+// scratch space and the timeline would then be held at once, raising `import`'s peak memory).
+// Otherwise no replay (an invalid future): build_from_trace replays after the edges.
 std::future<MemoryProfile> start_memory_replay(const TraceDocument& doc,
                                                const GraphOptions& options);
 

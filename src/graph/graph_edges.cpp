@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "output/copy_short.hpp"
 #include "trace/huge_pages.hpp"
 
 namespace candle_graph::graph {
@@ -38,8 +39,8 @@ Key key_of_window(const unsigned char* window, std::size_t size) noexcept {  // 
 
 Key order_key(std::string_view s) noexcept {
   unsigned char window[16] = {};
-  // An empty id may be a view of nothing: memcpy must not get a null pointer, even for 0 bytes.
-  if (!s.empty()) std::memcpy(window, s.data(), std::min(s.size(), kWindow));
+  // copy_short: an empty id may be a view of nothing, which memcpy must not get.
+  output::copy_short(reinterpret_cast<char*>(window), s.data(), std::min(s.size(), kWindow));
   return key_of_window(window, s.size());
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "candle_graph/graph.hpp"
+#include "output/copy_short.hpp"
 
 namespace candle_graph {
 std::string_view NodeId::suffix(char (&buf)[32]) const noexcept {
@@ -16,10 +17,10 @@ std::size_t NodeId::format_to(char* out, std::size_t capacity) const noexcept {
   char buf[32];
   const std::string_view tail = suffix(buf);
   if (base.size() + tail.size() > capacity) return 0;
-  // An empty span id (or a span's empty tail) may be a view of nothing: memcpy must not get a
-  // null pointer.
-  if (!base.empty()) std::memcpy(out, base.data(), base.size());
-  if (!tail.empty()) std::memcpy(out + base.size(), tail.data(), tail.size());
+  // copy_short: an empty span id (or a span's empty tail) may be a view of nothing, which
+  // memcpy must not get.
+  output::copy_short(out, base.data(), base.size());
+  output::copy_short(out + base.size(), tail.data(), tail.size());
   return base.size() + tail.size();
 }
 

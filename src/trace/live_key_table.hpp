@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "candle_graph/trace.hpp"
+#include "output/copy_short.hpp"
 #include "trace/huge_pages.hpp"
 #include "trace/short_string_hash.hpp"
 
@@ -41,9 +42,9 @@ struct LiveKey {
   static LiveKey of(std::string_view id, std::uint64_t salt = 0, bool may_settle = true) noexcept {
     LiveKey k;
     unsigned char window[8] = {};
-    // An empty id (`"tensor_id":""`) may have no data at all: memcpy from null is undefined even
-    // for 0 bytes.
-    if (!id.empty()) std::memcpy(window, id.data(), std::min(id.size(), kShort));
+    // copy_short: an empty id (`"tensor_id":""`) may have no data at all, and memcpy from null
+    // is undefined even for 0 bytes.
+    output::copy_short(reinterpret_cast<char*>(window), id.data(), std::min(id.size(), kShort));
     window[7] = id.size() <= kShort ? static_cast<unsigned char>(id.size()) : 0xFF;
     std::memcpy(&k.word, window, 8);
     const std::uint64_t h = ShortStringHash{}(id) ^ (salt * 0x9e3779b97f4a7c15ULL);
