@@ -161,8 +161,13 @@ class CohortBuilder {
  private:
   std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& index,
                        std::vector<std::string>& names, std::string name);
+  // The number of a span key, looked for first at position `next` of the previous run's keys
+  // (`next` then moves past the key's place there).
+  std::uint32_t span_key(std::string key, std::size_t& next);
   std::unordered_map<std::string, std::uint32_t> span_index_;
   std::vector<std::string> span_names_;
+  std::vector<std::uint32_t> last_span_keys_;   // the previous run's span keys, in its order
+  std::vector<std::uint32_t> last_span_place_;  // per span key: its place there, or kNoIndex
   std::unordered_map<std::string, std::uint32_t> parameter_index_;
   std::vector<std::string> parameter_names_;
   std::vector<CohortRun> baseline_;

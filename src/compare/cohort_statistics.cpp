@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <numbers>
 #include <random>
 #include <string>
@@ -32,12 +33,71 @@ double t_two_sided(double t, unsigned df) {
   return 2 / std::numbers::pi * (theta + s * sum);
 }
 
-// Linear interpolation between order statistics (Hyndman & Fan type 7) of sorted `x`.
-double quantile_sorted(const std::vector<double>& x, double p) {
-  const double h = static_cast<double>(x.size() - 1) * p;
-  const std::size_t lo = static_cast<std::size_t>(std::floor(h));
-  if (lo + 1 >= x.size()) return x.back();
-  return x[lo] + (h - static_cast<double>(lo)) * (x[lo + 1] - x[lo]);
+// The type-7 quantiles (Hyndman & Fan: linear between the order statistics lo and lo + 1) of
+// `x` at `levels`, the values they have on `x` sorted. Two selections find the order statistics
+// without sorting every resample (a sort was a third of a cohort comparison's statistics).
+// Reorders `x`.
+Interval quantiles(std::vector<double>& x, Interval levels) {
+  std::size_t selected = 0;  // x[0, selected) holds values no larger than any after it
+  auto at = [&](double p) {
+    const double h = static_cast<double>(x.size() - 1) * p;
+    const std::size_t lo = static_cast<std::size_t>(std::floor(h));
+    if (lo < selected) selected = 0;
+    const auto nth = x.begin() + static_cast<std::ptrdiff_t>(lo);
+    std::nth_element(x.begin() + static_cast<std::ptrdiff_t>(selected), nth, x.end());
+    selected = lo;
+    if (lo + 1 >= x.size()) return *nth;
+    const double next = *std::min_element(nth + 1, x.end());
+    return *nth + (h - static_cast<double>(lo)) * (next - *nth);
+  };
+  const double low = at(levels.low);
+  return {low, at(levels.high)};
+}
+
+// One metric's resampled statistics: the difference of the means and, while every resample's
+// baseline mean is non-zero, the ratio in percent.
+struct Resampled {
+  std::vector<double> deltas;
+  std::vector<double> percents;
+  bool ratio_defined = true;
+};
+
+// The resamples of the metrics [first, last), all from one sequence of draws: re-seeded, so
+// resample r draws the same run indices for every metric, in whichever group it falls.
+void resample_group(std::span<const MetricSample> metrics, std::size_t first, std::size_t last,
+                    Pairing pairing, const BootstrapOptions& options,
+                    std::vector<Resampled>& stats) {
+  const std::size_t nb = metrics.front().baseline.size(), nc = metrics.front().candidate.size();
+  stats.resize(last - first);
+  for (Resampled& s : stats) {
+    s.deltas.clear();
+    s.percents.clear();
+    s.deltas.reserve(options.resamples);
+    s.percents.reserve(options.resamples);
+    s.ratio_defined = true;
+  }
+  std::mt19937_64 rng(options.seed);
+  std::vector<std::uint32_t> ib(nb), ic(nc);
+  for (std::uint64_t r = 0; r < options.resamples; ++r) {
+    for (auto& i : ib) i = static_cast<std::uint32_t>(rng() % nb);
+    if (pairing == Pairing::paired)
+      ic = ib;
+    else
+      for (auto& i : ic) i = static_cast<std::uint32_t>(rng() % nc);
+    for (std::size_t k = first; k < last; ++k) {
+      const MetricSample& m = metrics[k];
+      Resampled& s = stats[k - first];
+      double sb = 0, sc = 0;
+      for (std::uint32_t i : ib) sb += m.baseline[i];
+      for (std::uint32_t i : ic) sc += m.candidate[i];
+      const double mb = sb / static_cast<double>(nb), mc = sc / static_cast<double>(nc);
+      s.deltas.push_back(mc - mb);
+      if (mb == 0)
+        s.ratio_defined = false;
+      else if (s.ratio_defined)
+        s.percents.push_back((mc / mb - 1) * 100);
+    }
+  }
 }
 
 double mean(const std::vector<double>& v) {
@@ -80,8 +140,7 @@ std::size_t effective_size(Pairing pairing, std::size_t baseline_runs, std::size
 
 std::vector<DeltaEstimate> bootstrap_deltas(std::span<const MetricSample> metrics, Pairing pairing,
                                             const BootstrapOptions& options) {
-  std::vector<DeltaEstimate> out;
-  if (metrics.empty()) return out;
+  if (metrics.empty()) return {};
   const std::size_t nb = metrics.front().baseline.size(), nc = metrics.front().candidate.size();
   for (const MetricSample& m : metrics)
     if (m.baseline.size() != nb || m.candidate.size() != nc)
@@ -89,55 +148,32 @@ std::vector<DeltaEstimate> bootstrap_deltas(std::span<const MetricSample> metric
   if (pairing == Pairing::paired && nb != nc)
     throw Error("bootstrap: a paired comparison needs as many baseline as candidate runs (" +
                 std::to_string(nb) + " vs " + std::to_string(nc) + ")");
-  const bool intervals = nb >= 2 && nc >= 2 && options.resamples > 0;
-  const Interval levels =
-      intervals ? expanded_levels(effective_size(pairing, nb, nc), options.confidence) : Interval{};
-  std::vector<std::uint32_t> ib(nb), ic(nc);
-  std::vector<double> deltas, percents;
-  for (const MetricSample& m : metrics) {
-    DeltaEstimate e;
-    if (nb == 0 || nc == 0) {
-      out.push_back(e);
-      continue;
-    }
-    e.baseline_mean = mean(m.baseline);
-    e.candidate_mean = mean(m.candidate);
+  std::vector<DeltaEstimate> out(metrics.size());
+  if (nb == 0 || nc == 0) return out;
+  for (std::size_t k = 0; k < metrics.size(); ++k) {
+    DeltaEstimate& e = out[k];
+    e.baseline_mean = mean(metrics[k].baseline);
+    e.candidate_mean = mean(metrics[k].candidate);
     e.delta = e.candidate_mean - e.baseline_mean;
     if (e.baseline_mean != 0) e.delta_percent = (e.candidate_mean / e.baseline_mean - 1) * 100;
-    if (!intervals) {
-      out.push_back(e);
-      continue;
+  }
+  if (nb < 2 || nc < 2 || options.resamples == 0) return out;
+  const Interval levels = expanded_levels(effective_size(pairing, nb, nc), options.confidence);
+  // The metrics of a group share one sequence of draws; a group holds at most
+  // kResampledBytes of resampled statistics (all 52 metrics of a comparison at 10,000
+  // resamples, one metric at a time at 1,000,000).
+  constexpr std::size_t kResampledBytes = std::size_t{16} << 20;
+  const std::size_t per_metric = static_cast<std::size_t>(options.resamples) * 2 * sizeof(double);
+  const std::size_t group = std::max<std::size_t>(1, kResampledBytes / per_metric);
+  std::vector<Resampled> stats;
+  for (std::size_t first = 0; first < metrics.size(); first += group) {
+    const std::size_t last = std::min(metrics.size(), first + group);
+    resample_group(metrics, first, last, pairing, options, stats);
+    for (std::size_t k = first; k < last; ++k) {
+      Resampled& s = stats[k - first];
+      out[k].delta_interval = quantiles(s.deltas, levels);
+      if (s.ratio_defined) out[k].percent_interval = quantiles(s.percents, levels);
     }
-    // Re-seeded per metric: resample r draws the same indices for every metric.
-    std::mt19937_64 rng(options.seed);
-    deltas.clear();
-    percents.clear();
-    bool ratio_defined = true;
-    for (std::uint64_t r = 0; r < options.resamples; ++r) {
-      for (auto& i : ib) i = static_cast<std::uint32_t>(rng() % nb);
-      if (pairing == Pairing::paired)
-        ic = ib;
-      else
-        for (auto& i : ic) i = static_cast<std::uint32_t>(rng() % nc);
-      double sb = 0, sc = 0;
-      for (std::uint32_t i : ib) sb += m.baseline[i];
-      for (std::uint32_t i : ic) sc += m.candidate[i];
-      const double mb = sb / static_cast<double>(nb), mc = sc / static_cast<double>(nc);
-      deltas.push_back(mc - mb);
-      if (mb == 0)
-        ratio_defined = false;
-      else if (ratio_defined)
-        percents.push_back((mc / mb - 1) * 100);
-    }
-    std::sort(deltas.begin(), deltas.end());
-    e.delta_interval =
-        Interval{quantile_sorted(deltas, levels.low), quantile_sorted(deltas, levels.high)};
-    if (ratio_defined) {
-      std::sort(percents.begin(), percents.end());
-      e.percent_interval =
-          Interval{quantile_sorted(percents, levels.low), quantile_sorted(percents, levels.high)};
-    }
-    out.push_back(e);
   }
   return out;
 }

@@ -100,10 +100,13 @@ class RootPaths {
 
 }  // namespace
 
-std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
-  std::map<std::string, SpanCost> out;
+std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc) {
+  const std::vector<std::uint32_t> spans = measured_subtree(doc);
+  std::vector<std::pair<std::string, SpanCost>> out;
+  out.reserve(spans.size());  // never reallocated: `place` holds views of its keys
+  std::unordered_map<std::string_view, std::size_t> place;
   RootPaths paths(doc);
-  for (std::uint32_t s : measured_subtree(doc)) {
+  for (std::uint32_t s : spans) {
     const SpanRecord& rec = doc.spans()[s];
     std::string key = paths.path(s);
     key += " [";
@@ -113,10 +116,23 @@ std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
       key += '/';
       key += debug_step(*rec.step);
     }
-    SpanCost& c = out[std::move(key)];
+    std::size_t k = out.size();
+    if (const auto known = place.find(key); known != place.end()) {
+      k = known->second;
+    } else {
+      out.emplace_back(std::move(key), SpanCost{});
+      place.emplace(out.back().first, k);
+    }
+    SpanCost& c = out[k].second;
     ++c.count;
     c.total_ns = sat_add(c.total_ns, rec.duration_ns);
   }
+  return out;
+}
+
+std::map<std::string, SpanCost> span_costs(const TraceDocument& doc) {
+  std::map<std::string, SpanCost> out;
+  for (auto& [key, cost] : span_cost_list(doc)) out.emplace(std::move(key), cost);
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "candle_graph/trace.hpp"
 
@@ -19,7 +21,9 @@ struct SpanCost {
 };
 
 // trace6.md §9.4 span aggregation: per key `{root path} [{kind}]/{Step}` of the measured subtree,
-// the count and saturating total duration.
+// the count and saturating total duration; the keys in the order of their first span.
+std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc);
+// The same, by key.
 std::map<std::string, SpanCost> span_costs(const TraceDocument& doc);
 
 // trace6.md §9.4 total: saturating Σ duration_ns of the spans with measured = true.

@@ -3,7 +3,14 @@
 // reach (several differing fields, unverified inputs, the cap on listed reasons).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "compare/cohort_comparison.hpp"
+#include "compare/comparison_parts.hpp"
 #include "synth/synthetic_trace.hpp"
 #include "trace/document_editor.hpp"
 
@@ -12,9 +19,9 @@ namespace {
 using namespace candle_graph;
 using namespace candle_graph::compare;
 
-TraceDocument run_doc(std::uint64_t noise_seed, double scale = 1.0) {
+TraceDocument run_doc(std::uint64_t noise_seed, double scale = 1.0, std::uint32_t layers = 8) {
   synth::SynthOptions o;
-  o.layers = 8;  // layers 5, 6, 7 have zero / missing / non_finite gradients, the rest present
+  o.layers = layers;  // layers 5, 6, 7 have zero / missing / non_finite gradients, the rest present
   o.ops_per_span = 1;
   o.jitter_percent = 3;
   o.noise_seed = noise_seed;
@@ -62,6 +69,56 @@ TEST(CohortComparison, GradientStateMixes) {
   for (std::uint64_t i = 1; i <= 5; ++i) same.add_run(Side::baseline, run_doc(i), "b");
   for (std::uint64_t i = 11; i <= 16; ++i) same.add_run(Side::candidate, run_doc(i), "c");
   EXPECT_EQ(std::move(same).compare({}).gradient_changes, 0u);
+}
+
+// The index of the span whose name ends with `tail` (the test's synth runs have one of each).
+std::size_t span_ending(const TraceDocument& doc, std::string_view tail) {
+  for (std::size_t s = 0; s < doc.spans().size(); ++s)
+    if (doc.spans()[s].name.ends_with(tail)) return s;
+  ADD_FAILURE() << "no span ending with " << tail;
+  return 0;
+}
+
+// Span keys are numbered as the runs arrive, each compared first with the previous run's key in
+// step with it. Runs whose keys are out of step must still put every total under its own key: a
+// run with fewer layers (keys missing), one with more (keys added), one with a layer renamed (its
+// keys replaced) and one with two layers' names swapped (keys in another order). Expected: each
+// key's mean per cohort, computed here from evidence::span_costs of every run (0 without the key).
+TEST(CohortComparison, SpanTotalsStayWithTheirKeysInAnyOrder) {
+  std::vector<TraceDocument> base, cand;
+  for (std::uint64_t i = 1; i <= 5; ++i) base.push_back(run_doc(i, 1.0, i == 2 ? 6 : 8));
+  for (std::uint64_t i = 11; i <= 15; ++i) cand.push_back(run_doc(i, 1.1, i == 12 ? 10 : 8));
+  DocumentEditor(base[3]).spans()[span_ending(base[3], "/forward/layer3")].name = "renamed";
+  auto& swapped = DocumentEditor(cand[3]).spans();
+  std::swap(swapped[span_ending(cand[3], "/forward/layer1")].name,
+            swapped[span_ending(cand[3], "/forward/layer4")].name);
+
+  CohortBuilder b;
+  for (const TraceDocument& d : base) b.add_run(Side::baseline, d, "b");
+  for (const TraceDocument& d : cand) b.add_run(Side::candidate, d, "c");
+  CohortOptions options;
+  options.bootstrap.resamples = 0;  // the means alone
+  const CohortComparison c = std::move(b).compare(options);
+
+  std::map<std::string, std::pair<double, double>> sums;  // key → (baseline, candidate) sums
+  std::map<std::string, std::pair<std::size_t, std::size_t>> with;
+  for (const TraceDocument& d : base)
+    for (const auto& [key, cost] : evidence::span_costs(d))
+      sums[key].first += static_cast<double>(cost.total_ns), ++with[key].first;
+  for (const TraceDocument& d : cand)
+    for (const auto& [key, cost] : evidence::span_costs(d))
+      sums[key].second += static_cast<double>(cost.total_ns), ++with[key].second;
+  EXPECT_EQ(c.span_keys, sums.size());
+  ASSERT_EQ(c.spans.size(), std::min<std::size_t>(sums.size(), options.max_spans));
+  ASSERT_GT(c.spans.size(), 20u);
+  for (const SpanDelta& s : c.spans) {
+    SCOPED_TRACE(s.name);
+    ASSERT_TRUE(sums.count(s.name));
+    EXPECT_DOUBLE_EQ(s.estimate.baseline_mean, sums[s.name].first / 5);
+    EXPECT_DOUBLE_EQ(s.estimate.candidate_mean, sums[s.name].second / 5);
+    EXPECT_EQ(s.baseline_runs_with, with[s.name].first);
+    EXPECT_EQ(s.candidate_runs_with, with[s.name].second);
+  }
 }
 
 TEST(CohortComparison, EachDifferingConditionIsOneReason) {
