@@ -160,9 +160,9 @@ std::vector<DeltaEstimate> bootstrap_deltas(std::span<const MetricSample> metric
   if (nb < 2 || nc < 2 || options.resamples == 0) return out;
   const Interval levels = expanded_levels(effective_size(pairing, nb, nc), options.confidence);
   // The metrics of a group share one sequence of draws; a group holds at most
-  // kResampledBytes of resampled statistics (all 52 metrics of a comparison at 10,000
-  // resamples, one metric at a time at 1,000,000).
-  constexpr std::size_t kResampledBytes = std::size_t{16} << 20;
+  // kResampledBytes of resampled statistics (13 metrics at the default 10,000 resamples, one at
+  // a time past 65,536), so that a cohort comparison's memory does not grow with its metrics.
+  constexpr std::size_t kResampledBytes = std::size_t{2} << 20;
   const std::size_t per_metric = static_cast<std::size_t>(options.resamples) * 2 * sizeof(double);
   const std::size_t group = std::max<std::size_t>(1, kResampledBytes / per_metric);
   std::vector<Resampled> stats;

@@ -108,13 +108,20 @@ std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument
   RootPaths paths(doc);
   for (std::uint32_t s : spans) {
     const SpanRecord& rec = doc.spans()[s];
-    std::string key = paths.path(s);
+    const std::string& path = paths.path(s);
+    const std::string_view kind = to_string(rec.kind);
+    const std::string_view step = rec.step ? debug_step(*rec.step) : std::string_view();
+    // Sized at once: the keys are kept (a cohort holds one set per run waiting to be numbered),
+    // and appending would leave them up to twice their length in capacity.
+    std::string key;
+    key.reserve(path.size() + kind.size() + 3 + (rec.step ? step.size() + 1 : 0));
+    key += path;
     key += " [";
-    key += to_string(rec.kind);
+    key += kind;
     key += ']';
     if (rec.step) {
       key += '/';
-      key += debug_step(*rec.step);
+      key += step;
     }
     std::size_t k = out.size();
     if (const auto known = place.find(key); known != place.end()) {

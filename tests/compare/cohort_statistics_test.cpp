@@ -206,7 +206,7 @@ void expect_same_interval(const std::optional<Interval>& got, const std::optiona
 }
 
 // The intervals are those of sorting every resample, for every metric, whether the metrics are
-// resampled together (1,000 resamples) or, past 16 MiB of resampled values, in groups (400,000
+// resampled together (1,000 resamples) or, past 2 MiB of resampled values, in groups (60,000
 // resamples: two metrics, then one). The third metric's baseline is often 0 in a resample, so its
 // ratio is undefined.
 TEST(CohortStatistics, IntervalsAreThoseOfSortingEveryResample) {
@@ -220,7 +220,7 @@ TEST(CohortStatistics, IntervalsAreThoseOfSortingEveryResample) {
     std::uint64_t resamples;
   };
   for (const Case c : {Case{Pairing::independent, 1000}, Case{Pairing::paired, 1000},
-                       Case{Pairing::independent, 400'000}}) {
+                       Case{Pairing::independent, 60'000}}) {
     BootstrapOptions o;
     o.resamples = c.resamples;
     o.seed = 7;
