@@ -57,7 +57,7 @@ class RootPaths {
   const std::string& path(std::uint32_t i) {
     if (done_[i]) return memo_[i];
     const auto& parent = doc_.span_parent();
-    std::vector<std::uint32_t> chain{i};
+    chain_.assign(1, i);
     on_chain_[i] = 1;
     bool cycle = false;
     std::uint32_t stop = parent[i];  // the parent link that ended the walk
@@ -67,27 +67,31 @@ class RootPaths {
         break;
       }
       on_chain_[stop] = 1;
-      chain.push_back(stop);
+      chain_.push_back(stop);
       stop = parent[stop];
     }
-    for (std::uint32_t s : chain) on_chain_[s] = 0;
+    for (std::uint32_t s : chain_) on_chain_[s] = 0;
     const bool from_memo = !cycle && stop != kNoIndex;  // stopped at an already known path
-    std::string prefix = from_memo ? memo_[stop] : std::string();
+    // Sized at once and moved into the last memo: a span whose parent is known (every span but
+    // the roots, in document order) costs one allocation.
+    std::size_t size = from_memo ? memo_[stop].size() : 0;
+    for (std::uint32_t s : chain_) size += doc_.spans()[s].name.size() + 1;
+    std::string prefix;
+    prefix.reserve(size);
+    if (from_memo) prefix = memo_[stop];
     bool first = !from_memo;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) {
       if (!first) prefix += '/';
       first = false;
       prefix += doc_.spans()[*it].name;
       if (!cycle) {  // a walk into a cycle depends on where it starts: never memoized
-        memo_[*it] = prefix;
         done_[*it] = 1;
+        if (*it == i) return memo_[i] = std::move(prefix);
+        memo_[*it] = prefix;
       }
     }
-    if (cycle) {
-      cycle_result_ = std::move(prefix);
-      return cycle_result_;
-    }
-    return memo_[i];
+    cycle_result_ = std::move(prefix);
+    return cycle_result_;
   }
 
  private:
@@ -95,6 +99,7 @@ class RootPaths {
   std::vector<std::string> memo_;
   std::vector<std::uint8_t> done_;
   std::vector<std::uint8_t> on_chain_;
+  std::vector<std::uint32_t> chain_;  // the walk of one call, kept for its capacity
   std::string cycle_result_;
 };
 

@@ -1,6 +1,10 @@
 // trace6.md §9.4 / §17.6 comparison: §14 checklist item, warnings, caps and key format.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+
 #include "candle_graph/analysis.hpp"
 #include "support/evidence_helpers.hpp"
 
@@ -44,6 +48,32 @@ TEST(Comparison, ChecklistTotalsKeysAndGradients) {
   ASSERT_EQ(cmp.gradients.size(), 1u);
   EXPECT_EQ(cmp.gradients[0].parameter, "vb/w");
   EXPECT_EQ(*cmp.gradients[0].norm_delta, 1.0);
+}
+
+// A key is counted once per span: two sibling spans of one name share it (counts and totals
+// add), and a span below them is keyed by the full path of names. Worked by hand from the text.
+TEST(Comparison, SameNamedSiblingsShareTheirKey) {
+  const std::string text =
+      R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function"}
+{"kind":"span_start","id":"s2","parent_id":"s1","name":"update","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s3","parent_id":"s2","name":"block","start_ns":0,"span_kind":"module"}
+{"kind":"span_start","id":"s4","parent_id":"s3","name":"inner","start_ns":0,"span_kind":"module"}
+{"kind":"span_end","id":"s4","duration_ns":3}
+{"kind":"span_end","id":"s3","duration_ns":10}
+{"kind":"span_start","id":"s5","parent_id":"s2","name":"block","start_ns":20,"span_kind":"module"}
+{"kind":"span_end","id":"s5","duration_ns":7}
+{"kind":"span_end","id":"s2","duration_ns":40}
+{"kind":"span_end","id":"s1","duration_ns":1000}
+)";
+  const TraceDocument d = doc(text);
+  const Comparison cmp = compare_documents(d, d);
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> keys;  // count, total
+  for (const SpanComparison& s : cmp.spans) keys[s.name] = {s.baseline_count, s.baseline_total_ns};
+  const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> want = {
+      {"session/update [function]", {1, 40}},
+      {"session/update/block [module]", {2, 17}},
+      {"session/update/block/inner [module]", {1, 3}}};
+  EXPECT_EQ(keys, want);
 }
 
 TEST(Comparison, SpecExampleKeyAndSelfComparison) {
