@@ -45,7 +45,8 @@ namespace {
 
 // Root path of span i: names from the top of its parent chain down to it, joined by `/`. The
 // walk stops at a missing parent or a cycle. Paths of spans whose chain ends at a real root are
-// memoized, so a deep tree costs Σ path lengths, not depth² per span.
+// memoized, so a deep tree costs Σ path lengths, not depth² per span; they are kept end to end in
+// one text (a string per span was most of the key aggregation's allocations).
 class RootPaths {
  public:
   explicit RootPaths(const TraceDocument& doc)
@@ -54,8 +55,9 @@ class RootPaths {
         done_(doc.spans().size(), 0),
         on_chain_(doc.spans().size(), 0) {}
 
-  const std::string& path(std::uint32_t i) {
-    if (done_[i]) return memo_[i];
+  // Valid until the next call.
+  std::string_view path(std::uint32_t i) {
+    if (done_[i]) return view(memo_[i]);
     const auto& parent = doc_.span_parent();
     chain_.assign(1, i);
     on_chain_[i] = 1;
@@ -72,31 +74,34 @@ class RootPaths {
     }
     for (std::uint32_t s : chain_) on_chain_[s] = 0;
     const bool from_memo = !cycle && stop != kNoIndex;  // stopped at an already known path
-    // Sized at once and moved into the last memo: a span whose parent is known (every span but
-    // the roots, in document order) costs one allocation.
-    std::size_t size = from_memo ? memo_[stop].size() : 0;
-    for (std::uint32_t s : chain_) size += doc_.spans()[s].name.size() + 1;
-    std::string prefix;
-    prefix.reserve(size);
-    if (from_memo) prefix = memo_[stop];
+    // A walk into a cycle depends on where it starts: built apart, never memoized.
+    std::string& out = cycle ? cycle_result_ : text_;
+    if (cycle) out.clear();
+    const std::size_t begin = out.size();
+    if (from_memo) out.append(text_, memo_[stop].begin, memo_[stop].size);
     bool first = !from_memo;
     for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) {
-      if (!first) prefix += '/';
+      if (!first) out += '/';
       first = false;
-      prefix += doc_.spans()[*it].name;
-      if (!cycle) {  // a walk into a cycle depends on where it starts: never memoized
+      out += doc_.spans()[*it].name;
+      if (!cycle) {
+        memo_[*it] = {begin, out.size() - begin};
         done_[*it] = 1;
-        if (*it == i) return memo_[i] = std::move(prefix);
-        memo_[*it] = prefix;
       }
     }
-    cycle_result_ = std::move(prefix);
-    return cycle_result_;
+    return std::string_view(out).substr(begin);
   }
 
  private:
+  struct Slice {
+    std::size_t begin = 0;
+    std::size_t size = 0;
+  };
+  std::string_view view(Slice s) const { return std::string_view(text_).substr(s.begin, s.size); }
+
   const TraceDocument& doc_;
-  std::vector<std::string> memo_;
+  std::string text_;  // the memoized paths, end to end
+  std::vector<Slice> memo_;
   std::vector<std::uint8_t> done_;
   std::vector<std::uint8_t> on_chain_;
   std::vector<std::uint32_t> chain_;  // the walk of one call, kept for its capacity
@@ -110,10 +115,11 @@ std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument
   std::vector<std::pair<std::string, SpanCost>> out;
   out.reserve(spans.size());  // never reallocated: `place` holds views of its keys
   std::unordered_map<std::string_view, std::size_t> place;
+  place.reserve(spans.size());
   RootPaths paths(doc);
   for (std::uint32_t s : spans) {
     const SpanRecord& rec = doc.spans()[s];
-    const std::string& path = paths.path(s);
+    const std::string_view path = paths.path(s);
     const std::string_view kind = to_string(rec.kind);
     const std::string_view step = rec.step ? debug_step(*rec.step) : std::string_view();
     // Sized at once: the keys are kept (a cohort holds one set per run waiting to be numbered),

@@ -76,6 +76,34 @@ TEST(Comparison, SameNamedSiblingsShareTheirKey) {
   EXPECT_EQ(keys, want);
 }
 
+// Root paths where the parent chain is not a tree, worked by hand: a root with an empty name
+// (its child's path starts with the separator), a parent that does not exist (the walk stops
+// there) and two spans that are each other's parent (each walks the cycle once, from itself).
+TEST(Comparison, KeysOfBrokenParentChainsAreTheNamesWalked) {
+  const std::string text =
+      R"({"kind":"span_start","id":"s1","name":"","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s2","parent_id":"s1","name":"a","start_ns":1,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s4","parent_id":"s9","name":"orphan","start_ns":1,"span_kind":"module","measured":true}
+{"kind":"span_start","id":"s5","parent_id":"s6","name":"c1","start_ns":1,"span_kind":"module","measured":true}
+{"kind":"span_start","id":"s6","parent_id":"s5","name":"c2","start_ns":1,"span_kind":"module","measured":true}
+{"kind":"span_end","id":"s6","duration_ns":3}
+{"kind":"span_end","id":"s5","duration_ns":4}
+{"kind":"span_end","id":"s4","duration_ns":5}
+{"kind":"span_end","id":"s2","duration_ns":6}
+{"kind":"span_end","id":"s1","duration_ns":10}
+)";
+  const TraceDocument d = doc(text);
+  std::map<std::string, std::uint64_t> totals;
+  for (const SpanComparison& s : compare_documents(d, d).spans)
+    totals[s.name] = s.baseline_total_ns;
+  const std::map<std::string, std::uint64_t> want = {{" [function]", 10},
+                                                     {"/a [function]", 6},
+                                                     {"orphan [module]", 5},
+                                                     {"c2/c1 [module]", 4},
+                                                     {"c1/c2 [module]", 3}};
+  EXPECT_EQ(totals, want);
+}
+
 TEST(Comparison, SpecExampleKeyAndSelfComparison) {
   const TraceDocument d = cg_test::load_fixture("spec_example.jsonl");
   const Comparison cmp = compare_documents(d, d);
