@@ -115,8 +115,8 @@ void read_steps_as_runs(compare::CohortBuilder& builder, compare::Side side,
 // Runs of a cohort are read one after another (`-j` at a time) into arrays of the same few
 // sizes. The command line maps every block from 1 MiB up afresh (src/cli/main.cpp), so each run
 // faulted in its arrays again, zeroed: half of a 2 x 10 comparison's page faults. Blocks up to
-// 8 MiB now come from the heap, and a run's arrays reuse the pages the run before freed (0.92x the
-// time, half the faults, peak RSS + 4 MiB; larger blocks, up to glibc's 32 MiB, kept more memory
+// 8 MiB now come from the heap, and a run's arrays reuse the pages the run before freed (0.91x the
+// time, half the faults, peak RSS + 8 MiB; larger blocks, up to glibc's 32 MiB, kept more memory
 // for no further gain).
 void reuse_memory_between_runs() {
 #if defined(__GLIBC__)
