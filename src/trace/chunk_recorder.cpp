@@ -118,7 +118,7 @@ void ChunkRecorder::add(const TraceEvent& event, std::uint64_t line) {
 void ChunkRecorder::add_span_start(const SpanStartEvent& e, std::uint64_t line) {
   SpanStartEvent& s = span_starts_.emplace_back(e);
   copier_->own_fields(s);
-  if (s.parent_id) s.parent_id = copier_->span_reference(*s.parent_id);
+  if (s.parent_id) s.parent_id = own(*s.parent_id);
   note(Kind::span_start, line);
 }
 
@@ -132,21 +132,21 @@ void ChunkRecorder::add_span_end(const SpanEndEvent& e, std::uint64_t line) {
 void ChunkRecorder::add_op(const OpEvent& e, std::uint64_t line) {
   OpEvent& o = ops_.emplace_back(e);
   copier_->own_fields(o);
-  o.span_id = copier_->span_reference(o.span_id);
+  o.span_id = own(o.span_id);
   note(Kind::op, line);
 }
 
 void ChunkRecorder::add_tensor(const TensorEvent& e, std::uint64_t line) {
   TensorEvent& t = tensors_.emplace_back(e);
   copier_->own_fields(t);
-  t.span_id = copier_->span_reference(t.span_id);
+  t.span_id = own(t.span_id);
   note(Kind::tensor, line);
 }
 
 void ChunkRecorder::add_memory(const MemoryEvent& e, std::uint64_t line) {
   MemoryEvent& m = memories_.emplace_back(e);
   copier_->own_fields(m);
-  m.span_id = copier_->span_reference(m.span_id);
+  m.span_id = own(m.span_id);
   note(Kind::memory, line);
 }
 
@@ -162,8 +162,8 @@ void ChunkRecorder::add_gradient(const GradientEvent& e, std::uint64_t line) {
 
 void ChunkRecorder::add_edge(const EdgeEvent& e, std::uint64_t line) {
   EdgeEvent& d = edges_.emplace_back(e);
-  d.from_span = copier_->span_reference(d.from_span);
-  d.to_span = copier_->span_reference(d.to_span);
+  d.from_span = own(d.from_span);
+  d.to_span = own(d.to_span);
   note(Kind::edge, line);
 }
 

@@ -1,9 +1,11 @@
 // The events of one chunk of a trace, parsed on a worker thread and kept until the main thread
 // replays them into the document assembler in file order. Their strings and arrays are copied on
 // the worker, by its EventCopier into its arena, which the document absorbs at the end: the main
-// thread, which places every event, then copies nothing (DocumentAssembler::owned_events). Only
-// a meta event, one per trace, is copied by the assembler: the recorder keeps its strings as
-// views of the chunk where they are, else in scratch blocks reused from one chunk to the next.
+// thread, which places every event, then copies nothing (DocumentAssembler::owned_events). A
+// meta event (one per trace) and span references are the exceptions: the recorder keeps them as
+// views of the chunk where they are, else in scratch blocks reused from one chunk to the next,
+// and the assembler resolves a reference to its span's own id (copying only the rare reference
+// to a span not started yet), so a worker does not copy the id that names a span in every event.
 #pragma once
 
 #include <cstddef>
@@ -85,8 +87,9 @@ class ChunkRecorder final : public EventSink {
   void note(Kind kind, std::uint64_t line) {
     order_.push_back({line, static_cast<std::uint64_t>(kind)});
   }
-  // For the meta event and a span_end's id, which the replay reads but the document does not
-  // keep: a view into the chunk stays (the chunk outlives the replay); anything else is copied.
+  // For the meta event, span references and a span_end's id, which the replay reads but the
+  // document keeps no copy of (a reference becomes its span's own id): a view into the chunk
+  // stays (the chunk outlives the replay); anything else is copied.
   std::string_view own(std::string_view s) {
     const auto at = reinterpret_cast<std::uintptr_t>(s.data());
     if (s.empty() || (at >= begin_ && at + s.size() <= end_)) return s;

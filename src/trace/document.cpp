@@ -125,8 +125,7 @@ void DocumentAssembler::fail(std::uint64_t line, std::string message) const {
   throw Error(source_, line, std::move(message));
 }
 
-std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t& index,
-                                             Fields fields) {
+std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t& index) {
   // Spans are never removed or renamed, so a cached hit stays valid.
   if (last_span_index_ != kNoIndex && id == last_span_id_) {
     index = last_span_index_;
@@ -140,7 +139,8 @@ std::string_view DocumentAssembler::span_ref(std::string_view id, std::uint32_t&
     return last_span_id_;
   }
   index = kNoIndex;  // resolved in finish() if the span starts later
-  return fields == Fields::owned ? id : copier_.intern(id);
+  // Rare (a span named before it starts), and `id` may view a chunk that is read into again.
+  return copier_.intern(id);
 }
 
 void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
@@ -237,7 +237,7 @@ void DocumentAssembler::place(const SpanStartEvent& e, std::uint64_t line, Field
   s.id = owned.id;
   if (e.parent_id) {
     std::uint32_t unused;
-    s.parent_id = span_ref(*e.parent_id, unused, fields);
+    s.parent_id = span_ref(*e.parent_id, unused);
   }
   s.name = owned.name;
   s.kind = e.span_kind;
@@ -277,7 +277,7 @@ void DocumentAssembler::place(const OpEvent& e, std::uint64_t line, Fields field
   OpEvent o = e;
   if (fields == Fields::to_copy) copier_.own_fields(o);
   std::uint32_t span_index;
-  o.span_id = span_ref(e.span_id, span_index, fields);
+  o.span_id = span_ref(e.span_id, span_index);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
   if (is_device_kind(e.op_kind)) {
     doc_.device_ops_.push_back(o);
@@ -293,7 +293,7 @@ void DocumentAssembler::place(const TensorEvent& e, std::uint64_t /*line*/, Fiel
   TensorEvent t = e;
   if (fields == Fields::to_copy) copier_.own_fields(t);
   std::uint32_t span_index;
-  t.span_id = span_ref(e.span_id, span_index, fields);
+  t.span_id = span_ref(e.span_id, span_index);
   t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
   doc_.tensors_.push_back(t);
   doc_.tensor_span_.push_back(span_index);
@@ -304,7 +304,7 @@ void DocumentAssembler::place(const MemoryEvent& e, std::uint64_t /*line*/, Fiel
   MemoryEvent m = e;
   if (fields == Fields::to_copy) copier_.own_fields(m);
   std::uint32_t span_index;
-  m.span_id = span_ref(e.span_id, span_index, fields);
+  m.span_id = span_ref(e.span_id, span_index);
   doc_.memory_.push_back(m);
   doc_.memory_span_.push_back(span_index);
 }
@@ -323,12 +323,13 @@ void DocumentAssembler::place(const GradientEvent& e, std::uint64_t /*line*/, Fi
   doc_.gradients_.push_back(g);
 }
 
-void DocumentAssembler::place(const EdgeEvent& e, std::uint64_t /*line*/, Fields fields) {
+void DocumentAssembler::place(const EdgeEvent& e, std::uint64_t /*line*/,
+                              Fields /*fields: an edge has nothing but span references*/) {
   ++index_;
   std::uint32_t unused;
   EdgeEvent x = e;
-  x.from_span = span_ref(e.from_span, unused, fields);
-  x.to_span = span_ref(e.to_span, unused, fields);
+  x.from_span = span_ref(e.from_span, unused);
+  x.to_span = span_ref(e.to_span, unused);
   doc_.edges_.push_back(x);
 }
 

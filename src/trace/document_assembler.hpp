@@ -38,7 +38,8 @@ class DocumentAssembler {
 
   // The same events, their strings and arrays already copied into an arena that outlives the
   // document (a worker's, absorbed with absorb() before finish()): placed without copying them
-  // again. Span references must be owned too: one the document does not know yet is kept as it is.
+  // again. Span references need only live until the event is placed (ChunkRecorder leaves them
+  // in the chunk's text): each becomes its span's own id, or a copy if the span is not known yet.
   EventSink& owned_events() noexcept { return owned_; }
   // Makes `arena`'s copies the document's own.
   void absorb(Arena&& arena) { doc_.arena_->absorb(std::move(arena)); }
@@ -93,9 +94,8 @@ class DocumentAssembler {
 
   [[noreturn]] void fail(std::uint64_t line, std::string message) const;
   std::string_view copy(std::string_view s) { return doc_.arena_->copy(s); }
-  // A span reference: the span's own id view when it is known, else `id` itself when it is
-  // owned, else a copy.
-  std::string_view span_ref(std::string_view id, std::uint32_t& index, Fields fields);
+  // A span reference: the span's own id view when it is known, else a copy.
+  std::string_view span_ref(std::string_view id, std::uint32_t& index);
 
   std::string source_;
   TraceDocument doc_;

@@ -28,9 +28,6 @@ class EventCopier {
   void own_fields(DeviceMemoryEvent& e);
   void own_fields(GradientEvent& e);
 
-  // A span reference, copied: spans are named again and again by the events after them, so
-  // recently seen ids share one copy.
-  std::string_view span_reference(std::string_view id) { return copies_.recent(id); }
   // A value with few distinct values (a device, a root): one copy each.
   std::string_view intern(std::string_view s) { return copies_.intern(s); }
 

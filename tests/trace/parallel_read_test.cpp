@@ -149,6 +149,33 @@ TEST(ParallelRead, CollectivesOfOpsReadTheSame) {
   expect_same_as_one_thread(file, {1, 300, 65536});
 }
 
+// A worker leaves span references in the chunk's text, where the replay resolves them to the
+// span's own id. A reference to a span that starts later cannot be resolved then: it must be
+// copied before its chunk is read into again, which the thousand lines after it make sure of.
+TEST(ParallelRead, ReferencesToSpansNotStartedYetReadTheSame) {
+  TempDir dir;
+  const std::vector<std::string> lines = synth_lines(dir, 40);
+  std::vector<std::string> trace = {lines[0]};  // the meta line
+  for (int k = 0; k < 20; ++k)
+    trace.push_back(R"({"kind":"edge","from_span":"late-)" + std::to_string(k) +
+                    R"(","to_span":"late-)" + std::to_string(k + 1) + R"(","duration_ns":5})");
+  trace.insert(trace.end(), lines.begin() + 1, lines.end());
+  for (int k = 0; k <= 20; ++k) {
+    trace.push_back(R"({"kind":"span_start","id":"late-)" + std::to_string(k) +
+                    R"(","name":"late","start_ns":)" + std::to_string(900000000 + k) +
+                    R"(,"span_kind":"function","measured":false})");
+    trace.push_back(R"({"kind":"span_end","id":"late-)" + std::to_string(k) +
+                    R"(","duration_ns":1})");
+  }
+  ASSERT_GT(trace.size(), 1000u);
+  const fs::path file = write(dir, "late-spans.jsonl", join_lines(trace));
+  // The single-threaded read keeps the edges and their ids, as written above.
+  const std::string reference = outcome(file, 1);
+  ASSERT_EQ(reference.substr(0, 3), "ok\n") << reference;
+  ASSERT_NE(reference.find(R"("from_span":"late-19","to_span":"late-20")"), std::string::npos);
+  expect_same_as_one_thread(file, {64, 4096});
+}
+
 TEST(ParallelRead, FirstErrorAndItsLineAreTheSame) {
   TempDir dir;
   const std::vector<std::string> lines = synth_lines(dir, 30);
