@@ -79,12 +79,13 @@ bool DirectWrites::write_stage() {
   const ssize_t n = ::write(fd_, stage_.get(), staged_);
   if (n == static_cast<ssize_t>(staged_)) {
     staged_ = 0;
+    if (++stages_ <= kWarmupStages) return true;
     spent_ += std::chrono::steady_clock::now() - began;
-    ++stages_;
-    // Judged on the average, so that one stage delayed by the scheduler or the first
-    // allocation of the file's blocks does not count as a slow disk.
-    if (stages_ < kStagesJudged ||
-        spent_ <= slow_stage_ * static_cast<std::chrono::nanoseconds::rep>(stages_))
+    // Judged on the average, so that one stage delayed by the scheduler does not count as a
+    // slow disk.
+    const std::size_t judged = stages_ - kWarmupStages;
+    if (judged < kStagesJudged ||
+        spent_ <= slow_stage_ * static_cast<std::chrono::nanoseconds::rep>(judged))
       return true;
     stop(0);
     return false;

@@ -52,10 +52,16 @@ class DirectWrites {
   std::chrono::nanoseconds slow_stage_;
   std::unique_ptr<char, FreeAligned> stage_;
   std::size_t staged_ = 0;
-  std::chrono::nanoseconds spent_{0};  // in the direct writes so far
   std::size_t stages_ = 0;             // written directly so far
-  // Direct writing goes on while its stages so far took at most slow_stage on average, judged
-  // from this many stages on: 16 MiB at a disk's pace at most before a slow one is left.
+  std::chrono::nanoseconds spent_{0};  // in the judged ones (those after the warm-up)
+  // The first stages wait for more than the disk's pace: for the writeback of the bytes that
+  // went before them through the page cache (AtomicFile starts it when it replaces a file, just
+  // as direct writing begins: the first 4 MiB then took 7-10 ms against 2-3 ms for the next)
+  // and for the allocation of the file's first blocks. They are written but not judged.
+  static constexpr std::size_t kWarmupStages = 2;
+  // Direct writing goes on while its judged stages took at most slow_stage on average, judged
+  // from this many on: 24 MiB at a disk's pace at most (warm-up included) before a slow one is
+  // left.
   static constexpr std::size_t kStagesJudged = 4;
 };
 

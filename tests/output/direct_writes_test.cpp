@@ -5,11 +5,15 @@
 // open(2) directly, not of the code under test.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <random>
 #include <string>
+#include <system_error>
 
 #include "output/direct_writes.hpp"
 #include "support/files.hpp"
@@ -70,8 +74,9 @@ TEST(DirectWrites, EveryByteArrivesInOrderAcrossStagesAndATail) {
   EXPECT_EQ(read_file(path), expected);
 }
 
-// With every stage "slow", the fourth one stops direct writing (the average is judged from four
-// stages on): write() says so, and the caller writes on through the page cache.
+// With every stage "slow", the sixth one stops direct writing (two stages of warm-up are not
+// judged, and the average is judged from four stages on): write() says so, and the caller writes
+// on through the page cache.
 TEST(DirectWrites, ASlowDiskSendsTheRestThroughThePageCache) {
   TempDir dir;
   const fs::path path = dir / "out";
@@ -87,14 +92,61 @@ TEST(DirectWrites, ASlowDiskSendsTheRestThroughThePageCache) {
     const std::string piece = random_piece(rng);
     direct_on = direct->write(piece);
     expected += piece;
-    ASSERT_LT(expected.size(), 6 * DirectWrites::kStage) << "direct writing never stopped";
+    ASSERT_LT(expected.size(), 8 * DirectWrites::kStage) << "direct writing never stopped";
   }
-  EXPECT_GE(expected.size(), 4 * DirectWrites::kStage);  // not judged on fewer stages
+  // Not judged on fewer stages: the one that stopped it was the sixth.
+  EXPECT_GE(expected.size(), 6 * DirectWrites::kStage);
+  EXPECT_LT(expected.size(), 7 * DirectWrites::kStage);
   EXPECT_FALSE(direct_flag(file.fd()));
   const std::string rest = random_piece(rng);
   ASSERT_EQ(::write(file.fd(), rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
   expected += rest;
   EXPECT_EQ(read_file(path), expected);
+}
+
+// A stage the disk does not take (here the file-size limit, a stand-in for a full disk: the
+// direct write is cut short or refused) is written on through the page cache, where the same
+// failure is thrown, and the file holds exactly the bytes that fit.
+TEST(DirectWrites, AStageTheDiskRefusesIsThrownAndWhatFitsIsKept) {
+  TempDir dir;
+  const fs::path path = dir / "out";
+  OpenFile file(path);
+  ASSERT_GE(file.fd(), 0);
+  auto direct = DirectWrites::start(file.fd(), std::chrono::hours(1));  // never too slow
+  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << dir.path();
+  // Past the limit a write fails with EFBIG instead of raising SIGXFSZ, which would end the test.
+  const std::size_t limit = 2 * DirectWrites::kStage + 12'345;  // inside the third stage
+  struct sigaction ignore {
+  }, before{};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &before), 0);
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  rlimit low = old_limit;
+  low.rlim_cur = limit;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &low), 0);
+  std::mt19937 rng(5);
+  std::string expected;
+  int error = 0;
+  try {
+    while (expected.size() < 6 * DirectWrites::kStage) {
+      const std::string piece = random_piece(rng);
+      expected += piece;
+      direct->write(piece);
+    }
+    direct->finish();
+  } catch (const std::system_error& e) {
+    error = e.code().value();
+  }
+  direct.reset();
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  ::sigaction(SIGXFSZ, &before, nullptr);
+  EXPECT_EQ(error, EFBIG);
+  ASSERT_GT(expected.size(), limit);
+  const std::string written = read_file(path);
+  EXPECT_EQ(written.size(), limit);
+  // Not EXPECT_EQ: a failure would print megabytes.
+  EXPECT_TRUE(written == expected.substr(0, limit)) << "the file is not the bytes that fit";
 }
 
 TEST(DirectWrites, AnUnalignedOffsetKeepsThePageCache) {
