@@ -6,7 +6,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+
+// Installed by `npm ci` in viewer/ (./run test runs it); without it, say so instead of dying on
+// a bare ERR_MODULE_NOT_FOUND.
+const { chromium } = await import('playwright-core').catch((error) => {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  console.error(
+    'browser tests: playwright-core is not installed: run `npm ci` in viewer/ ' +
+      '(./run test does), then build again so that the viewer is bundled',
+  );
+  process.exit(1);
+});
 
 // --binary (required), --out (artifacts) and --fixtures (../shared/fixtures, for the tests on
 // real traces; beside the repository by default).
