@@ -46,6 +46,13 @@ class OpenFile {
   int fd_;
 };
 
+// A new, empty file in a scratch directory, open for writing.
+struct ScratchFile {
+  TempDir dir;
+  fs::path path = dir / "out";
+  OpenFile file{path};
+};
+
 // Pieces of odd sizes, so that stages end inside pieces and the tail is not a whole block.
 std::string random_piece(std::mt19937& rng) {
   std::string piece(700'001 + rng() % 900'000, '\0');
@@ -54,14 +61,12 @@ std::string random_piece(std::mt19937& rng) {
 }
 
 TEST(DirectWrites, EveryByteArrivesInOrderAcrossStagesAndATail) {
-  TempDir dir;
-  const fs::path path = dir / "out";
-  OpenFile file(path);
-  ASSERT_GE(file.fd(), 0);
-  auto direct = DirectWrites::start(file.fd(), std::chrono::hours(1));  // never too slow
-  ASSERT_EQ(direct != nullptr, takes_direct_writes(dir.path()));
-  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << dir.path();
-  EXPECT_TRUE(direct_flag(file.fd()));
+  ScratchFile out;
+  ASSERT_GE(out.file.fd(), 0);
+  auto direct = DirectWrites::start(out.file.fd(), std::chrono::hours(1));  // never too slow
+  ASSERT_EQ(direct != nullptr, takes_direct_writes(out.dir.path()));
+  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << out.dir.path();
+  EXPECT_TRUE(direct_flag(out.file.fd()));
   std::mt19937 rng(7);
   std::string expected;
   while (expected.size() < 3 * DirectWrites::kStage + DirectWrites::kStage / 2) {
@@ -70,21 +75,19 @@ TEST(DirectWrites, EveryByteArrivesInOrderAcrossStagesAndATail) {
     expected += piece;
   }
   direct->finish();
-  EXPECT_FALSE(direct_flag(file.fd()));
-  EXPECT_EQ(read_file(path), expected);
+  EXPECT_FALSE(direct_flag(out.file.fd()));
+  EXPECT_EQ(read_file(out.path), expected);
 }
 
 // With every stage "slow", the sixth one stops direct writing (two stages of warm-up are not
 // judged, and the average is judged from four stages on): write() says so, and the caller writes
 // on through the page cache.
 TEST(DirectWrites, ASlowDiskSendsTheRestThroughThePageCache) {
-  TempDir dir;
-  const fs::path path = dir / "out";
-  OpenFile file(path);
-  ASSERT_GE(file.fd(), 0);
-  auto direct = DirectWrites::start(file.fd(), std::chrono::nanoseconds(0));
-  ASSERT_EQ(direct != nullptr, takes_direct_writes(dir.path()));
-  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << dir.path();
+  ScratchFile out;
+  ASSERT_GE(out.file.fd(), 0);
+  auto direct = DirectWrites::start(out.file.fd(), std::chrono::nanoseconds(0));
+  ASSERT_EQ(direct != nullptr, takes_direct_writes(out.dir.path()));
+  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << out.dir.path();
   std::mt19937 rng(11);
   std::string expected;
   bool direct_on = true;
@@ -97,23 +100,21 @@ TEST(DirectWrites, ASlowDiskSendsTheRestThroughThePageCache) {
   // Not judged on fewer stages: the one that stopped it was the sixth.
   EXPECT_GE(expected.size(), 6 * DirectWrites::kStage);
   EXPECT_LT(expected.size(), 7 * DirectWrites::kStage);
-  EXPECT_FALSE(direct_flag(file.fd()));
+  EXPECT_FALSE(direct_flag(out.file.fd()));
   const std::string rest = random_piece(rng);
-  ASSERT_EQ(::write(file.fd(), rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
+  ASSERT_EQ(::write(out.file.fd(), rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
   expected += rest;
-  EXPECT_EQ(read_file(path), expected);
+  EXPECT_EQ(read_file(out.path), expected);
 }
 
 // A stage the disk does not take (here the file-size limit, a stand-in for a full disk: the
 // direct write is cut short or refused) is written on through the page cache, where the same
 // failure is thrown, and the file holds exactly the bytes that fit.
 TEST(DirectWrites, AStageTheDiskRefusesIsThrownAndWhatFitsIsKept) {
-  TempDir dir;
-  const fs::path path = dir / "out";
-  OpenFile file(path);
-  ASSERT_GE(file.fd(), 0);
-  auto direct = DirectWrites::start(file.fd(), std::chrono::hours(1));  // never too slow
-  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << dir.path();
+  ScratchFile out;
+  ASSERT_GE(out.file.fd(), 0);
+  auto direct = DirectWrites::start(out.file.fd(), std::chrono::hours(1));  // never too slow
+  if (!direct) GTEST_SKIP() << "no O_DIRECT on " << out.dir.path();
   // Past the limit a write fails with EFBIG instead of raising SIGXFSZ, which would end the test.
   const std::size_t limit = 2 * DirectWrites::kStage + 12'345;  // inside the third stage
   struct sigaction ignore {
@@ -143,7 +144,7 @@ TEST(DirectWrites, AStageTheDiskRefusesIsThrownAndWhatFitsIsKept) {
   ::sigaction(SIGXFSZ, &before, nullptr);
   EXPECT_EQ(error, EFBIG);
   ASSERT_GT(expected.size(), limit);
-  const std::string written = read_file(path);
+  const std::string written = read_file(out.path);
   EXPECT_EQ(written.size(), limit);
   // Not EXPECT_EQ: a failure would print megabytes.
   EXPECT_TRUE(written == expected.substr(0, limit)) << "the file is not the bytes that fit";
