@@ -129,12 +129,12 @@ void emit_json(const std::optional<std::filesystem::path>& out,
   // stage waiting for the disk) run beside the formatting of the next pieces.
   std::optional<exporting::PipelinedSink> pipeline;
   if (read_threads() > 1) pipeline.emplace([&](std::string_view piece) { file.write(piece); });
-  output::JsonStream w([&](std::string_view piece) {
-    if (pipeline)
-      pipeline->write(piece);
-    else
-      file.write(piece);
-  });
+  output::JsonStream w([&](std::string_view piece) { file.write(piece); });
+  // The stream's full buffers go to the writing thread whole: copying them there was the
+  // formatting thread's largest single cost after the formatting (712 MB for `import` of 295 MB).
+  if (pipeline)
+    w.set_handover(
+        [&](std::string& buffer, std::size_t used) { pipeline->hand_over(buffer, used); });
   write(w);
   w.finish();
   if (pipeline) pipeline->finish();

@@ -1,5 +1,6 @@
 #include "export/pipelined_sink.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace candle_graph::exporting {
@@ -34,17 +35,22 @@ void PipelinedSink::write(std::string_view piece) {
   lock.unlock();  // the copy runs while the thread works on the previous piece
   buffer.assign(piece);
   lock.lock();
-  queued_.push_back(std::move(buffer));
+  queued_.push_back({std::move(buffer), piece.size()});
   lock.unlock();
   changed_.notify_all();
 }
 
 void PipelinedSink::hand_over(std::string& piece) {
+  hand_over(piece, piece.size());
+  piece.clear();
+}
+
+void PipelinedSink::hand_over(std::string& buffer, std::size_t used) {
+  const std::size_t size = std::min(used, buffer.size());
   std::unique_lock lock(mutex_);
   std::string spare = next_buffer(lock);
-  spare.clear();
-  queued_.push_back(std::move(piece));
-  piece = std::move(spare);
+  queued_.push_back({std::move(buffer), size});
+  buffer = std::move(spare);
   lock.unlock();
   changed_.notify_all();
 }
@@ -64,12 +70,12 @@ void PipelinedSink::run() {
   while (true) {
     changed_.wait(lock, [&] { return stopping_ || !queued_.empty(); });
     if (stopping_) return;
-    std::string piece = std::move(queued_.front());
+    Piece piece = std::move(queued_.front());
     queued_.pop_front();
     busy_ = true;
     lock.unlock();
     try {
-      next_(piece);
+      next_(std::string_view(piece.text.data(), piece.size));
     } catch (...) {
       lock.lock();
       failure_ = std::current_exception();
@@ -82,7 +88,7 @@ void PipelinedSink::run() {
     }
     lock.lock();
     busy_ = false;
-    spare_.push_back(std::move(piece));
+    spare_.push_back(std::move(piece.text));
     changed_.notify_all();
   }
 }

@@ -33,6 +33,10 @@ class PipelinedSink {
   void write(std::string_view piece);
   // Queues `piece` itself, without a copy, and leaves a spare buffer (empty) in its place.
   void hand_over(std::string& piece);
+  // Queues the first `used` bytes of `buffer`, without a copy, and leaves a spare buffer in its
+  // place, its size and bytes as the last user left them (a writer that fills a fixed-size
+  // buffer through a cursor then has nothing to resize, so nothing to clear).
+  void hand_over(std::string& buffer, std::size_t used);
   // Waits until `next` has taken every piece; throws what it threw.
   void finish();
 
@@ -43,11 +47,15 @@ class PipelinedSink {
   // held on return.
   std::string next_buffer(std::unique_lock<std::mutex>& lock);
 
+  struct Piece {
+    std::string text;
+    std::size_t size;  // the bytes of `text` to pass on, from its start
+  };
   Sink next_;
   std::size_t depth_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::string> queued_;
+  std::deque<Piece> queued_;
   std::vector<std::string> spare_;  // buffers to reuse
   bool busy_ = false;               // the thread holds a piece outside the queue
   bool stopping_ = false;

@@ -19,17 +19,27 @@ bool JsonStream::is_schema_key(std::string_view k) noexcept {
 
 JsonStream::JsonStream(Sink sink, JsonStyle style, std::size_t flush_at)
     : sink_(std::move(sink)),
+      flush_at_(std::max<std::size_t>(flush_at, 16)),
       compact_(style == JsonStyle::compact),
       pretty_mask_(compact_ ? 0 : ~std::size_t{0}) {
   // With a sink the buffer is flushed whenever it is full; without, it grows (take()).
-  buf_.resize(sink_ ? std::max<std::size_t>(flush_at, 16) : 4096);
+  buf_.resize(sink_ ? flush_at_ : 4096);
+}
+
+void JsonStream::pass_on() {
+  if (handover_) {
+    handover_(buf_, len_);
+    // A buffer that comes back smaller (a first spare is empty) is sized once; afterwards the
+    // same few buffers circulate, written over through the cursor without being cleared.
+    if (buf_.size() < flush_at_) buf_.resize(flush_at_);
+  } else {
+    sink_(std::string_view(buf_.data(), len_));
+  }
+  len_ = 0;
 }
 
 void JsonStream::make_room(std::size_t n) {
-  if (sink_ && len_ > 0) {
-    sink_(std::string_view(buf_.data(), len_));
-    len_ = 0;
-  }
+  if (sink_ && len_ > 0) pass_on();
   if (len_ + n > buf_.size()) buf_.resize(std::max(len_ + n, 2 * buf_.size()));
 }
 
@@ -180,10 +190,7 @@ JsonStream& JsonStream::raw_value(std::string_view json) {
 void JsonStream::finish() {
   reserve(1);
   put('\n');
-  if (sink_) {
-    sink_(std::string_view(buf_.data(), len_));
-    len_ = 0;
-  }
+  if (sink_) pass_on();
 }
 
 std::string JsonStream::take() {

@@ -31,6 +31,9 @@ enum class JsonStyle : std::uint8_t { pretty, compact };
 class JsonStream {
  public:
   using Sink = std::function<void(std::string_view)>;
+  // Takes the buffer itself instead of a copy of its text (its first `used` bytes) and leaves
+  // another in its place, of any size and contents: the stream's next text is written over it.
+  using Handover = std::function<void(std::string& buffer, std::size_t used)>;
   // Without a sink the text accumulates and take() returns it.
   explicit JsonStream(Sink sink = {}, JsonStyle style = JsonStyle::pretty,
                       std::size_t flush_at = std::size_t{1} << 20);
@@ -115,6 +118,9 @@ class JsonStream {
   // Ends the document with the CLI's trailing newline and flushes everything to the sink.
   void finish();
   std::string take();
+  // From now on full buffers go to `handover` (a writing thread: PipelinedSink::hand_over)
+  // instead of being copied by the sink.
+  void set_handover(Handover handover) { handover_ = std::move(handover); }
 
  private:
   // A newline and 63 spaces: one copy writes the line break and the indentation of any level up
@@ -158,9 +164,13 @@ class JsonStream {
     if (len_ + n > buf_.size()) make_room(n);
   }
   void make_room(std::size_t n);
+  // Passes buf_[0, len_) on (through the handover, or a copy through the sink) and empties it.
+  void pass_on();
   char* cursor() noexcept { return buf_.data() + len_; }
   void put(char c) noexcept { buf_[len_++] = c; }  // after reserve()
   Sink sink_;
+  Handover handover_;
+  std::size_t flush_at_;
   bool compact_ = false;
   std::size_t pretty_mask_ = ~std::size_t{0};  // 0 in compact style: whitespace lengths vanish
   // The text is written through a raw cursor into a pre-sized buffer (buf_[0, len_) is used):

@@ -191,6 +191,34 @@ TEST(PipelinedSink, HandedOverBuffersKeepTheirPlaceAndComeBackEmpty) {
   EXPECT_GT(reused, 0u);  // spares do come back
 }
 
+// A buffer handed over with the length of its text passes on exactly that prefix, in order
+// with copied pieces, and the spare that comes back is as its last user left it (not cleared:
+// a writer that fills it through a cursor writes over it).
+TEST(PipelinedSink, HandedOverPrefixesPassOnInOrderAndSparesKeepTheirSize) {
+  std::string got, expected;
+  std::size_t kept_size = 0;
+  {
+    ex::PipelinedSink sink([&](std::string_view piece) { got.append(piece); }, 2);
+    std::string buffer(64, '?');
+    for (int i = 0; i < 2000; ++i) {
+      const std::string piece =
+          std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'p');
+      expected += piece;
+      if (i % 5 == 0) {
+        sink.write(piece);
+        continue;
+      }
+      if (buffer.size() < 64) buffer.resize(64);  // an empty first spare, sized once
+      buffer.replace(0, piece.size(), piece);
+      sink.hand_over(buffer, piece.size());
+      kept_size += buffer.size() == 64 ? 1 : 0;
+    }
+    sink.finish();
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_GT(kept_size, 0u);  // spares came back with their size
+}
+
 // A batch's text goes through the handover when there is one, after what the writer buffered,
 // and through the sink otherwise; bytes() counts it either way.
 TEST(ChromeJson, HandOverPassesABatchWholeAfterWhatIsBuffered) {

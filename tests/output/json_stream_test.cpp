@@ -70,6 +70,46 @@ TEST(JsonStream, SameLayoutAsToPretty) {
   EXPECT_EQ(w.take(), to_pretty(dom));
 }
 
+// Full buffers handed over whole (to a writing thread) instead of copied: the text is the
+// reference document whatever the spare that comes back holds. The spares here come back with
+// stale bytes and of every size, from empty to larger than the stream's own, as a pool of
+// buffers shared with other writers would return them.
+TEST(JsonStream, HandedOverBuffersCarryTheSameText) {
+  OrderedJson dom = OrderedJson::array();
+  for (int i = 0; i < 300; ++i)
+    dom.push_back({{"id", "node-" + std::to_string(i)},
+                   {"size", i * 4099},
+                   {"tags", {std::string(static_cast<std::size_t>(i % 70), 't'), i % 3 == 0}}});
+  dom.push_back(std::string(500, 'L'));  // larger than a buffer: the buffer grows
+  std::string text;
+  std::vector<std::string> pool;
+  std::size_t handovers = 0, reused = 0;
+  std::vector<const char*> seen;
+  JsonStream w([&](std::string_view) { ADD_FAILURE() << "copied instead of handed over"; },
+               JsonStyle::pretty, 64);
+  w.set_handover([&](std::string& buffer, std::size_t used) {
+    ASSERT_LE(used, buffer.size());
+    text.append(buffer.data(), used);
+    if (std::find(seen.begin(), seen.end(), buffer.data()) != seen.end()) ++reused;
+    seen.push_back(buffer.data());
+    pool.push_back(std::move(buffer));
+    // Hand back a spare: none at first, then an old one resized and scribbled over.
+    const std::size_t pick = handovers++ % 4;
+    if (pick == 0 || pool.size() < 3) {
+      buffer = std::string();
+      return;
+    }
+    buffer = std::move(pool.front());
+    pool.erase(pool.begin());
+    buffer.assign(pick * 40, static_cast<char>('#' + pick));  // 40, 80 or 120 stale bytes
+  });
+  write_dom(w, dom);
+  w.finish();
+  EXPECT_EQ(text, to_pretty(dom));
+  EXPECT_GT(handovers, 100u);
+  EXPECT_GT(reused, 0u);  // buffers did circulate
+}
+
 TEST(JsonStream, FloatsUseShortestRoundTrip) {
   JsonStream w;
   w.begin_array().f64(13.0).f64(0.1).f64(1e-7).f64(0.13333333333333333).end_array();
