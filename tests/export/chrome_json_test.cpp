@@ -146,13 +146,17 @@ TEST(ChromeJson, EventsAreFlatObjectsInBoundedPiecesAndLongValuesSurvive) {
   EXPECT_EQ(over, 1u);  // only the piece that holds the long name
 }
 
+// Piece i: its number, then i % modulo copies of `fill` (pieces of many lengths, each unique).
+std::string numbered_piece(int i, int modulo, char fill) {
+  return std::to_string(i) + std::string(static_cast<std::size_t>(i % modulo), fill);
+}
+
 TEST(PipelinedSink, PassesEveryPieceOnInOrder) {
   std::string got, expected;
   {
     ex::PipelinedSink sink([&](std::string_view piece) { got.append(piece); }, 2);
     for (int i = 0; i < 5000; ++i) {
-      const std::string piece =
-          std::to_string(i) + std::string(static_cast<std::size_t>(i % 97), 'x');
+      const std::string piece = numbered_piece(i, 97, 'x');
       expected += piece;
       sink.write(piece);
     }
@@ -172,8 +176,7 @@ TEST(PipelinedSink, HandedOverBuffersKeepTheirPlaceAndComeBackEmpty) {
     ex::PipelinedSink sink([&](std::string_view piece) { got.append(piece); }, 2);
     std::string batch;
     for (int i = 0; i < 3000; ++i) {
-      const std::string piece =
-          std::to_string(i) + std::string(static_cast<std::size_t>(i % 89), 'y');
+      const std::string piece = numbered_piece(i, 89, 'y');
       expected += piece;
       if (i % 3 == 0) {
         sink.write(piece);
@@ -201,8 +204,7 @@ TEST(PipelinedSink, HandedOverPrefixesPassOnInOrderAndSparesKeepTheirSize) {
     ex::PipelinedSink sink([&](std::string_view piece) { got.append(piece); }, 2);
     std::string buffer(64, '?');
     for (int i = 0; i < 2000; ++i) {
-      const std::string piece =
-          std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'p');
+      const std::string piece = numbered_piece(i, 50, 'p');
       expected += piece;
       if (i % 5 == 0) {
         sink.write(piece);
