@@ -266,16 +266,16 @@ void CohortBuilder::add_run(Side side, const TraceDocument& doc, std::string sou
 
 void CohortBuilder::add_reduced(Side side, ReducedRun reduced) {
   CohortRun& r = reduced.run;
-  std::vector<std::uint32_t> keys;
-  keys.reserve(reduced.span_totals.size());
   std::size_t next = 0;
-  for (auto& [key, total_ns] : reduced.span_totals) {
-    keys.push_back(span_key(std::move(key), next));
-    r.span_totals.emplace_back(keys.back(), total_ns);
-  }
+  for (auto& [key, total_ns] : reduced.span_totals)
+    r.span_totals.emplace_back(span_key(std::move(key), next), total_ns);
+  // This run's keys, in its order (before the sort below), for the next run to walk.
+  last_span_keys_.resize(r.span_totals.size());
   last_span_place_.assign(span_names_.size(), kNoIndex);
-  for (std::uint32_t i = 0; i < keys.size(); ++i) last_span_place_[keys[i]] = i;
-  last_span_keys_ = std::move(keys);
+  for (std::uint32_t i = 0; i < r.span_totals.size(); ++i) {
+    last_span_keys_[i] = r.span_totals[i].first;
+    last_span_place_[last_span_keys_[i]] = i;
+  }
   std::sort(r.span_totals.begin(), r.span_totals.end());
   for (auto& [parameter, gradient] : reduced.gradients) {
     gradient.parameter = intern(parameter_index_, parameter_names_, std::move(parameter));
