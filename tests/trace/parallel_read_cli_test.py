@@ -17,9 +17,11 @@ import subprocess
 
 import pytest
 
-CG = os.environ.get("CG_BINARY", "build/candle-graph")
-FIXTURES = os.environ.get("CG_FIXTURE_DIR", "tests/fixtures")
-SHARED = os.environ.get("CG_SHARED_FIXTURE_DIR", "../shared/fixtures")
+CG = os.path.abspath(os.environ.get("CG_BINARY", "build/candle-graph"))
+# Absolute: each command runs in a directory of its own, where a relative path names nothing (and
+# two runs that both fail to find the trace would agree).
+FIXTURES = os.path.abspath(os.environ.get("CG_FIXTURE_DIR", "tests/fixtures"))
+SHARED = os.path.abspath(os.environ.get("CG_SHARED_FIXTURE_DIR", "../shared/fixtures"))
 
 # (name, argv after the input, output files the command writes in its directory)
 COMMANDS = [
