@@ -300,6 +300,49 @@ TEST(ChromeExport, OverlappingSiblingsGetTheirOwnTrackAndChildrenAreClamped) {
   EXPECT_EQ(flows[2].at("name"), "t1");
 }
 
+// A tensor id produced twice: its readers after the second producer read that one (graph/3's
+// data edges join an input to the latest op before it with that output). An input no op produced
+// has no flow, nor has an op without an output.
+constexpr std::string_view kProducedTwice =
+    R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":0,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}
+{"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"op","span_id":"root","op_name":"first","inputs":[],"output":"x","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":1000}
+{"kind":"op","span_id":"root","op_name":"early_reader","inputs":["x"],"output":"a","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":3000}
+{"kind":"op","span_id":"root","op_name":"second","inputs":["nobody_made_this"],"output":"x","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":5000}
+{"kind":"op","span_id":"root","op_name":"late_reader","inputs":["x","a"],"output":"b","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":7000}
+{"kind":"op","span_id":"root","op_name":"no_output","inputs":["b"],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":9000}
+{"kind":"span_end","id":"root","duration_ns":20000}
+)";
+
+TEST(ChromeExport, DataFlowsStartAtTheLatestProducerOfEachInput) {
+  ex::ChromeExportStats stats;
+  const json out = export_of(kProducedTwice, stats);
+  std::map<std::string, json> x = slices_by_name(out);
+  // The op slice a flow end's ts falls in (the ops here do not overlap).
+  auto op_at = [&](const json& end) {
+    for (const auto& [name, slice] : x)
+      if (name != "root" && slice.at("ts") <= end.at("ts") &&
+          end.at("ts").get<double>() <= end_of(slice))
+        return name;
+    return std::string("none");
+  };
+  std::map<std::uint64_t, std::vector<json>> by_id;
+  for (const json& e : out.at("traceEvents"))
+    if (e.at("ph") == "s" || e.at("ph") == "f") by_id[e.at("id")].push_back(e);
+  std::multiset<std::string> flows;  // "producer > reader (tensor)"
+  for (const auto& [id, pair] : by_id) {
+    ASSERT_EQ(pair.size(), 2u) << id;
+    flows.insert(op_at(pair[0]) + " > " + op_at(pair[1]) + " (" +
+                 pair[0].at("name").get<std::string>() + ")");
+  }
+  // Read off the trace above by hand.
+  const std::multiset<std::string> expected = {"first > early_reader (x)",
+                                               "second > late_reader (x)",
+                                               "early_reader > late_reader (a)"};
+  EXPECT_EQ(flows, expected);
+  EXPECT_EQ(stats.data_flows, expected.size());
+}
+
 // PyTorch's ops nest (aten::linear > aten::t, aten::addmm). An op wholly inside an earlier op of
 // the same span nests in it on the same track; one that sticks out of it still gets a track of
 // its own. Data flows bind where no nested op covers the op they belong to.
