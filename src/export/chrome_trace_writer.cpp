@@ -249,89 +249,58 @@ class ProducerTable {
   std::vector<Slot> slots_;
 };
 
-// The two counter events of one device's memory at one instant: its live bytes, and its live
-// bytes by category.
-struct CounterNames {
-  std::string live, by_category;
-};
-struct CounterSample {
-  const CounterNames* names;
-  MemoryTimelinePoint point;
-};
-
-void write_counter(ChromeJson& w, const CounterSample& sample) {
-  const MemoryTimelinePoint& p = sample.point;
-  const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
-  begin_event(w, 'C');
-  w.key("name").str(sample.names->live);
-  on_run(w, 1, ts);
-  w.key("args").raw("{");
-  w.first_key("bytes").u64(p.live_bytes);
-  w.raw("}");
-  w.end();
-  begin_event(w, 'C');
-  w.key("name").str(sample.names->by_category);
-  on_run(w, 1, ts);
-  w.key("args").raw("{");
-  bool first = true;
-  p.by_category.for_each([&](MemoryCategory c, std::uint64_t bytes) {
-    if (!first) w.raw(",");
-    first = false;
-    w.first_key(to_string(c)).u64(bytes);
-  });
-  w.raw("}");
-  w.end();
-}
-
 // Counter samples of the memory replay: one sample per device and instant (the last state at
-// that timestamp), written when the device's next instant arrives. The replay runs on this
-// thread; with more than one thread the samples are formatted in batches beside it.
-class CounterState {
- public:
-  CounterState(ChromeJson& w, unsigned threads) : w_(w) {
-    if (threads > 1) batches_.emplace(w, threads, write_counter);
-  }
-
-  static void sink(const MemoryTimelinePoint& p, void* self) {
-    static_cast<CounterState*>(self)->add(p);
-  }
-  // Writes each device's last sample; returns the number of counter events written.
-  std::uint64_t finish() {
-    for (const Device& d : devices_) write(d);
-    if (batches_) batches_->finish();
-    return samples_;
-  }
-
- private:
+// that timestamp), written when the device's next instant arrives.
+struct CounterState {
+  ChromeJson* w = nullptr;
+  std::uint64_t samples = 0;
   struct Device {
-    CounterNames names;
+    std::string live_name, category_name;
     MemoryTimelinePoint point;
   };
+  std::vector<Device> devices;  // few devices: a linear search by name
 
+  void write(const Device& d) {
+    const MemoryTimelinePoint& p = d.point;
+    const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
+    begin_event(*w, 'C');
+    w->key("name").str(d.live_name);
+    on_run(*w, 1, ts);
+    w->key("args").raw("{");
+    w->first_key("bytes").u64(p.live_bytes);
+    w->raw("}");
+    w->end();
+    begin_event(*w, 'C');
+    w->key("name").str(d.category_name);
+    on_run(*w, 1, ts);
+    w->key("args").raw("{");
+    bool first = true;
+    p.by_category.for_each([&](MemoryCategory c, std::uint64_t bytes) {
+      if (!first) w->raw(",");
+      first = false;
+      w->first_key(to_string(c)).u64(bytes);
+    });
+    w->raw("}");
+    w->end();
+    samples += 2;
+  }
   void add(const MemoryTimelinePoint& p) {
-    for (Device& d : devices_) {
+    for (Device& d : devices) {
       if (d.point.device != p.device) continue;
       if (d.point.timestamp_ns != p.timestamp_ns) write(d);
       d.point = p;
       return;
     }
     const std::string device(p.device);
-    devices_.push_back({{"live memory " + device, "live memory " + device + " by category"}, p});
+    devices.push_back({"live memory " + device, "live memory " + device + " by category", p});
   }
-  void write(const Device& d) {
-    const CounterSample sample{&d.names, d.point};
-    if (batches_)
-      batches_->add(sample);
-    else
-      write_counter(w_, sample);
-    samples_ += 2;
+  void finish() {
+    for (const Device& d : devices) write(d);
+    devices.clear();
   }
-
-  ChromeJson& w_;
-  std::uint64_t samples_ = 0;
-  // Few devices: a linear search by name. A deque, so that the names batches point to stay put.
-  std::deque<Device> devices_;
-  std::optional<OrderedBatches<CounterSample, decltype(&write_counter)>> batches_;
+  static void sink(const MemoryTimelinePoint& p, void* self) {
+    static_cast<CounterState*>(self)->add(p);
+  }
 };
 
 void write_device_memory(ChromeJson& w, const TraceDocument& doc, ChromeExportStats& stats) {
@@ -510,11 +479,11 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   std::vector<double>().swap(op_bind);
 
   // Counters: the memory replay's timeline, streamed; then the device checkpoints.
-  {
-    CounterState counters(w, threads);
-    analyze_memory(doc, &CounterState::sink, &counters);
-    stats.counter_samples = counters.finish();
-  }
+  CounterState counters;
+  counters.w = &w;
+  analyze_memory(doc, &CounterState::sink, &counters);
+  counters.finish();
+  stats.counter_samples = counters.samples;
   write_device_memory(w, doc, stats);
 
   write_metadata(w, doc, stats.tracks);
