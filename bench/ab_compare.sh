@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interleaved A/B timing of one command line run by two binaries (bench/interleave.sh: a warm-up,
-# then A, B, A, B, ... each after a `sync`): the median wall and CPU seconds, peak RSS and page
+# then A, B, B, A, A, B, ... each after a `sync`): the median wall and CPU seconds, peak RSS and page
 # faults of each, and B/A as the median of the per-pair ratios. Interleaving spreads drift
 # (other load, page cache, CPU frequency) over both sides alike; the median ignores outliers. Page
 # faults count first writes to fresh memory, which cost what the host makes them cost: a change
