@@ -4,6 +4,7 @@
 #include "graph/graph_builder.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "events/saturating.hpp"
 #include "graph/graph_edges.hpp"
@@ -11,6 +12,7 @@
 #include "graph/span_tree.hpp"
 #include "trace/host_nesting.hpp"
 #include "trace/huge_pages.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 namespace {
@@ -89,8 +91,19 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
 
   ExecutionGraph g;
   g.doc = &doc;
-  const graph::SpanTree tree = graph::build_span_tree(doc);
   const std::size_t n_spans = doc.spans().size();
+  // With threads, when the edges are built (and the memory replay waits until after them), the
+  // graph's large arrays are mapped on another thread before this one fills them: their pages'
+  // faults (the kernel zeroing each) had this thread to themselves while the other core idled.
+  // Not beside the replay: the nodes would then coexist with its tables (+13 MiB for `summary`
+  // of 295 MB).
+  std::optional<PagePrefaulter> prefaulter;
+  if (options.threads > 1 && options.edges && !memory.valid()) {
+    prefaulter.emplace();
+    reserve_in_huge_pages(g.nodes, n_spans + doc.ops().size());
+    prefaulter->populate(g.nodes.data(), g.nodes.data() + n_spans + doc.ops().size());
+  }
+  const graph::SpanTree tree = graph::build_span_tree(doc);
   const auto& op_span = doc.op_span();
 
   // Host ops nest by their extents (trace6.md §4.5.1): an op node's total is its inclusive time,
@@ -142,7 +155,8 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
 
   // Step 7 before step 2 (they are independent): the edge sort's scratch space is the peak of
   // `import`'s memory, and the memory timeline (88 bytes per memory event) does not exist yet.
-  if (options.edges) graph::build_edges(g);
+  if (options.edges) graph::build_edges(g, prefaulter ? &*prefaulter : nullptr);
+  prefaulter.reset();
   g.memory =
       memory.valid() ? memory.get() : analyze_memory(doc, options.memory_timeline);  // step 2
 

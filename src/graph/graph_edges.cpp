@@ -6,6 +6,7 @@
 
 #include "output/copy_short.hpp"
 #include "trace/huge_pages.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph::graph {
 namespace {
@@ -148,8 +149,8 @@ struct RunSorter {
 // or equal long `to` keys) is sorted again by the ids themselves. Runs are the few edges out of
 // one span or tensor, so the strings behind ~1.4 M edges of a 300 MB trace are read once each
 // instead of in every comparison (the string sort was 40% of `import`).
-std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const ExecutionGraph& graph) {
-  std::vector<Item> items;
+std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const ExecutionGraph& graph,
+                               std::vector<Item> items) {
   assign_in_huge_pages(items, edges.size(), Item{});
   for (std::uint32_t i = 0; i < edges.size(); ++i) {
     const GraphEdgeView v = graph.edge_of(edges[i]);
@@ -176,34 +177,49 @@ std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const Execut
 
 }  // namespace
 
-void build_edges(ExecutionGraph& graph) {
+// Where an array of `n` T will live once filled: its capacity, advised and (with a prefaulter)
+// being mapped on the other thread while this one works on something else.
+template <typename T>
+void reserve_ahead(std::vector<T>& v, std::size_t n, PagePrefaulter* prefaulter) {
+  reserve_in_huge_pages(v, n);
+  if (prefaulter != nullptr) prefaulter->populate(v.data(), v.data() + n);
+}
+
+void build_edges(ExecutionGraph& graph, PagePrefaulter* prefaulter) {
   const TraceDocument& doc = *graph.doc;
   auto& edges = graph.edges;
   edges.clear();
   // Candidates in the original's insertion order: (a) explicit edges, (b) parent → span calls,
-  // (c) per op with an output: data edges input → output, then the span → op call.
+  // (c) per op with an output: data edges input → output, then the span → op call. Counted
+  // first, so that the array is sized once (doubling it copied and faulted in twice its size)
+  // and the sort's items can be mapped while it fills.
+  const auto is_call = [&](std::uint32_t i) {
+    return graph.nodes[i].kind != GraphNodeKind::op && doc.spans()[i].parent_id.has_value();
+  };
+  std::size_t candidates = doc.edges().size();
+  for (std::uint32_t i = 0; i < doc.spans().size(); ++i) candidates += is_call(i) ? 1 : 0;
+  for (const OpEvent& op : doc.ops()) candidates += op.output ? op.inputs.size() + 1 : 0;
+  if (candidates > kPosMask)
+    throw std::length_error("graph: more than 2^30 edges, beyond what the edge sort can index");
+  reserve_ahead(edges, candidates, prefaulter);
+  std::vector<Item> items;
+  reserve_ahead(items, candidates, prefaulter);
   for (std::uint32_t i = 0; i < doc.edges().size(); ++i)
-    push_back_in_huge_pages(edges, {EdgeOrigin::explicit_edge, i, 0});
-  for (std::uint32_t i = 0; i < doc.spans().size(); ++i) {
-    const GraphNode& n = graph.nodes[i];
-    if (n.kind != GraphNodeKind::op && doc.spans()[i].parent_id)
-      push_back_in_huge_pages(edges, {EdgeOrigin::parent_call, i, 0});
-  }
+    edges.push_back({EdgeOrigin::explicit_edge, i, 0});
+  for (std::uint32_t i = 0; i < doc.spans().size(); ++i)
+    if (is_call(i)) edges.push_back({EdgeOrigin::parent_call, i, 0});
   for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
     const OpEvent& op = doc.ops()[k];
     if (!op.output) continue;  // ops without an output get no edges at all
-    for (std::uint32_t j = 0; j < op.inputs.size(); ++j)
-      push_back_in_huge_pages(edges, {EdgeOrigin::data, k, j});
-    push_back_in_huge_pages(edges, {EdgeOrigin::op_call, k, 0});
+    for (std::uint32_t j = 0; j < op.inputs.size(); ++j) edges.push_back({EdgeOrigin::data, k, j});
+    edges.push_back({EdgeOrigin::op_call, k, 0});
   }
 
   // The original skips a derived edge when an equal (from, to, kind) edge already exists and
   // keeps every explicit edge. Sorting by the key and then by insertion order puts equal keys
   // together in insertion order, so "already exists" becomes "is not the first of its run" —
   // linear after the sort instead of the original's scan per insertion.
-  if (edges.size() > kPosMask)
-    throw std::length_error("graph: more than 2^30 edges, beyond what the edge sort can index");
-  std::vector<Item> items = sorted_items(edges, graph);
+  items = sorted_items(edges, graph, std::move(items));
   // Equal keys settle equality unless one of the ids is long.
   auto same = [&](std::size_t i, std::size_t j) {
     if (!items[i].same_keys(items[j])) return false;
