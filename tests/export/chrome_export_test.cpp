@@ -300,23 +300,39 @@ TEST(ChromeExport, OverlappingSiblingsGetTheirOwnTrackAndChildrenAreClamped) {
   EXPECT_EQ(flows[2].at("name"), "t1");
 }
 
+// A trace of one root span holding ops of 1 µs at `timestamp_ns` (op name, inputs as JSON array
+// text, output id or "" for none).
+struct RootOp {
+  std::string_view name, inputs, output;
+  std::uint64_t timestamp_ns;
+};
+std::string trace_of_root_ops(std::initializer_list<RootOp> ops) {
+  std::string text =
+      R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":0,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}})"
+      "\n"
+      R"({"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true})"
+      "\n";
+  for (const RootOp& op : ops) {
+    text += R"({"kind":"op","span_id":"root","op_name":")" + std::string(op.name) +
+            R"(","inputs":)" + std::string(op.inputs);
+    if (!op.output.empty()) text += R"(,"output":")" + std::string(op.output) + "\"";
+    text += R"(,"shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":)" +
+            std::to_string(op.timestamp_ns) + "}\n";
+  }
+  return text + R"({"kind":"span_end","id":"root","duration_ns":20000})" + "\n";
+}
+
 // A tensor id produced twice: its readers after the second producer read that one (graph/3's
 // data edges join an input to the latest op before it with that output). An input no op produced
 // has no flow, nor has an op without an output.
-constexpr std::string_view kProducedTwice =
-    R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":0,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}
-{"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true}
-{"kind":"op","span_id":"root","op_name":"first","inputs":[],"output":"x","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":1000}
-{"kind":"op","span_id":"root","op_name":"early_reader","inputs":["x"],"output":"a","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":3000}
-{"kind":"op","span_id":"root","op_name":"second","inputs":["nobody_made_this"],"output":"x","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":5000}
-{"kind":"op","span_id":"root","op_name":"late_reader","inputs":["x","a"],"output":"b","shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":7000}
-{"kind":"op","span_id":"root","op_name":"no_output","inputs":["b"],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":1000,"timestamp_ns":9000}
-{"kind":"span_end","id":"root","duration_ns":20000}
-)";
-
 TEST(ChromeExport, DataFlowsStartAtTheLatestProducerOfEachInput) {
   ex::ChromeExportStats stats;
-  const json out = export_of(kProducedTwice, stats);
+  const json out = export_of(trace_of_root_ops({{"first", "[]", "x", 1000},
+                                                {"early_reader", R"(["x"])", "a", 3000},
+                                                {"second", R"(["nobody_made_this"])", "x", 5000},
+                                                {"late_reader", R"(["x","a"])", "b", 7000},
+                                                {"no_output", R"(["b"])", "", 9000}}),
+                             stats);
   std::map<std::string, json> x = slices_by_name(out);
   // The op slice a flow end's ts falls in (the ops here do not overlap).
   auto op_at = [&](const json& end) {
@@ -336,9 +352,8 @@ TEST(ChromeExport, DataFlowsStartAtTheLatestProducerOfEachInput) {
                  pair[0].at("name").get<std::string>() + ")");
   }
   // Read off the trace above by hand.
-  const std::multiset<std::string> expected = {"first > early_reader (x)",
-                                               "second > late_reader (x)",
-                                               "early_reader > late_reader (a)"};
+  const std::multiset<std::string> expected = {
+      "first > early_reader (x)", "second > late_reader (x)", "early_reader > late_reader (a)"};
   EXPECT_EQ(flows, expected);
   EXPECT_EQ(stats.data_flows, expected.size());
 }
