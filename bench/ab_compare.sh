@@ -28,5 +28,8 @@ for i in 0 1; do
     -v r="$(bench_median "$i" rss)" -v f="$(bench_median "$i" faults)" 'BEGIN {
       printf "%s wall_s=%.3f cpu_s=%.2f rss_mib=%.1f faults=%d\n", side, w, c, r / 1024, f }'
 done
-awk -v r="$(bench_ratio 1 0 wall)" -v l="$(bench_load)" \
-  'BEGIN { printf "B/A wall = %.3f (median of %s pairs; load average after: %s)\n", 1 / r, '"$PAIRS"', l }'
+# The middle half of the pairs' ratios says how far to trust the median: a change whose B/A lies
+# inside the spread of an A/A (the same binary on both sides) on this host is not measured yet.
+read -r q1 q3 < <(bench_ratios 0 1 wall | bench_quartiles_of)
+awk -v r="$(bench_ratio 1 0 wall)" -v l="$(bench_load)" -v q1="$q1" -v q3="$q3" \
+  'BEGIN { printf "B/A wall = %.3f (median of %s pairs, middle half %.3f-%.3f; load average after: %s)\n", 1 / r, '"$PAIRS"', q1, q3, l }'

@@ -12,6 +12,8 @@
 #                             first writes to fresh memory, which the load does not show and whose
 #                             cost depends on the host)
 #   bench_ratio I BASE FIELD  median over the rounds of FIELD(BASE) / FIELD(I): "vs ceiling"
+#   bench_ratios I BASE FIELD each round's FIELD(BASE) / FIELD(I), one per line
+#   bench_quartiles_of        numbers on stdin -> their first and third quartiles ("Q1 Q3")
 #   bench_load                the load average (1, 5, 15 minutes), printed with every table
 #   bench_check_quiet         prints the load, the fresh-memory rate and the CPUs' capacity, warns
 #                             when they make the figures noise
@@ -122,9 +124,16 @@ bench_median() {
   awk -v c="$c" '{ print $c }' "$BENCH_DIR/row-$1.txt" | bench_median_of
 }
 
-bench_ratio() {
+bench_ratios() {  # I BASE FIELD -> each round's BASE / I, one per line
   local c; c=$(bench_column "$3")
   # Each round's line of BASE, then row I's (NF / 2 fields each).
   paste -d' ' "$BENCH_DIR/row-$2.txt" "$BENCH_DIR/row-$1.txt" |
-    awk -v c="$c" '{ d = $(c + NF / 2); if (d <= 0) d = 0.001; print $c / d }' | bench_median_of
+    awk -v c="$c" '{ d = $(c + NF / 2); if (d <= 0) d = 0.001; print $c / d }'
+}
+
+bench_ratio() { bench_ratios "$@" | bench_median_of; }
+
+bench_quartiles_of() {  # numbers on stdin -> "Q1 Q3" (nearest rank)
+  sort -g | awk '{ v[NR] = $1 } END {
+    if (NR) { lo = int((NR + 3) / 4); hi = int((3 * NR + 3) / 4); print v[lo], v[hi] } }'
 }
