@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "candle_graph/error.hpp"
+#include "sqlite/sorter_memory.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -15,6 +16,7 @@ void fail(sqlite3* db, const std::string& path, std::string_view what) {
 }
 
 Connection::Connection(const std::string& path, int flags) : path_(path) {
+  install_sorter_memory();  // before SQLite's first use; SQLite's own allocator if refused
   const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = "cannot open the database: ";

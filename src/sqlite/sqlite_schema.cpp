@@ -1,4 +1,5 @@
 #include "sqlite/sqlite_schema.hpp"
+#include "sqlite/sorter_memory.hpp"
 
 #include <array>
 #include <string>
@@ -482,6 +483,7 @@ void create_indices(const Connection& db) {
   db.exec("PRAGMA cache_size = -24576");
   db.exec(std::string(kIndicesInLoadOrder));  // no-ops unless the database predates them
   db.exec(std::string(kIndices));
+  release_sorter_memory();  // the sort buffer the index builds shared
 }
 
 void check_schema(const Connection& db, std::string_view schema_name, const std::string& path) {
