@@ -70,14 +70,14 @@ void mem_shutdown(void* app) {
 bool install_sorter_memory() noexcept {
   static const bool installed = [] {
     if (sqlite3_config(SQLITE_CONFIG_GETMALLOC, &defaults) != SQLITE_OK) return false;
-    sqlite3_mem_methods ours = defaults;
-    ours.xMalloc = mem_malloc;
-    ours.xFree = free_or_keep;
-    ours.xRealloc = mem_realloc;
-    ours.xSize = mem_size;
-    ours.xRoundup = mem_roundup;
-    ours.xInit = mem_init;
-    ours.xShutdown = mem_shutdown;
+    sqlite3_mem_methods ours{.xMalloc = mem_malloc,
+                             .xFree = free_or_keep,
+                             .xRealloc = mem_realloc,
+                             .xSize = mem_size,
+                             .xRoundup = mem_roundup,
+                             .xInit = mem_init,
+                             .xShutdown = mem_shutdown,
+                             .pAppData = defaults.pAppData};
     return sqlite3_config(SQLITE_CONFIG_MALLOC, &ours) == SQLITE_OK;
   }();
   return installed;
