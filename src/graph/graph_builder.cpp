@@ -98,11 +98,8 @@ ExecutionGraph build_from_trace(const TraceDocument& doc, const TraceHealth& hea
   // Not beside the replay: the nodes would then coexist with its tables (+13 MiB for `summary`
   // of 295 MB).
   std::optional<PagePrefaulter> prefaulter;
-  if (options.threads > 1 && options.edges && !memory.valid()) {
-    prefaulter.emplace();
-    reserve_in_huge_pages(g.nodes, n_spans + doc.ops().size());
-    prefaulter->populate(g.nodes.data(), g.nodes.data() + n_spans + doc.ops().size());
-  }
+  if (options.threads > 1 && options.edges && !memory.valid())
+    reserve_ahead(g.nodes, n_spans + doc.ops().size(), &prefaulter.emplace());
   const graph::SpanTree tree = graph::build_span_tree(doc);
   const auto& op_span = doc.op_span();
 

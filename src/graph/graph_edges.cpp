@@ -177,14 +177,6 @@ std::vector<Item> sorted_items(const std::vector<GraphEdge>& edges, const Execut
 
 }  // namespace
 
-// Where an array of `n` T will live once filled: its capacity, advised and (with a prefaulter)
-// being mapped on the other thread while this one works on something else.
-template <typename T>
-void reserve_ahead(std::vector<T>& v, std::size_t n, PagePrefaulter* prefaulter) {
-  reserve_in_huge_pages(v, n);
-  if (prefaulter != nullptr) prefaulter->populate(v.data(), v.data() + n);
-}
-
 void build_edges(ExecutionGraph& graph, PagePrefaulter* prefaulter) {
   const TraceDocument& doc = *graph.doc;
   auto& edges = graph.edges;

@@ -14,6 +14,9 @@
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
+
+#include "trace/huge_pages.hpp"
 
 namespace candle_graph {
 
@@ -38,5 +41,13 @@ class PagePrefaulter {
   bool unsupported_ = false;  // a kernel before 5.14: the reader runs as without this thread
   std::thread thread_;
 };
+
+// Where an array of `n` T will live once filled: its capacity, advised (reserve_in_huge_pages)
+// and, with a prefaulter, being mapped on the other thread while this one works on something else.
+template <typename T, typename Alloc>
+void reserve_ahead(std::vector<T, Alloc>& v, std::size_t n, PagePrefaulter* prefaulter) {
+  reserve_in_huge_pages(v, n);
+  if (prefaulter != nullptr) prefaulter->populate(v.data(), v.data() + n);
+}
 
 }  // namespace candle_graph
