@@ -16,6 +16,7 @@
 #include "export/chrome_events.hpp"
 #include "export/chrome_json.hpp"
 #include "export/chrome_tracks.hpp"
+#include "output/json_text.hpp"
 #include "output/test_hook.hpp"
 #include "trace/huge_pages.hpp"
 #include "trace/short_string_hash.hpp"
@@ -251,37 +252,44 @@ class ProducerTable {
 
 // Counter samples of the memory replay: one sample per device and instant (the last state at
 // that timestamp), written when the device's next instant arrives.
+// The memory counters: two events per sample and device (live bytes, bytes by category). Their
+// text up to the timestamp is the same for every sample of a device, so it is formatted once.
 struct CounterState {
   ChromeJson* w = nullptr;
   std::uint64_t samples = 0;
   struct Device {
-    std::string live_name, category_name;
+    // `,"name":NAME,"pid":1,"tid":1,"ts":` after `{"ph":"C"`, for each of the two counters.
+    std::string live_head, category_head;
     MemoryTimelinePoint point;
   };
   std::vector<Device> devices;  // few devices: a linear search by name
 
+  static std::string head(std::string_view name) {
+    std::string text = ",\"name\":";
+    output::append_json_string(text, name);
+    text += ",\"pid\":1,\"tid\":1,\"ts\":";
+    return text;
+  }
   void write(const Device& d) {
     const MemoryTimelinePoint& p = d.point;
     const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
     begin_event(*w, 'C');
-    w->key("name").str(d.live_name);
-    on_run(*w, 1, ts);
-    w->key("args").raw("{");
+    w->raw(d.live_head);
+    w->f64(ts);
+    w->key("args").lit("{");
     w->first_key("bytes").u64(p.live_bytes);
-    w->raw("}");
-    w->end();
+    w->lit("}}");
     begin_event(*w, 'C');
-    w->key("name").str(d.category_name);
-    on_run(*w, 1, ts);
-    w->key("args").raw("{");
+    w->raw(d.category_head);
+    w->f64(ts);
+    w->key("args").lit("{");
     bool first = true;
     p.by_category.for_each([&](MemoryCategory c, std::uint64_t bytes) {
-      if (!first) w->raw(",");
+      if (!first) w->lit(",");
       first = false;
       w->first_key(to_string(c)).u64(bytes);
     });
-    w->raw("}");
-    w->end();
+    w->lit("}}");
     samples += 2;
   }
   void add(const MemoryTimelinePoint& p) {
@@ -292,7 +300,8 @@ struct CounterState {
       return;
     }
     const std::string device(p.device);
-    devices.push_back({"live memory " + device, "live memory " + device + " by category", p});
+    devices.push_back(
+        {head("live memory " + device), head("live memory " + device + " by category"), p});
   }
   void finish() {
     for (const Device& d : devices) write(d);

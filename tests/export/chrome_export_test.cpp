@@ -254,6 +254,40 @@ constexpr std::string_view kAwkward =
 {"kind":"edge","from_span":"a","to_span":"b","duration_ns":7}
 )";
 
+// The counters' names carry the device as the trace spells it, however awkward: a quote, a
+// backslash, a control character and non-ASCII text survive the JSON escaping. The expected
+// samples are read off the trace below by hand: an alloc of 64 activation bytes at 1 µs, then a
+// free of them at 2 µs.
+TEST(ChromeExport, CounterNamesCarryAnAwkwardDeviceNameIntact) {
+  const std::string device = "cu\"da\\:0\x01\xc3\xa9";          // cu"da\:0, U+0001, é
+  const std::string spelled = "cu\\\"da\\\\:0\\u0001\xc3\xa9";  // as a JSON string spells it
+  std::string trace =
+      R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":0,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}
+{"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":true}
+)";
+  for (const auto& [ts, action] : {std::pair{1000, "alloc"}, std::pair{2000, "free"}})
+    trace += R"({"kind":"memory","timestamp_ns":)" + std::to_string(ts) +
+             R"(,"tensor_id":"t1","span_id":"root","device":")" + spelled +
+             R"(","bytes":64,"action":")" + action +
+             R"(","shape":[16],"dtype":"f32","category":"activation"})" + "\n";
+  trace += R"({"kind":"span_end","id":"root","duration_ns":3000})"
+           "\n";
+  ex::ChromeExportStats stats;
+  const json out = export_of(trace, stats);
+  std::vector<std::pair<double, std::uint64_t>> live, activation;
+  for (const json& e : events_of(out, "C")) {
+    if (e.at("name") == "live memory " + device)
+      live.emplace_back(e.at("ts").get<double>(), e.at("args").at("bytes").get<std::uint64_t>());
+    else if (e.at("name") == "live memory " + device + " by category")
+      activation.emplace_back(e.at("ts").get<double>(),
+                              e.at("args").at("activation").get<std::uint64_t>());
+  }
+  const std::vector<std::pair<double, std::uint64_t>> expected = {{1.0, 64}, {2.0, 0}};
+  EXPECT_EQ(live, expected);
+  EXPECT_EQ(activation, expected);
+  EXPECT_EQ(stats.counter_samples, 4u);
+}
+
 TEST(ChromeExport, OverlappingSiblingsGetTheirOwnTrackAndChildrenAreClamped) {
   ex::ChromeExportStats stats;
   const json out = export_of(kAwkward, stats);
