@@ -84,9 +84,15 @@ void ChromeJson::f64(double v) {
     at_ = end;
     return;
   }
+  raw(f64_text(v));
+}
+
+std::string_view ChromeJson::f64_text(double v) {
+  if (const char* end = write_us_fast(number_, v))
+    return {number_, static_cast<std::size_t>(end - number_)};
   scratch_.clear();
   output::append_f64(scratch_, v);
-  raw(scratch_);
+  return scratch_;
 }
 
 void ChromeJson::flush() {

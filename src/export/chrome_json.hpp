@@ -99,6 +99,8 @@ class ChromeJson {
   void u64(std::uint64_t v);
   // A double as output::append_f64 writes it (µs values take the short path).
   void f64(double v);
+  // The text f64(v) writes, valid until the next call: for a value written more than once.
+  std::string_view f64_text(double v);
   void boolean(bool v) {
     if (v)
       lit("true");
@@ -140,6 +142,7 @@ class ChromeJson {
   bool first_ = true;
   std::uint64_t flushed_ = 0;
   std::string scratch_;  // a double off the short path, or a large string, before it is passed on
+  char number_[24];      // f64_text's short path
 };
 
 }  // namespace candle_graph::exporting

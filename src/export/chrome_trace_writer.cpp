@@ -253,7 +253,8 @@ class ProducerTable {
 // Counter samples of the memory replay: one sample per device and instant (the last state at
 // that timestamp), written when the device's next instant arrives.
 // The memory counters: two events per sample and device (live bytes, bytes by category). Their
-// text up to the timestamp is the same for every sample of a device, so it is formatted once.
+// text up to the timestamp is the same for every sample of a device, so it is formatted once,
+// and the two events of a sample share the timestamp's text.
 struct CounterState {
   ChromeJson* w = nullptr;
   std::uint64_t samples = 0;
@@ -272,16 +273,16 @@ struct CounterState {
   }
   void write(const Device& d) {
     const MemoryTimelinePoint& p = d.point;
-    const double ts = static_cast<double>(p.timestamp_ns) / 1000.0;
+    const std::string_view ts = w->f64_text(static_cast<double>(p.timestamp_ns) / 1000.0);
     begin_event(*w, 'C');
     w->raw(d.live_head);
-    w->f64(ts);
+    w->raw(ts);
     w->key("args").lit("{");
     w->first_key("bytes").u64(p.live_bytes);
     w->lit("}}");
     begin_event(*w, 'C');
     w->raw(d.category_head);
-    w->f64(ts);
+    w->raw(ts);
     w->key("args").lit("{");
     bool first = true;
     p.by_category.for_each([&](MemoryCategory c, std::uint64_t bytes) {
