@@ -50,6 +50,23 @@ std::optional<pid_t> temp_owner(std::string_view name, std::string_view prefix) 
   return pid;
 }
 
+// Whether `target` is written where it is (atomic_file.hpp): it exists and is no regular file
+// once its links are followed, or it names an open descriptor, whose file (even a regular one,
+// `-o /dev/stdout > out.json`) the caller's shell already chose.
+bool written_in_place(const fs::path& target) {
+  std::error_code ec;
+  const fs::file_status final = fs::status(target, ec);
+  if (ec || !fs::exists(final)) return false;
+  if (!fs::is_regular_file(final)) return !fs::is_directory(final);
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    const fs::path link = fs::read_symlink(target, ec);
+    if (!ec && link.string().starts_with("/proc/")) return true;  // /dev/stdout, /dev/stderr
+  }
+  // /dev/fd/N and /proc/self/fd/N: a directory of descriptors.
+  const fs::path dir = fs::canonical(fs::absolute(target, ec).parent_path(), ec);
+  return !ec && dir.string().starts_with("/proc/");
+}
+
 }  // namespace
 
 fs::path temp_sibling(const fs::path& target) {
@@ -75,6 +92,13 @@ void remove_stale_temps(const fs::path& target) noexcept {
 AtomicFile::AtomicFile(fs::path target)
     : target_(std::move(target)), write_limit_(test_write_limit()) {
   refuse_inside_bundle(target_);
+  if (written_in_place(target_)) {
+    in_place_ = true;
+    file_ = std::fopen(target_.c_str(), "wb");
+    if (file_ == nullptr)
+      throw Error(target_.string(), 0, "cannot open output file: " + errno_text());
+    return;
+  }
   const fs::path parent = target_.parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -96,7 +120,7 @@ AtomicFile::~AtomicFile() {
   if (file_ != nullptr) {
     std::fclose(file_);
     std::error_code ec;
-    fs::remove(temp_, ec);
+    if (!in_place_) fs::remove(temp_, ec);
   }
 }
 
@@ -111,7 +135,7 @@ void AtomicFile::write(std::string_view bytes) {
                 "cannot write output file: " + errno_text() + " (" + kTestWriteLimitVariable + ")");
   }
   try {
-    if (!direct_tried_ && written_ > kDirectFrom) {
+    if (!direct_tried_ && !in_place_ && written_ > kDirectFrom) {
       // The file's first kDirectFrom bytes go through the page cache, the rest around it.
       write_buffered(bytes.substr(0, kDirectFrom - before));
       bytes.remove_prefix(kDirectFrom - before);
@@ -171,9 +195,10 @@ void AtomicFile::commit() {
   std::error_code ec;
   if (!flushed || !closed) {
     const std::string why = errno_text();
-    fs::remove(temp_, ec);
+    if (!in_place_) fs::remove(temp_, ec);
     throw Error(target_.string(), 0, "cannot write output file: " + why);
   }
+  if (in_place_) return;
   fs::rename(temp_, target_, ec);
   if (ec) {
     const std::string why = ec.message();  // before remove() reuses ec

@@ -8,6 +8,12 @@
 //
 // A large output's bytes past its first 16 MiB are written around the page cache while the disk
 // keeps up (output/direct_writes.hpp); the file's contents are the same either way.
+//
+// A target that is no regular file (/dev/null, a terminal, a pipe, a socket) or that names an
+// open descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written where it is, as any tool
+// writes to it: there is nothing there to replace, and a temporary file renamed over it would
+// put a regular file in the place of the device or the link (as root, in /dev). Such an output
+// is a stream, so a failure can leave part of it written.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +57,7 @@ class AtomicFile {
   std::unique_ptr<DirectWrites> direct_;
   bool direct_tried_ = false;
   bool replacing_ = false;     // the target existed when the file was opened
+  bool in_place_ = false;      // written to the target itself (see above), no temporary file
   std::uint64_t write_limit_;  // kTestWriteLimitVariable, else no limit
 };
 

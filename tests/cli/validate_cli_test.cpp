@@ -160,6 +160,23 @@ TEST(ValidateCli, OutputDashIsStdout) {
   EXPECT_EQ(r.out, kSpecExampleValidation);
 }
 
+// `-o /dev/stdout` writes to the process's standard output (here a file, as after `> out`), and
+// `-o /dev/null` discards: both are written in place. Renamed over, a temporary file would take
+// the link's or the device's place in /dev (as root; as another user the rename is refused and
+// the run fails), and the standard output would stay empty.
+TEST(ValidateCli, DevStdoutAndDevNullAreWrittenInPlace) {
+  const RunResult r =
+      run_cli({"validate", "spec_example.jsonl", "-o", "/dev/stdout"}, CG_FIXTURE_DIR);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, kSpecExampleValidation);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status("/dev/stdout")));
+  const RunResult discarded =
+      run_cli({"validate", "spec_example.jsonl", "-o", "/dev/null"}, CG_FIXTURE_DIR);
+  EXPECT_EQ(discarded.exit_code, 0) << describe(discarded);
+  EXPECT_EQ(discarded.out, "");
+  EXPECT_TRUE(fs::is_character_file(fs::symlink_status("/dev/null")));
+}
+
 // With --require-trusted the report is still written before exiting 3.
 TEST(ValidateCli, OutputFileWithUntrustedTrace) {
   TempDir dir;

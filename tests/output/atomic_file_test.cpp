@@ -3,6 +3,7 @@
 // and the temporary files of killed processes are recognisable and removed by the next write.
 #include <fcntl.h>
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "candle_graph/error.hpp"
 #include "output/atomic_file.hpp"
@@ -193,6 +195,50 @@ TEST(AtomicFile, NextWriteRemovesTheTemporaryFilesOfDeadProcesses) {
   std::vector<std::string> expected = {alive, other_target, not_ours, "out.json"};
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(dir.entries(), expected);
+}
+
+// A pipe named by a link is written where it is: the reader gets every byte, and the pipe and
+// the link are still there afterwards, with no temporary file beside them. (A temporary file
+// renamed over the link would leave the reader waiting for a writer forever: a second name of
+// the pipe lets the test wake it, so a failure fails instead of hanging.)
+TEST(AtomicFile, APipeIsWrittenWhereItIsAndStaysAPipe) {
+  TempDir dir;
+  const fs::path fifo = dir / "pipe", spare = dir / "pipe-again", link = dir / "out.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  ASSERT_EQ(::link(fifo.c_str(), spare.c_str()), 0) << std::strerror(errno);
+  fs::create_symlink(fifo, link);
+  std::string received;
+  std::thread reader([&] {
+    const int fd = ::open(fifo.c_str(), O_RDONLY);  // waits for a writer
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) received.append(buf, n);
+    ::close(fd);
+  });
+  const std::string text(100'000, 'p');
+  candle_graph::output::write_file_atomic(link, text);
+  const int wake = ::open(spare.c_str(), O_WRONLY | O_NONBLOCK);  // ENXIO once the reader left
+  if (wake >= 0) ::close(wake);
+  reader.join();
+  EXPECT_EQ(received.size(), text.size());
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_TRUE(fs::is_fifo(fs::status(link)));
+  EXPECT_THAT(dir.entries(), ElementsAre("out.json", "pipe", "pipe-again"));
+}
+
+// A link to an open descriptor, as /dev/stdout is to /proc/self/fd/1, is written through: the
+// descriptor's file (here a regular one, as after `> out.txt`) gets the bytes and the link stays.
+// Renamed over, the link would become the output and the descriptor's file stay empty.
+TEST(AtomicFile, ALinkToAnOpenDescriptorIsWrittenThrough) {
+  TempDir dir;
+  const fs::path sink = dir / "shell-output.txt", link = dir / "stdout";
+  const int fd = ::open(sink.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  fs::create_symlink("/proc/self/fd/" + std::to_string(fd), link);
+  candle_graph::output::write_file_atomic(link, "through the descriptor\n");
+  ::close(fd);
+  EXPECT_EQ(read_file(sink), "through the descriptor\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_THAT(dir.entries(), ElementsAre("shell-output.txt", "stdout"));
 }
 
 }  // namespace
