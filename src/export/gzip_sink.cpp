@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "candle_graph/error.hpp"
@@ -16,7 +17,21 @@ struct GzipSink::State {
   std::vector<std::uint8_t> level_buf = std::vector<std::uint8_t>(ISAL_DEF_LVL1_DEFAULT);
   Sink next;
   std::vector<std::uint8_t> out = std::vector<std::uint8_t>(1 << 18);
+  // igzip's output depends on how its input is cut into calls, and the export's pieces are cut
+  // where its threads happened to hand them over: the text goes in as blocks of kBlock bytes of
+  // the stream instead, the same for the same text, so the same text gives the same file.
+  // Whole blocks are taken from the caller's bytes; a block cut by a piece's edge is completed
+  // here (at most kBlock bytes copied per piece).
+  static constexpr std::size_t kBlock = std::size_t{256} << 10;
+  std::vector<std::uint8_t> stage = std::vector<std::uint8_t>(kBlock);
+  std::size_t staged = 0;
   bool finished = false;
+
+  void deflate(const std::uint8_t* bytes, std::size_t n, bool end) {
+    z.next_in = const_cast<std::uint8_t*>(bytes);
+    z.avail_in = static_cast<std::uint32_t>(n);
+    pump(end);
+  }
 
   // Compresses what next_in holds (all of it: isal_deflate keeps the history it needs in its
   // own buffer), and with `end` the trailer too.
@@ -45,23 +60,34 @@ GzipSink::GzipSink(Sink next) : state_(std::make_unique<State>()) {
 GzipSink::~GzipSink() = default;
 
 void GzipSink::write(std::string_view bytes) {
-  if (state_->finished) throw Error("gzip: write after finish");
-  // avail_in is 32-bit: feed huge pieces in slices.
-  while (!bytes.empty()) {
-    const std::size_t n = std::min<std::size_t>(bytes.size(), 1u << 30);
-    state_->z.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(bytes.data()));
-    state_->z.avail_in = static_cast<std::uint32_t>(n);
-    state_->pump(false);
-    bytes.remove_prefix(n);
+  State& s = *state_;
+  if (s.finished) throw Error("gzip: write after finish");
+  const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  std::size_t n = bytes.size();
+  if (s.staged > 0) {  // complete the block the previous piece began
+    const std::size_t take = std::min(n, State::kBlock - s.staged);
+    std::memcpy(s.stage.data() + s.staged, p, take);
+    s.staged += take;
+    p += take;
+    n -= take;
+    if (s.staged < State::kBlock) return;
+    s.deflate(s.stage.data(), State::kBlock, false);
+    s.staged = 0;
+  }
+  for (; n >= State::kBlock; p += State::kBlock, n -= State::kBlock)
+    s.deflate(p, State::kBlock, false);
+  if (n > 0) {  // an empty piece may hold a null pointer, which memcpy must not get
+    std::memcpy(s.stage.data(), p, n);
+    s.staged = n;
   }
 }
 
 void GzipSink::finish() {
-  if (state_->finished) return;
-  state_->z.next_in = nullptr;
-  state_->z.avail_in = 0;
-  state_->pump(true);
-  state_->finished = true;
+  State& s = *state_;
+  if (s.finished) return;
+  s.deflate(s.stage.data(), s.staged, true);
+  s.staged = 0;
+  s.finished = true;
 }
 
 }  // namespace candle_graph::exporting

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -510,6 +511,33 @@ TEST(ChromeExport, GzipSinkCopesWithTheCallerReusingItsBuffer) {
   EXPECT_GT(expected.size(), std::size_t{2} << 20);
   EXPECT_LT(gz.size(), expected.size() / 4);
   EXPECT_EQ(cgtest::inflate_gzip(gz), expected);
+}
+
+// The same text gives the same gzip file however it is cut into writes: the export's pieces are
+// cut where its threads hand them over, which differs from run to run and with -j. The text is
+// written whole, in pieces of random sizes (a fixed seed), and a byte at a time at first; every
+// file must be byte for byte the one from the whole text, and inflate back to it (zlib).
+TEST(ChromeExport, GzipOutputDoesNotDependOnHowTheTextIsCut) {
+  const std::string text =
+      export_text(candle_graph::parse_trace_text(synth_text(400, 4), "synth.jsonl"));
+  ASSERT_GT(text.size(), std::size_t{1} << 20);
+  const auto compress = [&](const std::function<std::size_t(std::size_t)>& piece_size) {
+    std::string gz;
+    ex::GzipSink zip([&](std::string_view piece) { gz.append(piece); });
+    for (std::size_t at = 0, i = 0; at < text.size(); ++i) {
+      const std::size_t n = std::min(piece_size(i), text.size() - at);
+      zip.write(std::string_view(text).substr(at, n));
+      at += n;
+    }
+    zip.finish();
+    return gz;
+  };
+  const std::string whole = compress([&](std::size_t) { return text.size(); });
+  EXPECT_EQ(cgtest::inflate_gzip(whole), text);
+  std::mt19937_64 rng(26);
+  std::uniform_int_distribution<std::size_t> sizes(1, 300'000);
+  EXPECT_EQ(compress([&](std::size_t) { return sizes(rng); }), whole);
+  EXPECT_EQ(compress([&](std::size_t i) { return i < 100'000 ? 1 : 1'000'003; }), whole);
 }
 
 // ---- the CLI ----------------------------------------------------------------------------------

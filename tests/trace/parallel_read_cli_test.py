@@ -1,8 +1,8 @@
 """Reading with several threads changes nothing a command writes.
 
-`validate`, `summary`, `import`, `report` and `export` (Chrome and SQLite) on every trace fixture
-(tests/fixtures, ../shared/fixtures/pytorch-chrome-trace) and on a synth trace of several read
-chunks give byte for byte the same stdout, stderr, exit code and output files with `-j 1`, `-j 2`,
+`validate`, `summary`, `import`, `report` and `export` (Chrome, gzip Chrome and SQLite) on every
+trace fixture (tests/fixtures, ../shared/fixtures/pytorch-chrome-trace) and on a synth trace of
+several read chunks give byte for byte the same stdout, stderr, exit code and output files with `-j 1`, `-j 2`,
 CANDLE_GRAPH_THREADS=2, and `-j 3` with 61-byte chunks (CANDLE_GRAPH_TEST_CHUNK_BYTES, so chunk
 boundaries fall inside lines everywhere) and the Chrome export's events formatted in batches of 7
 (CANDLE_GRAPH_TEST_EXPORT_BATCH, so that batches meet everywhere). The `-j 1` run is the reference: it is the
@@ -31,6 +31,8 @@ COMMANDS = [
     ("report", ["report", "{trace}", "--json", "e.json", "--markdown", "r.md", "--headline"],
      ["e.json", "r.md"]),
     ("chrome", ["export", "{trace}", "--format", "chrome", "-o", "t.json"], ["t.json"]),
+    # The gzip file itself, not only its text: its compressor sees the pieces the threads cut.
+    ("chrome-gz", ["export", "{trace}", "--format", "chrome", "-o", "t.json.gz"], ["t.json.gz"]),
     ("sqlite", ["export", "{trace}", "--format", "sqlite", "-o", "t.db"], ["t.db"]),
 ]
 
