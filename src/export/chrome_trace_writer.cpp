@@ -251,15 +251,15 @@ class ProducerTable {
 };
 
 // Counter samples of the memory replay: one sample per device and instant (the last state at
-// that timestamp), written when the device's next instant arrives.
-// The memory counters: two events per sample and device (live bytes, bytes by category). Their
-// text up to the timestamp is the same for every sample of a device, so it is formatted once,
-// and the two events of a sample share the timestamp's text.
+// that timestamp), written when the device's next instant arrives, as two events (live bytes,
+// bytes by category). Their text up to the timestamp is the same for every sample of a device,
+// so it is formatted once, and the two events of a sample share the timestamp's text.
 struct CounterState {
   ChromeJson* w = nullptr;
   std::uint64_t samples = 0;
   struct Device {
-    // `,"name":NAME,"pid":1,"tid":1,"ts":` after `{"ph":"C"`, for each of the two counters.
+    // `,"name":NAME,"pid":1,"tid":1,"ts":` (on_run's members for track 1) after `{"ph":"C"`,
+    // for each of the two counters.
     std::string live_head, category_head;
     MemoryTimelinePoint point;
   };
