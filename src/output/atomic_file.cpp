@@ -93,7 +93,6 @@ AtomicFile::AtomicFile(fs::path target)
     : target_(std::move(target)), write_limit_(test_write_limit()) {
   refuse_inside_bundle(target_);
   if (written_in_place(target_)) {
-    in_place_ = true;
     file_ = std::fopen(target_.c_str(), "wb");
     if (file_ == nullptr)
       throw Error(target_.string(), 0, "cannot open output file: " + errno_text());
@@ -120,7 +119,7 @@ AtomicFile::~AtomicFile() {
   if (file_ != nullptr) {
     std::fclose(file_);
     std::error_code ec;
-    if (!in_place_) fs::remove(temp_, ec);
+    if (!in_place()) fs::remove(temp_, ec);
   }
 }
 
@@ -135,7 +134,7 @@ void AtomicFile::write(std::string_view bytes) {
                 "cannot write output file: " + errno_text() + " (" + kTestWriteLimitVariable + ")");
   }
   try {
-    if (!direct_tried_ && !in_place_ && written_ > kDirectFrom) {
+    if (!direct_tried_ && !in_place() && written_ > kDirectFrom) {
       // The file's first kDirectFrom bytes go through the page cache, the rest around it.
       write_buffered(bytes.substr(0, kDirectFrom - before));
       bytes.remove_prefix(kDirectFrom - before);
@@ -195,10 +194,10 @@ void AtomicFile::commit() {
   std::error_code ec;
   if (!flushed || !closed) {
     const std::string why = errno_text();
-    if (!in_place_) fs::remove(temp_, ec);
+    if (!in_place()) fs::remove(temp_, ec);
     throw Error(target_.string(), 0, "cannot write output file: " + why);
   }
-  if (in_place_) return;
+  if (in_place()) return;
   fs::rename(temp_, target_, ec);
   if (ec) {
     const std::string why = ec.message();  // before remove() reuses ec

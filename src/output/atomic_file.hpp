@@ -46,6 +46,8 @@ class AtomicFile {
   void write_buffered(std::string_view bytes);
   void flush();
   void start_writeback();
+  // Written to the target itself (see above): there is no temporary file.
+  bool in_place() const noexcept { return temp_.empty(); }
   // A file that replaces another one starts its writeback every so many bytes.
   static constexpr std::uint64_t kWritebackEvery = std::uint64_t{16} << 20;
   // A file's bytes past this many are written around the page cache (output/direct_writes.hpp):
@@ -57,7 +59,6 @@ class AtomicFile {
   std::unique_ptr<DirectWrites> direct_;
   bool direct_tried_ = false;
   bool replacing_ = false;     // the target existed when the file was opened
-  bool in_place_ = false;      // written to the target itself (see above), no temporary file
   std::uint64_t write_limit_;  // kTestWriteLimitVariable, else no limit
 };
 
