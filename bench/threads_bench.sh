@@ -30,7 +30,9 @@ bench_row "import -j 2" : "'$CG' import '$TRACE' -j 2 -o '$OUT'"
 # the machine (cores, caches, memory, the host's paging), so their combined throughput is what
 # two cores give this work here; a `-j 2` speedup is read against it.
 pair="'$BUILD/bench/trace_read_bench' parse '$TRACE' 1"
-bench_row "two parse -j 1 at once" : "sh -c \"$pair & $pair & wait\""
+# The second read runs in the foreground; `wait $!` gives the first one's status (a bare `wait`
+# would hide a failure).
+bench_row "two parse -j 1 at once" : "sh -c \"$pair & $pair && wait \\\$!\""
 bench_rounds "$ROUNDS" "$DATA/threads-bench-rounds"
 load_after=$(bench_load)
 rm -f "$OUT"
