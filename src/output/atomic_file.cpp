@@ -69,6 +69,14 @@ bool written_in_place(const fs::path& target) {
 
 }  // namespace
 
+fs::path file_behind_links(const fs::path& target) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(target, ec)) || !fs::is_regular_file(target, ec))
+    return target;
+  fs::path real = fs::canonical(target, ec);
+  return ec ? target : real;
+}
+
 fs::path temp_sibling(const fs::path& target) {
   std::random_device rd;
   return target.parent_path() /
@@ -98,7 +106,9 @@ AtomicFile::AtomicFile(fs::path target)
       throw Error(target_.string(), 0, "cannot open output file: " + errno_text());
     return;
   }
-  const fs::path parent = target_.parent_path();
+  file_path_ = file_behind_links(target_);
+  if (file_path_ != target_) refuse_inside_bundle(file_path_);
+  const fs::path parent = file_path_.parent_path();
   if (!parent.empty()) {
     std::error_code ec;
     fs::create_directories(parent, ec);
@@ -106,10 +116,10 @@ AtomicFile::AtomicFile(fs::path target)
       throw Error(target_.string(), 0,
                   "cannot create directory " + parent.string() + ": " + ec.message());
   }
-  remove_stale_temps(target_);
+  remove_stale_temps(file_path_);
   std::error_code exists;
-  replacing_ = fs::is_regular_file(target_, exists);
-  temp_ = temp_sibling(target_);
+  replacing_ = fs::is_regular_file(file_path_, exists);
+  temp_ = temp_sibling(file_path_);
   file_ = std::fopen(temp_.c_str(), "wbx");
   if (file_ == nullptr)
     throw Error(target_.string(), 0, "cannot create output file: " + errno_text());
@@ -198,7 +208,7 @@ void AtomicFile::commit() {
     throw Error(target_.string(), 0, "cannot write output file: " + why);
   }
   if (in_place()) return;
-  fs::rename(temp_, target_, ec);
+  fs::rename(temp_, file_path_, ec);
   if (ec) {
     const std::string why = ec.message();  // before remove() reuses ec
     fs::remove(temp_, ec);

@@ -6,6 +6,9 @@
 // rename (SIGKILL, the OOM killer) cannot remove it; the next write of the same target removes
 // every such sibling whose process is gone.
 //
+// A target that is a link to a regular file is replaced where that file is: the link stays, and
+// the file it names gets the new contents, as a plain write through the link would give it.
+//
 // A large output's bytes past its first 16 MiB are written around the page cache while the disk
 // keeps up (output/direct_writes.hpp); the file's contents are the same either way.
 //
@@ -40,7 +43,8 @@ class AtomicFile {
   const std::filesystem::path& target() const noexcept { return target_; }
 
  private:
-  std::filesystem::path target_;
+  std::filesystem::path target_;     // as given, in every message
+  std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name
   std::filesystem::path temp_;
   std::FILE* file_ = nullptr;
   void write_buffered(std::string_view bytes);
@@ -62,6 +66,10 @@ class AtomicFile {
   std::uint64_t write_limit_;  // kTestWriteLimitVariable, else no limit
 };
 
+// Where the file replaced by an output named `target` lives: for a link (or a chain of links) to
+// a regular file, that file, so that the links stay and the file they name gets the bytes, as a
+// plain write through them would; otherwise `target` itself (a dangling link is replaced).
+std::filesystem::path file_behind_links(const std::filesystem::path& target);
 // The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory.
 std::filesystem::path temp_sibling(const std::filesystem::path& target);
 // Removes the temporary siblings of `target` left by processes that no longer run.

@@ -30,20 +30,22 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   // Written through its own temporary file (SQLite owns the writes), so the bundle guard that
   // output::AtomicFile applies to every other output is applied here.
   output::refuse_inside_bundle(target_);
+  file_path_ = output::file_behind_links(target_);
+  if (file_path_ != target_) output::refuse_inside_bundle(file_path_);
   std::error_code ec;
-  const bool exists = fs::exists(target_, ec);
+  const bool exists = fs::exists(file_path_, ec);
   if (exists && !append)
     throw Error(target_.string(), 0,
                 "the database exists; pass --append to add runs to it, or choose another path");
-  if (!target_.parent_path().empty()) {
-    fs::create_directories(target_.parent_path(), ec);
+  if (!file_path_.parent_path().empty()) {
+    fs::create_directories(file_path_.parent_path(), ec);
     if (ec)
-      throw Error(target_.parent_path().string(), 0, "cannot create directory: " + ec.message());
+      throw Error(file_path_.parent_path().string(), 0, "cannot create directory: " + ec.message());
   }
-  output::remove_stale_temps(target_);
-  temp_ = output::temp_sibling(target_);
+  output::remove_stale_temps(file_path_);
+  temp_ = output::temp_sibling(file_path_);
   if (exists) {
-    if (!fs::copy_file(target_, temp_, fs::copy_options::none, ec) || ec)
+    if (!fs::copy_file(file_path_, temp_, fs::copy_options::none, ec) || ec)
       throw Error(target_.string(), 0, "cannot copy the database for --append: " + ec.message());
   }
   try {
@@ -96,7 +98,7 @@ void DatabaseFile::commit() {
     throw Error(target_.string(), 0, e.message());
   }
   std::error_code ec;
-  fs::rename(temp_, target_, ec);
+  fs::rename(temp_, file_path_, ec);
   if (ec) throw Error(target_.string(), 0, "cannot rename the finished database: " + ec.message());
   committed_ = true;
 }

@@ -33,7 +33,8 @@ class DatabaseFile {
   const std::filesystem::path& target() const noexcept { return target_; }
 
  private:
-  std::filesystem::path target_;
+  std::filesystem::path target_;     // as given, in every message
+  std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name
   std::filesystem::path temp_;
   std::optional<Connection> db_;
   bool committed_ = false;

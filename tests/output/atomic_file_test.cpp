@@ -241,4 +241,44 @@ TEST(AtomicFile, ALinkToAnOpenDescriptorIsWrittenThrough) {
   EXPECT_THAT(dir.entries(), ElementsAre("shell-output.txt", "stdout"));
 }
 
+// A link (here a chain of two, the first relative and into another directory) to a regular file
+// is written through: the file it names gets the new bytes, atomically and with no temporary
+// file left in either directory, and the links stay links. Renamed over, the first link would
+// become a regular file holding the output, and the file it named would keep its old contents.
+TEST(AtomicFile, ALinkToARegularFileReplacesTheFileItNamesAndStaysALink) {
+  TempDir dir;
+  fs::create_directories(dir / "runs");
+  fs::create_directories(dir / "latest");
+  const fs::path real = dir / "runs" / "out.json", middle = dir / "runs" / "current.json",
+                 link = dir / "latest" / "out.json";
+  write_file(real, "old contents\n");
+  fs::create_symlink("out.json", middle);
+  fs::create_symlink("../runs/current.json", link);
+  AtomicFile f(link);
+  f.write("new contents\n");
+  EXPECT_EQ(read_file(real), "old contents\n");  // nothing replaced before the commit
+  f.commit();
+  EXPECT_EQ(read_file(real), "new contents\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(middle)));
+  EXPECT_EQ(fs::read_symlink(link), "../runs/current.json");
+  EXPECT_THAT(TempDir::entries_of(dir / "runs"), ElementsAre("current.json", "out.json"));
+  EXPECT_THAT(TempDir::entries_of(dir / "latest"), ElementsAre("out.json"));
+}
+
+// A failed write through a link leaves the file it names as it was, and no temporary file.
+TEST(AtomicFile, AFailedWriteThroughALinkLeavesTheFileItNamesUnchanged) {
+  TempDir dir;
+  const fs::path real = dir / "real.json", link = dir / "out.json";
+  write_file(real, "kept\n");
+  fs::create_symlink("real.json", link);
+  {
+    AtomicFile f(link);
+    f.write("never committed\n");
+  }  // destroyed without commit(), as when an export fails
+  EXPECT_EQ(read_file(real), "kept\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_THAT(dir.entries(), ElementsAre("out.json", "real.json"));
+}
+
 }  // namespace

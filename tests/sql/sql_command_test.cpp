@@ -314,6 +314,23 @@ TEST(SqlCommand, AppendAddsRunsAndRefusesADuplicateRunId) {
   EXPECT_FALSE(fs::exists(dir / "twice.db"));
 }
 
+// --append through a link adds the runs to the database the link names, which the sqlite3 shell
+// then reads with both runs; the link stays a link. Renamed over, the link would become a new
+// database and the one it named would keep its single run.
+TEST(SqlCommand, AppendThroughALinkAddsToTheDatabaseItNames) {
+  TempDir dir("cg-sql");
+  fs::create_directories(dir / "store");
+  const fs::path db = dir / "store" / "runs.db", link = dir / "latest.db";
+  ASSERT_EQ(export_db({fixture("spec_example.jsonl").string()}, db).exit_code, 0);
+  fs::create_symlink("store/runs.db", link);
+  const auto ok = export_db({fixture("inference_all_fields.jsonl").string()}, link, true);
+  ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(shell_query(db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 2);
+  EXPECT_EQ(stray_files(dir.path(), {link, dir / "store"}), std::vector<std::string>{});
+  EXPECT_EQ(stray_files(dir / "store", {db}), std::vector<std::string>{});
+}
+
 // The documented join keys (docs/sql.md, "Indices") as SQLite's planner sees them, asked through
 // Debian's sqlite3 shell: every lookup by a key, with the run or without it, searches an index
 // instead of scanning the table, and a run's rows alone are found through the table's key.

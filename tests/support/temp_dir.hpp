@@ -41,9 +41,11 @@ class TempDir {
   }
 
   // Sorted names of the entries in the directory (to spot leftover temporary files).
-  std::vector<std::string> entries() const {
+  std::vector<std::string> entries() const { return entries_of(path_); }
+  // The same for any directory (a subdirectory of this one).
+  static std::vector<std::string> entries_of(const std::filesystem::path& dir) {
     std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(path_))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
       out.push_back(e.path().filename().string());
     std::sort(out.begin(), out.end());
     return out;
