@@ -274,38 +274,32 @@ void DocumentAssembler::place(const OpEvent& e, std::uint64_t line, Fields field
                    std::string(to_string(e.op_kind)) + ") has duration_ns " +
                    std::to_string(e.duration_ns) +
                    ": device work takes no host time, its device time is total_ns");
-  OpEvent o = e;
+  // Copied once, into its place, then completed there.
+  const bool device = is_device_kind(e.op_kind);
+  OpEvent& o = (device ? doc_.device_ops_ : doc_.ops_).emplace_back(e);
   if (fields == Fields::to_copy) copier_.own_fields(o);
   std::uint32_t span_index;
   o.span_id = span_ref(e.span_id, span_index);
   o.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
-  if (is_device_kind(e.op_kind)) {
-    doc_.device_ops_.push_back(o);
-    doc_.device_op_span_.push_back(span_index);
-  } else {
-    doc_.ops_.push_back(o);
-    doc_.op_span_.push_back(span_index);
-  }
+  (device ? doc_.device_op_span_ : doc_.op_span_).push_back(span_index);
 }
 
 void DocumentAssembler::place(const TensorEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  TensorEvent t = e;
+  TensorEvent& t = doc_.tensors_.emplace_back(e);
   if (fields == Fields::to_copy) copier_.own_fields(t);
   std::uint32_t span_index;
   t.span_id = span_ref(e.span_id, span_index);
   t.storage_bytes = resolve_storage_bytes(e.storage_bytes, e.shape, e.dtype);
-  doc_.tensors_.push_back(t);
   doc_.tensor_span_.push_back(span_index);
 }
 
 void DocumentAssembler::place(const MemoryEvent& e, std::uint64_t /*line*/, Fields fields) {
   ++index_;
-  MemoryEvent m = e;
+  MemoryEvent& m = doc_.memory_.emplace_back(e);
   if (fields == Fields::to_copy) copier_.own_fields(m);
   std::uint32_t span_index;
   m.span_id = span_ref(e.span_id, span_index);
-  doc_.memory_.push_back(m);
   doc_.memory_span_.push_back(span_index);
 }
 
