@@ -73,6 +73,7 @@ fs::path file_behind_links(const fs::path& target) {
   std::error_code ec;
   if (!fs::is_symlink(fs::symlink_status(target, ec)) || !fs::is_regular_file(target, ec))
     return target;
+  // No bundle guard here: refuse_inside_bundle(target) already follows the links.
   fs::path real = fs::canonical(target, ec);
   return ec ? target : real;
 }
@@ -107,7 +108,6 @@ AtomicFile::AtomicFile(fs::path target)
     return;
   }
   file_path_ = file_behind_links(target_);
-  if (file_path_ != target_) refuse_inside_bundle(file_path_);
   const fs::path parent = file_path_.parent_path();
   if (!parent.empty()) {
     std::error_code ec;

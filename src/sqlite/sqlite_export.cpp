@@ -31,7 +31,6 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   // output::AtomicFile applies to every other output is applied here.
   output::refuse_inside_bundle(target_);
   file_path_ = output::file_behind_links(target_);
-  if (file_path_ != target_) output::refuse_inside_bundle(file_path_);
   std::error_code ec;
   const bool exists = fs::exists(file_path_, ec);
   if (exists && !append)
