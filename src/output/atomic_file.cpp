@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,6 +28,8 @@ std::string errno_text() {
 }
 
 constexpr std::string_view kTempMark = ".tmp-";
+
+void ignore_failure(int /*result*/) noexcept {}
 
 std::string temp_prefix(const fs::path& target) {
   return "." + target.filename().string() + std::string(kTempMark);
@@ -67,7 +70,36 @@ bool written_in_place(const fs::path& target) {
   return !ec && dir.string().starts_with("/proc/");
 }
 
+// Creates `path` (which must not exist) for writing, to replace the regular file `replaced`, with
+// no more permissions than `replaced` has before a byte is in it, so that a private file is never
+// readable by others while its replacement is written; then gives it the owner and mode of
+// `replaced` (copy_owner_and_mode). Null with errno on failure.
+std::FILE* create_like(const fs::path& path, const struct stat& replaced) {
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replaced.st_mode & 0777);
+  if (fd < 0) return nullptr;
+  copy_owner_and_mode(fd, replaced);
+  std::FILE* file = ::fdopen(fd, "wb");
+  if (file == nullptr) {
+    const int saved = errno;
+    ::close(fd);
+    ::unlink(path.c_str());
+    errno = saved;
+  }
+  return file;
+}
+
 }  // namespace
+
+void copy_owner_and_mode(int fd, const struct stat& replaced) noexcept {
+  // Best effort, as an editor does when it saves: another user's file keeps this process as its
+  // owner (and its group, unless this process is in it), a file system without owners or modes
+  // has its own, and the file stays as it was created. fchown comes first: it may clear set-ID
+  // bits, which are not copied anyway.
+  if (::fchown(fd, replaced.st_uid, replaced.st_gid) != 0)
+    ignore_failure(::fchown(fd, static_cast<uid_t>(-1), replaced.st_gid));
+  ignore_failure(::fchmod(fd, replaced.st_mode & 0777));
+}
 
 fs::path file_behind_links(const fs::path& target) {
   std::error_code ec;
@@ -117,10 +149,10 @@ AtomicFile::AtomicFile(fs::path target)
                   "cannot create directory " + parent.string() + ": " + ec.message());
   }
   remove_stale_temps(file_path_);
-  std::error_code exists;
-  replacing_ = fs::is_regular_file(file_path_, exists);
+  struct stat replaced {};
+  replacing_ = ::stat(file_path_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode);
   temp_ = temp_sibling(file_path_);
-  file_ = std::fopen(temp_.c_str(), "wbx");
+  file_ = replacing_ ? create_like(temp_, replaced) : std::fopen(temp_.c_str(), "wbx");
   if (file_ == nullptr)
     throw Error(target_.string(), 0, "cannot create output file: " + errno_text());
 }

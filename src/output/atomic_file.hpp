@@ -6,6 +6,9 @@
 // rename (SIGKILL, the OOM killer) cannot remove it; the next write of the same target removes
 // every such sibling whose process is gone.
 //
+// A file that replaces another keeps that file's permission bits, and its owner and group where
+// this process may give them (copy_owner_and_mode): `chmod 600 out.json` stays private.
+//
 // A target that is a link to a regular file is replaced where that file is: the link stays, and
 // the file it names gets the new contents, as a plain write through the link would give it.
 //
@@ -18,6 +21,8 @@
 // put a regular file in the place of the device or the link (as root, in /dev). Such an output
 // is a stream, so a failure can leave part of it written.
 #pragma once
+
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -70,6 +75,11 @@ class AtomicFile {
 // a regular file, that file, so that the links stay and the file they name gets the bytes, as a
 // plain write through them would; otherwise `target` itself (a dangling link is replaced).
 std::filesystem::path file_behind_links(const std::filesystem::path& target);
+// Gives `fd`, a file about to replace the regular file whose status is `replaced`, that file's
+// permission bits (read, write and execute for owner, group and others; set-ID bits are not kept)
+// and, as far as this process may give them, its owner and group. Best effort: failures are not
+// errors, the file keeps what it was created with.
+void copy_owner_and_mode(int fd, const struct stat& replaced) noexcept;
 // The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory.
 std::filesystem::path temp_sibling(const std::filesystem::path& target);
 // Removes the temporary siblings of `target` left by processes that no longer run.

@@ -1,5 +1,9 @@
 #include "sqlite/sqlite_export.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <system_error>
 
 #include "candle_graph/error.hpp"
@@ -43,10 +47,7 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   }
   output::remove_stale_temps(file_path_);
   temp_ = output::temp_sibling(file_path_);
-  if (exists) {
-    if (!fs::copy_file(file_path_, temp_, fs::copy_options::none, ec) || ec)
-      throw Error(target_.string(), 0, "cannot copy the database for --append: " + ec.message());
-  }
+  if (exists) copy_for_append();
   try {
     db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
     tune_for_bulk_load(*db_);
@@ -68,6 +69,19 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
     fs::remove(temp_, ec);
     throw;
   }
+}
+
+// The database that --append adds to is copied to the temporary file, which replaces it at the
+// commit with its permission bits, owner and group (as output::AtomicFile keeps them).
+void DatabaseFile::copy_for_append() {
+  std::error_code ec;
+  if (!fs::copy_file(file_path_, temp_, fs::copy_options::none, ec) || ec)
+    throw Error(target_.string(), 0, "cannot copy the database for --append: " + ec.message());
+  struct stat replaced {};
+  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd >= 0 && ::stat(file_path_.c_str(), &replaced) == 0)
+    output::copy_owner_and_mode(fd, replaced);
+  if (fd >= 0) ::close(fd);
 }
 
 DatabaseFile::~DatabaseFile() {

@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using candle_graph::output::AtomicFile;
+using candle_graph::output::write_file_atomic;
 using candle_graph::testing::read_file;
 using candle_graph::testing::takes_direct_writes;
 using candle_graph::testing::TempDir;
@@ -38,6 +39,34 @@ pid_t dead_pid() {
   ::waitpid(pid, &status, 0);
   return pid;
 }
+
+// The permission bits of a path as the kernel reports them (stat), set-ID and sticky bits included.
+mode_t mode_of(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return st.st_mode & 07777;
+}
+
+// The one temporary sibling of `target` in its directory, while it is being written.
+fs::path temp_file_of(const fs::path& target) {
+  for (const auto& e : fs::directory_iterator(target.parent_path()))
+    if (e.path().filename().string().starts_with("." + target.filename().string() + ".tmp-"))
+      return e.path();
+  ADD_FAILURE() << "no temporary file for " << target;
+  return {};
+}
+
+// Restores the process's umask when a test that sets its own ends.
+class UmaskScope {
+ public:
+  explicit UmaskScope(mode_t mask) : saved_(::umask(mask)) {}
+  ~UmaskScope() { ::umask(saved_); }
+  UmaskScope(const UmaskScope&) = delete;
+  UmaskScope& operator=(const UmaskScope&) = delete;
+
+ private:
+  mode_t saved_;
+};
 
 TEST(AtomicFile, NothingAtTheDestinationUntilCommit) {
   TempDir dir;
@@ -252,6 +281,7 @@ TEST(AtomicFile, ALinkToARegularFileReplacesTheFileItNamesAndStaysALink) {
   const fs::path real = dir / "runs" / "out.json", middle = dir / "runs" / "current.json",
                  link = dir / "latest" / "out.json";
   write_file(real, "old contents\n");
+  ASSERT_EQ(::chmod(real.c_str(), 0640), 0);
   fs::create_symlink("out.json", middle);
   fs::create_symlink("../runs/current.json", link);
   AtomicFile f(link);
@@ -259,6 +289,7 @@ TEST(AtomicFile, ALinkToARegularFileReplacesTheFileItNamesAndStaysALink) {
   EXPECT_EQ(read_file(real), "old contents\n");  // nothing replaced before the commit
   f.commit();
   EXPECT_EQ(read_file(real), "new contents\n");
+  EXPECT_EQ(mode_of(real), 0640u);  // the file's own mode, not the links' 0777
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(middle)));
   EXPECT_EQ(fs::read_symlink(link), "../runs/current.json");
@@ -279,6 +310,58 @@ TEST(AtomicFile, AFailedWriteThroughALinkLeavesTheFileItNamesUnchanged) {
   EXPECT_EQ(read_file(real), "kept\n");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_THAT(dir.entries(), ElementsAre("out.json", "real.json"));
+}
+
+// A file replaced keeps its permission bits, narrower or wider than the umask's default (022 here,
+// which alone would make every one of them 0644), and the replacement is never more open than the
+// old file while it is written; set-ID bits are not carried over. Expected: the mode set by chmod.
+TEST(AtomicFile, ReplacingAFileKeepsItsPermissionBits) {
+  TempDir dir;
+  const UmaskScope umask(022);
+  for (const mode_t mode : {0600, 0640, 0666, 0755, 0444, 0000}) {
+    SCOPED_TRACE(mode);
+    const fs::path target = dir / "out.json";
+    write_file(target, "old\n");
+    ASSERT_EQ(::chmod(target.c_str(), mode), 0);
+    AtomicFile f(target);
+    f.write("new\n");
+    EXPECT_EQ(mode_of(temp_file_of(target)), mode);
+    f.commit();
+    EXPECT_EQ(read_file(target), "new\n");
+    EXPECT_EQ(mode_of(target), mode);
+    fs::remove(target);
+  }
+  const fs::path target = dir / "tool";
+  write_file(target, "old\n");
+  ASSERT_EQ(::chmod(target.c_str(), 04755), 0);
+  write_file_atomic(target, "new\n");
+  EXPECT_EQ(mode_of(target), 0755u);
+}
+
+// A new file gets what any new file gets: 0666 less the umask.
+TEST(AtomicFile, ANewFileGetsTheUmasksMode) {
+  TempDir dir;
+  const UmaskScope umask(027);
+  write_file_atomic(dir / "new.json", "x\n");
+  EXPECT_EQ(mode_of(dir / "new.json"), 0640u);
+}
+
+// Replaced by root (as by `sudo candle-graph ...`), another user's file stays that user's, with
+// its group, as `stat` reports them; only root may give a file away, so this runs as root only.
+TEST(AtomicFile, ReplacingAnotherUsersFileAsRootKeepsItsOwnerAndGroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only root may give a file to another user";
+  TempDir dir;
+  const fs::path target = dir / "out.json";
+  write_file(target, "old\n");
+  constexpr uid_t kNobody = 65534;
+  constexpr gid_t kNogroup = 65534;
+  ASSERT_EQ(::chown(target.c_str(), kNobody, kNogroup), 0);
+  write_file_atomic(target, "new\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, kNobody);
+  EXPECT_EQ(st.st_gid, kNogroup);
+  EXPECT_EQ(read_file(target), "new\n");
 }
 
 }  // namespace

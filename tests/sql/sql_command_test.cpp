@@ -2,6 +2,8 @@
 // several runs in one database, hostile strings, refused writes, the timeout, --append and
 // atomic outputs.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -329,6 +331,34 @@ TEST(SqlCommand, AppendThroughALinkAddsToTheDatabaseItNames) {
   EXPECT_EQ(shell_query(db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 2);
   EXPECT_EQ(stray_files(dir.path(), {link, dir / "store"}), std::vector<std::string>{});
   EXPECT_EQ(stray_files(dir / "store", {db}), std::vector<std::string>{});
+}
+
+// --append replaces the database with a copy that has the new runs: the copy keeps the database's
+// permission bits (here private, and here wider than this process's umask would give a new file),
+// as `stat` reports them after each export.
+TEST(SqlCommand, AppendKeepsTheDatabasesPermissionBits) {
+  TempDir dir("cg-sql");
+  const fs::path db = dir / "runs.db";
+  ASSERT_EQ(export_db({fixture("spec_example.jsonl").string()}, db).exit_code, 0);
+  fs::permissions(db, fs::perms::owner_read | fs::perms::owner_write);
+  const auto ok = export_db({fixture("inference_all_fields.jsonl").string()}, db, true);
+  ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_EQ(fs::status(db).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(shell_query(db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 2);
+  fs::permissions(db, fs::perms::all & ~fs::perms::others_exec);
+  ASSERT_EQ(export_db({fixture("evidence/edge_cases.jsonl").string()}, db, true).exit_code, 0);
+  EXPECT_EQ(fs::status(db).permissions(), fs::perms::all & ~fs::perms::others_exec);
+  EXPECT_EQ(shell_query(db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 3);
+  // As root (only root may give a file away), another user's database stays theirs.
+  if (::geteuid() != 0) return;
+  constexpr uid_t kNobody = 65534;
+  ASSERT_EQ(::chown(db.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(export_db({synth(dir, 3).string()}, db, true).exit_code, 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(db.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, kNobody);
+  EXPECT_EQ(st.st_gid, kNobody);
+  EXPECT_EQ(shell_query(db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 4);
 }
 
 // The documented join keys (docs/sql.md, "Indices") as SQLite's planner sees them, asked through
