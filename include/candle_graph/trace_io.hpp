@@ -17,9 +17,12 @@ namespace candle_graph {
 using ProgressCallback = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
 struct ReadOptions {
-  ProgressCallback progress;  // called now and then on long reads
-  // Threads that parse (trace/6): above 1, workers parse chunks of lines while the calling
-  // thread assembles the document in file order; the result is the same whatever the number.
+  // Called now and then on long reads; with `threads` above 1, by whichever reading thread is
+  // placing a chunk, one call at a time and in file order.
+  ProgressCallback progress;
+  // Threads that read (trace/6), the calling one included: above 1, each parses chunks of lines
+  // and places their events into the document in file order, taking turns; the result is the
+  // same whatever the number.
   unsigned threads = 1;
 };
 

@@ -1,11 +1,12 @@
-// The events of one chunk of a trace, parsed on a worker thread and kept until the main thread
-// replays them into the document assembler in file order. Their strings and arrays are copied on
-// the worker, by its EventCopier into its arena, which the document absorbs at the end: the main
-// thread, which places every event, then copies nothing (DocumentAssembler::owned_events). A
-// meta event (one per trace) and span references are the exceptions: the recorder keeps them as
-// views of the chunk where they are, else in scratch blocks reused from one chunk to the next,
-// and the assembler resolves a reference to its span's own id (copying only the rare reference
-// to a span not started yet), so a worker does not copy the id that names a span in every event.
+// The events of one chunk of a trace, parsed by one of the reading threads and kept until the
+// chunk's turn comes, when the same thread replays them into the document assembler in file
+// order. Their strings and arrays are copied as they are recorded, by the thread's EventCopier
+// into its arena, which the document absorbs at the end: placing them then copies nothing
+// (DocumentAssembler::owned_events), and the turns, which run one at a time, stay short. A meta
+// event (one per trace) and span references are the exceptions: the recorder keeps them as views
+// of the chunk where they are, else in scratch blocks reused from one chunk to the next, and the
+// assembler resolves a reference to its span's own id (copying only the rare reference to a span
+// not started yet), so the id that names a span is not copied for every event.
 #pragma once
 
 #include <cstddef>

@@ -6,7 +6,6 @@
 #include "output/json_text.hpp"
 #include "trace/document_assembler.hpp"
 #include "trace/huge_pages.hpp"
-#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 
@@ -170,24 +169,6 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
                                         static_cast<double>(doc_.spans_.capacity()))));
 }
 
-void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
-  // Two chunks' growth ahead, at least 256 KiB: populating a page already mapped costs a page
-  // table walk, so the stretches may overlap from call to call.
-  constexpr std::size_t kMinAheadBytes = std::size_t{256} << 10;
-  std::size_t k = 0;
-  auto ahead = [&](const auto& v) {
-    std::size_t& last = prefaulted_sizes_.at(k++);  // at(): kArrays must count every array
-    const std::size_t grown = v.size() - std::min(v.size(), last);
-    last = v.size();
-    if (grown == 0 || v.capacity() == v.size()) return;
-    const std::size_t elems = std::max(2 * grown, kMinAheadBytes / sizeof(v[0]) + 1);
-    const auto* begin = v.data() + v.size();
-    const auto* end = v.data() + std::min(v.capacity(), v.size() + elems);
-    prefaulter.populate(begin, end);
-  };
-  for_each_array(ahead);
-}
-
 void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   const std::uint64_t i = index_++;
   if (meta_seen_)
@@ -330,9 +311,9 @@ void DocumentAssembler::place(const EdgeEvent& e, std::uint64_t /*line*/,
 TraceDocument DocumentAssembler::finish() {
   if (!meta_seen_) fail(0, "trace stream is missing a meta event with run metadata");
   doc_.event_count_ = index_;
-  // The arrays keep their capacity, but the pages past their elements (mapped ahead by a
-  // prefault, or the rest of a huge page) go back: they are the document's, for as long as the
-  // command runs, and no event will ever be placed there.
+  // The arrays keep their capacity, but the pages past their elements (the rest of a huge page)
+  // go back: they are the document's, for as long as the command runs, and no event will ever be
+  // placed there.
   for_each_array([](auto& v) { release_unused_capacity(v); });
   // Resolve links that pointed forward (or nowhere) while streaming.
   auto resolve = [&](std::vector<std::uint32_t>& links, auto span_id_of, const auto& events) {

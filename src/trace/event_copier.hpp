@@ -1,7 +1,7 @@
 // Copies an event's strings and arrays into an arena, so that the event outlives the buffer it was
 // parsed from. The document assembler uses one for the events it receives on one thread; with
-// `-j N` each worker uses its own, into an arena of its own that joins the document's at the end
-// (Arena::absorb), so that the main thread, which places every event in file order, does not
+// `-j N` each reading thread uses its own, into an arena of its own that joins the document's at
+// the end (Arena::absorb), so that placing the events in file order, one chunk at a time, does not
 // also copy them. Equal values share a copy where they repeat (ArenaCopies); which copy an event
 // views never changes what it holds.
 #pragma once

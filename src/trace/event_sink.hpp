@@ -1,7 +1,7 @@
 // Where the line reader puts each event it parsed: the document assembler (reading on one thread)
-// or a chunk recorder (reading on several: a worker records a chunk's events, the main thread
-// replays them into the assembler in file order). Events view transient buffers: a sink copies
-// what it keeps before returning.
+// or a chunk recorder (reading on several: a thread records a chunk's events and, at the chunk's
+// turn, replays them into the assembler, so that they arrive in file order). Events view
+// transient buffers: a sink copies what it keeps before returning.
 #pragma once
 
 #include <cstdint>

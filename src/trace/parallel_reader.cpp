@@ -1,11 +1,14 @@
-// The pipeline: at most one chunk per worker plus the one being replayed are in flight (read,
-// queued, parsed or waiting for the replay), which bounds the memory the threads add: per chunk,
-// its 1 MiB of text and the events recorded from it (about as much again; 11 MB in all for two
-// workers on a 295 MB synth trace). A chunk holds whole lines only, so a worker's line numbers
-// count from the chunk's first line; the replay shifts them by the lines of the chunks before. A
-// parse error stops its chunk and is raised only when the replay reaches it, after the events
-// before it: whichever comes first in the file, an assembler error (replay) or a parse error
-// (worker), is the one raised, as in the single-threaded read.
+// The pipeline: each thread, the calling one included, takes the next chunk of whole lines in file
+// order, parses it into a recorder of its own, waits for its turn (every earlier chunk placed)
+// and places the chunk's events into the one document assembler itself, from its own cache. So
+// one chunk per thread is in flight, which bounds the memory the threads add: per thread, its
+// 1 MiB of text and the events recorded from it. A chunk holds whole lines only, so a thread's
+// line numbers count from the chunk's first line; placing shifts them by the lines of the chunks
+// before. A parse error stops its chunk and is raised at the chunk's turn, after the events
+// before it: whichever comes first in the file, an assembler error (placing) or a parse error,
+// is the one raised, as in the single-threaded read. The document's pages are faulted in by the
+// placing thread: a thread of its own mapping them ahead cost more (its wake-ups and the threads
+// it preempted on two cores) than the faults it took off the placing.
 #include "trace/parallel_reader.hpp"
 #include "trace/read_sizes.hpp"
 
@@ -15,11 +18,11 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -28,7 +31,6 @@
 #include "trace/document_assembler.hpp"
 #include "trace/line_feeder.hpp"
 #include "trace/memory_budget.hpp"
-#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 namespace {
@@ -37,7 +39,7 @@ using read_sizes::kPadding;
 using read_sizes::kProgressEvery;
 using read_sizes::kReserveAfter;
 
-constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // per chunk; in peak RSS per worker
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // per chunk; in peak RSS per thread
 constexpr std::size_t kFirstProbeBytes = 4096;  // a chunk's search for its first line start
 
 // Tests force tiny chunks so that chunk boundaries fall at every place in their fixtures.
@@ -51,20 +53,20 @@ struct Chunk {
   std::size_t size = 0;
   bool at_file_start = false;
   bool final = false;  // the end of the file: its last line may lack a '\n'
-  // A regular file is read by the workers themselves (pread): the chunk is the lines that start
-  // in [begin, end) of the file, `last` when end is the file's size (read on to the end).
+  // A regular file is read by the reading threads themselves (pread): the chunk is the lines that
+  // start in [begin, end) of the file, `last` when end is the file's size (read on to the end).
   struct Range {
     int fd = -1;
     std::uint64_t begin = 0, end = 0;
     bool last = false;
   };
   std::optional<Range> range;
-  // What the worker made of it.
+  // What the thread that took it made of it.
   ChunkRecorder events;
   std::uint64_t lines = 0;
   std::optional<Error> error;
-  std::exception_ptr failure;  // anything but an Error (out of memory)
-  bool parsed = false;
+  std::exception_ptr failure;       // anything but an Error (out of memory)
+  std::optional<Error> read_error;  // a pipe's read failed where this chunk starts
 
   void reserve(std::size_t bytes) {
     if (bytes <= capacity) return;
@@ -75,7 +77,7 @@ struct Chunk {
   }
 };
 
-// The main thread's side: the file as a sequence of chunks of whole lines.
+// A pipe as a sequence of chunks of whole lines, read by one thread at a time.
 class ChunkReader {
  public:
   ChunkReader(int fd, std::string source, std::size_t chunk_bytes)
@@ -150,11 +152,11 @@ std::size_t read_at(int fd, const std::string& source, char* out, std::size_t n,
   return got;
 }
 
-// Fills a positional chunk on a worker with the lines that start in [begin, end) of the file,
-// each whole: the chunk starts after the first '\n' at or after begin - 1 (at 0 for the first
-// chunk) and runs through the first '\n' at or after end - 1, reading on for a line longer than
-// the chunk (the last chunk reads to the end of the file, which may have grown). A chunk inside
-// one long line that started before it holds nothing: that line is an earlier chunk's.
+// Fills a positional chunk, on the thread that took it, with the lines that start in [begin, end)
+// of the file, each whole: the chunk starts after the first '\n' at or after begin - 1 (at 0 for
+// the first chunk) and runs through the first '\n' at or after end - 1, reading on for a line
+// longer than the chunk (the last chunk reads to the end of the file, which may have grown). A
+// chunk inside one long line that started before it holds nothing: that line is an earlier chunk's.
 void load_range(Chunk& c, const std::string& source) {
   const Chunk::Range r = *c.range;
   c.size = 0;
@@ -217,79 +219,113 @@ void load_range(Chunk& c, const std::string& source) {
   std::memset(c.data.get() + c.size, ' ', kPadding);  // simdjson may read it
 }
 
-// The workers: each parses whole chunks with its own parser and scanner, and copies what it
-// parsed into an arena of its own, which the document takes over at the end.
-class ParsePool {
+// A chunk's parse error, its line counted from the chunk's first line, as the whole file counts it.
+Error in_file(const Error& e, std::uint64_t first_line) {
+  const std::uint64_t line = e.line() == 0 ? 0 : first_line - 1 + e.line();
+  return Error(e.kind(), e.path(), line, e.message());
+}
+
+// One parallel read. Every thread, the calling one included, runs the same loop: take the next
+// chunk in file order (a regular file: the next range, read by the thread itself; a pipe: the
+// next lines from the shared reader, one thread at a time), parse it into its recorder with its
+// own parser and arena, wait for its turn (every earlier chunk placed), place its events into the
+// document assembler, pass the turn on. The events are placed by the thread that parsed them,
+// from its own cache, and no thread only waits for others.
+class ParallelRead {
  public:
-  ParsePool(unsigned threads, std::string source) : source_(std::move(source)) {
+  ParallelRead(int fd, std::string source, std::uint64_t total, const ReadOptions& options)
+      : fd_(fd),
+        source_(std::move(source)),
+        total_(total),
+        positional_(total > 0),
+        chunk_bytes_(chunk_bytes()),
+        options_(options),
+        reader_(fd, source_, chunk_bytes_),
+        assembler_(source_),
+        memory_(source_) {}
+
+  TraceDocument run(unsigned threads) {
     for (unsigned i = 0; i < threads; ++i) arenas_.push_back(std::make_unique<Arena>());
-    for (unsigned i = 0; i < threads; ++i)
-      threads_.emplace_back([this, arena = arenas_[i].get()] { work(*arena); });
-  }
-  ~ParsePool() { stop(); }
-  ParsePool(const ParsePool&) = delete;
-  ParsePool& operator=(const ParsePool&) = delete;
-
-  void submit(Chunk& c) {
-    c.parsed = false;
-    {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(&c);
+    std::vector<std::thread> others;
+    try {
+      for (unsigned i = 1; i < threads; ++i)
+        others.emplace_back([this, arena = arenas_[i].get()] { work(*arena); });
+    } catch (const std::system_error&) {
+      // No thread to spare (a thread limit): the read goes on with the threads started, this one
+      // at least; the document is the same.
     }
-    work_ready_.notify_one();
-  }
-
-  void wait(const Chunk& c) {
-    std::unique_lock lock(mutex_);
-    chunk_parsed_.wait(lock, [&] { return c.parsed; });
-  }
-
-  // Stops the workers (after the chunk each is parsing) and waits for them.
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    work_ready_.notify_all();
-    for (std::thread& t : threads_)
-      if (t.joinable()) t.join();
-  }
-
-  // After stop(): the copies of every event the workers parsed become the document's.
-  void give_copies_to(DocumentAssembler& assembler) {
-    for (auto& arena : arenas_) assembler.absorb(std::move(*arena));
+    work(*arenas_[0]);
+    for (std::thread& t : others) t.join();
+    if (error_) std::rethrow_exception(error_);
+    if (options_.progress) options_.progress(positional_ ? done_ : reader_.bytes_read(), total_);
+    for (auto& arena : arenas_) assembler_.absorb(std::move(*arena));
+    return assembler_.finish();
   }
 
  private:
-  void work(Arena& arena) {
-    EventCopier copier(arena);
-    std::optional<LineFeeder> feeder;
-    for (;;) {
-      Chunk* c = nullptr;
-      {
-        std::unique_lock lock(mutex_);
-        work_ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (stop_) return;
-        c = queue_.front();
-        queue_.pop_front();
+  // One thread's loop, until the file is exhausted or the read stopped.
+  void work(Arena& arena) noexcept {
+    try {
+      EventCopier copier(arena);
+      std::optional<LineFeeder> feeder;
+      Chunk c;
+      std::uint64_t turn = 0;
+      while (take(c, turn)) {
+        parse(c, feeder, copier);
+        if (!wait_for(turn)) return;
+        place(c);
+        pass_turn();
       }
-      parse(*c, feeder, copier);
-      {
-        std::lock_guard lock(mutex_);
-        c->parsed = true;
-      }
-      chunk_parsed_.notify_all();
+    } catch (...) {
+      stop_with(std::current_exception());
     }
+  }
+
+  // The next chunk in file order into `c` and its turn; false when there is none (or the read
+  // stopped).
+  bool take(Chunk& c, std::uint64_t& turn) {
+    if (positional_) {
+      std::lock_guard lock(mutex_);
+      if (stopped_ || next_begin_ >= total_) return false;
+      const std::uint64_t end = std::min<std::uint64_t>(next_begin_ + chunk_bytes_, total_);
+      c.range = Chunk::Range{fd_, next_begin_, end, end >= total_};
+      c.at_file_start = next_begin_ == 0;
+      next_begin_ = end;
+      turn = next_turn_taken_++;
+      return true;
+    }
+    // A pipe is read in order, one chunk after the other; a read error is raised at its turn,
+    // after the chunks read before it.
+    std::lock_guard read_lock(read_mutex_);
+    if (reader_done_) return false;
+    c.read_error.reset();
+    try {
+      if (!reader_.next(c)) {
+        reader_done_ = true;
+        return false;
+      }
+    } catch (const Error& e) {
+      c.read_error = e;
+      reader_done_ = true;
+    }
+    std::lock_guard lock(mutex_);
+    if (stopped_) return false;
+    turn = next_turn_taken_++;
+    return true;
   }
 
   void parse(Chunk& c, std::optional<LineFeeder>& feeder, EventCopier& copier) {
     c.error.reset();
     c.failure = nullptr;
     c.lines = 0;
+    if (c.read_error) {
+      c.events.start(c.data.get(), 0, copier);
+      return;
+    }
     if (c.range) {
       try {
         load_range(c, source_);
-      } catch (const Error& e) {  // raised when the replay reaches this chunk, as in file order
+      } catch (const Error& e) {  // raised at this chunk's turn, as in file order
         c.events.start(c.data.get(), 0, copier);
         c.error = e;
         return;
@@ -312,103 +348,86 @@ class ParsePool {
     feeder.reset();  // a parser that threw starts afresh on the next chunk
   }
 
-  std::string source_;
-  std::mutex mutex_;
-  std::condition_variable work_ready_;
-  std::condition_variable chunk_parsed_;
-  std::deque<Chunk*> queue_;
-  bool stop_ = false;
-  std::vector<std::unique_ptr<Arena>> arenas_;  // one per worker, filled by it alone
-  std::vector<std::thread> threads_;
-};
+  // Waits until every chunk before `turn` is placed; false when the read stopped instead.
+  bool wait_for(std::uint64_t turn) {
+    std::unique_lock lock(mutex_);
+    turn_passed_.wait(lock, [&] { return stopped_ || turn_ == turn; });
+    return !stopped_;
+  }
 
-// A worker's error, its line counted from the chunk's first line, as the whole file counts it.
-Error in_file(const Error& e, std::uint64_t first_line) {
-  const std::uint64_t line = e.line() == 0 ? 0 : first_line - 1 + e.line();
-  return Error(e.kind(), e.path(), line, e.message());
-}
+  void pass_turn() {
+    {
+      std::lock_guard lock(mutex_);
+      ++turn_;
+    }
+    turn_passed_.notify_all();
+  }
+
+  void stop_with(std::exception_ptr e) noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::move(e);
+      stopped_ = true;
+    }
+    turn_passed_.notify_all();
+  }
+
+  // The chunk's events into the document, then its error (the first in file order: every chunk
+  // before it was placed without one). Only the thread holding the turn is here.
+  void place(Chunk& c) {
+    c.events.replay(assembler_.owned_events(), first_line_);
+    if (c.error) throw in_file(*c.error, first_line_);
+    if (c.failure) std::rethrow_exception(c.failure);
+    if (c.read_error) throw *c.read_error;
+    first_line_ += c.lines;
+    done_ += c.size;
+    memory_.check(done_);
+    // After the first 4 MiB the mix of event kinds is known: size the document for the file.
+    if (!reserved_ && done_ >= kReserveAfter && total_ > done_) {
+      assembler_.reserve_like_so_far(static_cast<double>(total_) / static_cast<double>(done_),
+                                     2.0 * static_cast<double>(total_));
+      reserved_ = true;
+    }
+    if (options_.progress && done_ >= next_progress_) {
+      options_.progress(done_, total_);
+      next_progress_ = done_ + kProgressEvery;
+    }
+  }
+
+  const int fd_;
+  const std::string source_;
+  const std::uint64_t total_;
+  const bool positional_;  // a regular file, cut by position; else a pipe, read in order
+  const std::size_t chunk_bytes_;
+  const ReadOptions& options_;
+
+  std::mutex mutex_;  // guards what follows, up to the reader
+  std::condition_variable turn_passed_;
+  std::uint64_t next_begin_ = 0;       // the next range's start (a regular file)
+  std::uint64_t next_turn_taken_ = 0;  // the turn of the next chunk taken
+  std::uint64_t turn_ = 0;             // the chunk whose events are placed next
+  bool stopped_ = false;
+  std::exception_ptr error_;  // the first error in file order, or a thread's own failure
+
+  std::mutex read_mutex_;  // guards the reader (a pipe)
+  ChunkReader reader_;
+  bool reader_done_ = false;
+
+  // Touched only by the thread holding the turn.
+  DocumentAssembler assembler_;
+  MemoryWatch memory_;
+  std::uint64_t first_line_ = 1, done_ = 0, next_progress_ = kProgressEvery;
+  bool reserved_ = false;
+
+  std::vector<std::unique_ptr<Arena>> arenas_;  // one per thread, filled by it alone
+};
 
 }  // namespace
 
 TraceDocument parse_trace_in_parallel(int fd, const std::string& source, std::uint64_t total,
                                       const ReadOptions& options) {
-  const unsigned threads = std::max(1u, options.threads);
-  const std::size_t max_in_flight = std::size_t{threads} + 1;
-  DocumentAssembler assembler(source);
-  const std::size_t chunk = chunk_bytes();
-  ChunkReader reader(fd, source, chunk);
-  // A regular file is cut by position and each worker reads its own chunk, so that the main
-  // thread (the bound: it replays every event) does not also copy the file in; anything else
-  // (a pipe) is read in order by the main thread.
-  const bool positional = total > 0;
-  std::uint64_t next_begin = 0;
-  // Declared before the pool: the pool joins its workers before the chunks they use go away.
-  std::deque<std::unique_ptr<Chunk>> in_flight, spare;
-  std::optional<Error> read_error;  // raised after the chunks read before it, as in file order
-  ParsePool pool(threads, source);
-  bool more = true;
-  std::uint64_t first_line = 1, done = 0, next_progress = kProgressEvery;
-  bool reserved = false;
-  MemoryWatch memory(source);
-  std::optional<PagePrefaulter> prefaulter;
-  for (;;) {
-    while (more && in_flight.size() < max_in_flight) {
-      std::unique_ptr<Chunk> c;
-      if (spare.empty()) {
-        c = std::make_unique<Chunk>();
-      } else {
-        c = std::move(spare.back());
-        spare.pop_back();
-      }
-      if (positional) {
-        more = next_begin < total;
-        if (!more) break;
-        const std::uint64_t end = std::min<std::uint64_t>(next_begin + chunk, total);
-        c->range = Chunk::Range{fd, next_begin, end, end >= total};
-        c->at_file_start = next_begin == 0;
-        next_begin = end;
-      } else {
-        try {
-          more = reader.next(*c);
-        } catch (const Error& e) {
-          read_error = e;
-          more = false;
-        }
-        if (!more) break;
-      }
-      pool.submit(*c);
-      in_flight.push_back(std::move(c));
-    }
-    if (in_flight.empty()) break;
-    std::unique_ptr<Chunk> c = std::move(in_flight.front());
-    in_flight.pop_front();
-    pool.wait(*c);
-    c->events.replay(assembler.owned_events(), first_line);
-    if (c->error) throw in_file(*c->error, first_line);
-    if (c->failure) std::rethrow_exception(c->failure);
-    first_line += c->lines;
-    done += c->size;
-    memory.check(done);
-    // After the first 4 MiB the mix of event kinds is known: size the document for the file.
-    if (!reserved && done >= kReserveAfter && total > done) {
-      assembler.reserve_like_so_far(static_cast<double>(total) / static_cast<double>(done),
-                                    2.0 * static_cast<double>(total));
-      reserved = true;
-      prefaulter.emplace();
-    }
-    if (prefaulter) assembler.prefault_ahead(*prefaulter);
-    if (options.progress && done >= next_progress) {
-      options.progress(done, total);
-      next_progress = done + kProgressEvery;
-    }
-    spare.push_back(std::move(c));
-  }
-  if (read_error) throw *read_error;
-  if (options.progress) options.progress(positional ? done : reader.bytes_read(), total);
-  pool.stop();
-  pool.give_copies_to(assembler);
-  prefaulter.reset();  // no stretch is mapped after finish() gives back what was mapped ahead
-  return assembler.finish();
+  ParallelRead read(fd, source, total, options);
+  return read.run(std::max(1u, options.threads));
 }
 
 }  // namespace candle_graph

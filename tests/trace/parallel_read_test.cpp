@@ -81,19 +81,22 @@ TEST(ParallelRead, SynthTraceOfManyChunksReadsTheSame) {
   expect_same_as_one_thread(big, {4096, 65536});
 }
 
-// A regular file is cut by position and read by the workers; a pipe is read in order by the
-// main thread. Both give the regular file's single-threaded document.
+// A regular file is cut by position, each thread reading its own chunks; a pipe is read in order,
+// by one thread at a time. Both give the regular file's single-threaded document.
 TEST(ParallelRead, APipeReadsTheSameAsTheFile) {
   TempDir dir;
   const std::string text = join_lines(synth_lines(dir, 300));
   const fs::path file = write(dir, "file.jsonl", text);
   const std::string reference = outcome(file, 1);
-  for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}}) {
-    const fs::path fifo = dir / ("pipe-" + std::to_string(chunk));
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    std::thread writer([&] { write_file(fifo, text); });
-    EXPECT_EQ(outcome(fifo, 2, chunk), reference) << "chunks of " << chunk;
-    writer.join();
+  for (const unsigned threads : {2u, 3u}) {
+    for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}}) {
+      const fs::path fifo = dir / ("pipe-" + std::to_string(threads) + "-" + std::to_string(chunk));
+      ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+      std::thread writer([&] { write_file(fifo, text); });
+      EXPECT_EQ(outcome(fifo, threads, chunk), reference)
+          << threads << " threads, chunks of " << chunk;
+      writer.join();
+    }
   }
 }
 
