@@ -6,6 +6,7 @@
 #include "output/json_text.hpp"
 #include "trace/document_assembler.hpp"
 #include "trace/huge_pages.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 
@@ -169,6 +170,26 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
                                         static_cast<double>(doc_.spans_.capacity()))));
 }
 
+void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
+  // Once an array's elements come within two calls' growth (at least 256 KiB) of the stretch
+  // already queued, the next one is queued: from there to four calls' growth ahead, so that each
+  // page is asked for once and the calls are few.
+  constexpr std::size_t kMinAheadBytes = std::size_t{256} << 10;
+  std::size_t k = 0;
+  auto ahead = [&](const auto& v) {
+    Prefaulted& p = prefaulted_.at(k++);  // at(): kArrays must count every array
+    if (p.data != v.data()) p = Prefaulted{v.data(), v.size(), v.size()};  // moved: start over
+    const std::size_t grown = v.size() - std::min(v.size(), p.size);
+    p.size = v.size();
+    const std::size_t step = std::max(2 * grown, kMinAheadBytes / sizeof(v[0]) + 1);
+    if (grown == 0 || p.queued_to >= std::min(v.capacity(), v.size() + step)) return;
+    const std::size_t from = std::max(v.size(), p.queued_to);
+    p.queued_to = std::min(v.capacity(), v.size() + 2 * step);
+    prefaulter.populate(v.data() + from, v.data() + p.queued_to);
+  };
+  for_each_array(ahead);
+}
+
 void DocumentAssembler::add_meta(const MetaEvent& e, std::uint64_t line) {
   const std::uint64_t i = index_++;
   if (meta_seen_)
@@ -311,9 +332,9 @@ void DocumentAssembler::place(const EdgeEvent& e, std::uint64_t /*line*/,
 TraceDocument DocumentAssembler::finish() {
   if (!meta_seen_) fail(0, "trace stream is missing a meta event with run metadata");
   doc_.event_count_ = index_;
-  // The arrays keep their capacity, but the pages past their elements (the rest of a huge page)
-  // go back: they are the document's, for as long as the command runs, and no event will ever be
-  // placed there.
+  // The arrays keep their capacity, but the pages past their elements (mapped ahead by a
+  // prefault, or the rest of a huge page) go back: they are the document's, for as long as the
+  // command runs, and no event will ever be placed there.
   for_each_array([](auto& v) { release_unused_capacity(v); });
   // Resolve links that pointed forward (or nowhere) while streaming.
   auto resolve = [&](std::vector<std::uint32_t>& links, auto span_id_of, const auto& events) {

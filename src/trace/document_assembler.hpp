@@ -4,6 +4,7 @@
 // span_end matches one earlier span_start, no second span_end).
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "candle_graph/trace.hpp"
@@ -11,6 +12,8 @@
 #include "trace/event_sink.hpp"
 
 namespace candle_graph {
+
+class PagePrefaulter;
 
 class DocumentAssembler {
  public:
@@ -28,6 +31,10 @@ class DocumentAssembler {
   // capacity is never touched, so an overestimate costs address space, not memory.
   // At most `byte_budget` bytes of address space are reserved in total.
   void reserve_like_so_far(double scale, double byte_budget);
+
+  // Asks `prefaulter` to map, ahead of time, the next stretch of reserved capacity of every array
+  // that grew since the last call, so that the thread filling them takes fewer page faults.
+  void prefault_ahead(PagePrefaulter& prefaulter);
 
   // The same events, their strings and arrays already copied into an arena that outlives the
   // document (a worker's, absorbed with absorb() before finish()): placed without copying them
@@ -107,6 +114,15 @@ class DocumentAssembler {
     f(doc_.gradients_), f(doc_.edges_), f(doc_.op_span_), f(doc_.tensor_span_);
     f(doc_.memory_span_), f(doc_.device_ops_), f(doc_.device_op_span_);
   }
+  static constexpr std::size_t kArrays = 12;  // for_each_array's calls of f
+  // Per array, in for_each_array's order: where it was, its size at the last prefault_ahead and
+  // the end of the stretches queued so far (in elements).
+  struct Prefaulted {
+    const void* data = nullptr;
+    std::size_t size = 0;
+    std::size_t queued_to = 0;
+  };
+  std::array<Prefaulted, kArrays> prefaulted_{};
 };
 
 }  // namespace candle_graph

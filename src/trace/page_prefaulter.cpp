@@ -21,9 +21,12 @@ std::uintptr_t page_size() {
 
 }  // namespace
 
-PagePrefaulter::PagePrefaulter() : thread_([this] { work(); }) {}
+PagePrefaulter::PagePrefaulter(Thread thread) {
+  if (thread == Thread::own) thread_ = std::thread([this] { work(); });
+}
 
 PagePrefaulter::~PagePrefaulter() {
+  if (!thread_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
@@ -42,9 +45,24 @@ void PagePrefaulter::populate(const void* begin, const void* end) {
   {
     std::lock_guard lock(mutex_);
     if (unsupported_) return;
+    // Without a thread of its own, stretches wait only as long as someone has time for them:
+    // the oldest, soon filled anyway, make room for the newest.
+    if (!thread_.joinable() && queue_.size() >= kMaxWaiting) queue_.pop_front();
     queue_.emplace_back(span.begin, span.bytes);
   }
-  ready_.notify_one();
+  if (thread_.joinable()) ready_.notify_one();
+}
+
+bool PagePrefaulter::populate_one() {
+  std::pair<void*, std::size_t> range;
+  {
+    std::lock_guard lock(mutex_);
+    if (queue_.empty()) return false;
+    range = queue_.front();
+    queue_.pop_front();
+  }
+  map(range);
+  return true;
 }
 
 void PagePrefaulter::work() {
@@ -57,13 +75,17 @@ void PagePrefaulter::work() {
       range = queue_.front();
       queue_.pop_front();
     }
-    // ENOMEM (no longer mapped) and EFAULT are the range's own business; EINVAL means the
-    // kernel has no MADV_POPULATE_WRITE.
-    if (::madvise(range.first, range.second, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
-      std::lock_guard lock(mutex_);
-      unsupported_ = true;
-      queue_.clear();
-    }
+    map(range);
+  }
+}
+
+void PagePrefaulter::map(std::pair<void*, std::size_t> range) {
+  // ENOMEM (no longer mapped) and EFAULT are the range's own business; EINVAL means the kernel
+  // has no MADV_POPULATE_WRITE.
+  if (::madvise(range.first, range.second, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
+    std::lock_guard lock(mutex_);
+    unsupported_ = true;
+    queue_.clear();
   }
 }
 

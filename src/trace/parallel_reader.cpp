@@ -2,13 +2,14 @@
 // order, parses it into a recorder of its own, waits for its turn (every earlier chunk placed)
 // and places the chunk's events into the one document assembler itself, from its own cache. So
 // one chunk per thread is in flight, which bounds the memory the threads add: per thread, its
-// 1 MiB of text and the events recorded from it. A chunk holds whole lines only, so a thread's
+// 512 KiB of text and the events recorded from it. A chunk holds whole lines only, so a thread's
 // line numbers count from the chunk's first line; placing shifts them by the lines of the chunks
 // before. A parse error stops its chunk and is raised at the chunk's turn, after the events
 // before it: whichever comes first in the file, an assembler error (placing) or a parse error,
-// is the one raised, as in the single-threaded read. The document's pages are faulted in by the
-// placing thread: a thread of its own mapping them ahead cost more (its wake-ups and the threads
-// it preempted on two cores) than the faults it took off the placing.
+// is the one raised, as in the single-threaded read. The placing runs one turn at a time, so the
+// page faults of the document's growth are taken off it: a thread waiting for its turn maps the
+// next stretches (a thread of its own for that cost more, in wake-ups and in the threads it
+// preempted on two cores, than the faults it saved).
 #include "trace/parallel_reader.hpp"
 #include "trace/read_sizes.hpp"
 
@@ -31,6 +32,7 @@
 #include "trace/document_assembler.hpp"
 #include "trace/line_feeder.hpp"
 #include "trace/memory_budget.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace candle_graph {
 namespace {
@@ -39,7 +41,7 @@ using read_sizes::kPadding;
 using read_sizes::kProgressEvery;
 using read_sizes::kReserveAfter;
 
-constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // per chunk; in peak RSS per thread
+constexpr std::size_t kChunkBytes = std::size_t{512} << 10;  // per chunk; in peak RSS per thread
 constexpr std::size_t kFirstProbeBytes = 4096;  // a chunk's search for its first line start
 
 // Tests force tiny chunks so that chunk boundaries fall at every place in their fixtures.
@@ -348,10 +350,17 @@ class ParallelRead {
     feeder.reset();  // a parser that threw starts afresh on the next chunk
   }
 
-  // Waits until every chunk before `turn` is placed; false when the read stopped instead.
+  // Waits until every chunk before `turn` is placed; false when the read stopped instead. While
+  // it waits, the thread maps the document's next pages for the placing, which would otherwise
+  // take those page faults (and the kernel's zeroing of each page) inside its turn.
   bool wait_for(std::uint64_t turn) {
     std::unique_lock lock(mutex_);
-    turn_passed_.wait(lock, [&] { return stopped_ || turn_ == turn; });
+    while (!stopped_ && turn_ != turn) {
+      lock.unlock();
+      const bool mapped = prefaulter_.populate_one();
+      lock.lock();
+      if (!mapped) turn_passed_.wait(lock, [&] { return stopped_ || turn_ == turn; });
+    }
     return !stopped_;
   }
 
@@ -388,6 +397,7 @@ class ParallelRead {
                                      2.0 * static_cast<double>(total_));
       reserved_ = true;
     }
+    if (reserved_) assembler_.prefault_ahead(prefaulter_);
     if (options_.progress && done_ >= next_progress_) {
       options_.progress(done_, total_);
       next_progress_ = done_ + kProgressEvery;
@@ -408,6 +418,10 @@ class ParallelRead {
   std::uint64_t turn_ = 0;             // the chunk whose events are placed next
   bool stopped_ = false;
   std::exception_ptr error_;  // the first error in file order, or a thread's own failure
+
+  // The document's next stretches, queued by the thread placing a chunk (once the document is
+  // reserved) and mapped by the threads waiting for their turn; thread-safe itself.
+  PagePrefaulter prefaulter_{PagePrefaulter::Thread::none};
 
   std::mutex read_mutex_;  // guards the reader (a pipe)
   ChunkReader reader_;

@@ -18,6 +18,7 @@
 #include "support/run_program.hpp"
 #include "support/trace_lines.hpp"
 #include "trace/huge_pages.hpp"
+#include "trace/page_prefaulter.hpp"
 
 namespace {
 
@@ -250,7 +251,7 @@ TEST(HugePages, TheDocumentsLargeArraysAreAdvised) {
 }
 
 // The pages of a vector's capacity past its elements go back to the kernel; the elements stay.
-// The capacity is first written through (as the reader's prefault thread maps it ahead), so its
+// The capacity is first written through (as the reader's waiting threads map it ahead), so its
 // pages are resident before the release.
 TEST(HugePages, UnusedCapacityIsGivenBackAndTheElementsStay) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
@@ -268,8 +269,8 @@ TEST(HugePages, UnusedCapacityIsGivenBackAndTheElementsStay) {
   EXPECT_EQ(v.back(), 42u);
 }
 
-// Read with one and with two threads (then a prefault thread maps the arrays' next stretch
-// ahead), the document keeps no page resident past the elements of its op array.
+// Read with one and with two threads (then the thread waiting for its turn maps the arrays' next
+// stretch ahead), the document keeps no page resident past the elements of its op array.
 TEST(HugePages, TheDocumentKeepsNoPagesPastItsElements) {
   TempDir dir;
   const fs::path trace = write_synth_trace(dir);
@@ -286,6 +287,58 @@ TEST(HugePages, TheDocumentKeepsNoPagesPastItsElements) {
               0u)
         << threads << " thread(s)";
   }
+}
+
+// Fresh anonymous memory of `pages` pages, unmapped when the test ends; nothing in it is resident.
+struct FreshMemory {
+  explicit FreshMemory(std::size_t pages)
+      : bytes(pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE))),
+        at(static_cast<char*>(
+            ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))) {}
+  ~FreshMemory() { ::munmap(at, bytes); }
+  FreshMemory(const FreshMemory&) = delete;
+  FreshMemory& operator=(const FreshMemory&) = delete;
+  std::size_t bytes;
+  char* at;
+};
+
+// Whether this kernel maps memory on request (MADV_POPULATE_WRITE, Linux 5.14), asked directly.
+bool kernel_populates() {
+  FreshMemory probe(1);
+  return ::madvise(probe.at, probe.bytes, 23 /* MADV_POPULATE_WRITE */) == 0;
+}
+
+// Without a thread of its own, the prefaulter maps a queued stretch only when a thread asks it
+// to, one stretch per call, oldest first; resident pages are read back with mincore(2).
+TEST(PagePrefaulter, WithoutAThreadAStretchIsMappedByTheThreadThatAsks) {
+  if (!kernel_populates()) GTEST_SKIP() << "no MADV_POPULATE_WRITE in this kernel";
+  FreshMemory first(16), second(16);
+  candle_graph::PagePrefaulter prefaulter(candle_graph::PagePrefaulter::Thread::none);
+  prefaulter.populate(first.at, first.at + first.bytes);
+  prefaulter.populate(second.at, second.at + second.bytes);
+  EXPECT_EQ(resident_pages(first.at, first.bytes), 0u);  // queued, not mapped
+  EXPECT_TRUE(prefaulter.populate_one());
+  EXPECT_EQ(resident_pages(first.at, first.bytes), 16u);
+  EXPECT_EQ(resident_pages(second.at, second.bytes), 0u);
+  EXPECT_TRUE(prefaulter.populate_one());
+  EXPECT_EQ(resident_pages(second.at, second.bytes), 16u);
+  EXPECT_FALSE(prefaulter.populate_one());  // nothing left
+}
+
+// Queued faster than anyone maps them, the oldest stretches make room for the newest: of 65
+// one-page stretches the first is dropped, and the 64 others are mapped.
+TEST(PagePrefaulter, WithoutAThreadOnlyTheNewestStretchesWait) {
+  if (!kernel_populates()) GTEST_SKIP() << "no MADV_POPULATE_WRITE in this kernel";
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  FreshMemory memory(65);
+  candle_graph::PagePrefaulter prefaulter(candle_graph::PagePrefaulter::Thread::none);
+  for (std::size_t i = 0; i < 65; ++i)
+    prefaulter.populate(memory.at + i * page, memory.at + (i + 1) * page);
+  std::size_t mapped = 0;
+  while (prefaulter.populate_one()) ++mapped;
+  EXPECT_EQ(mapped, 64u);
+  EXPECT_EQ(resident_pages(memory.at, page), 0u);
+  EXPECT_EQ(resident_pages(memory.at + page, 64 * page), 64u);
 }
 
 }  // namespace

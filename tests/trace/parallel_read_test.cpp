@@ -73,9 +73,9 @@ TEST(ParallelRead, EveryTraceFixtureReadsTheSame) {
 
 TEST(ParallelRead, SynthTraceOfManyChunksReadsTheSame) {
   TempDir dir;
-  // ~6 MB (synth writes ~4.8 KB a layer): several of the reader's 1 MiB chunks, with their
-  // default size, and past the first 4 MiB, after which the document is reserved and its pages are
-  // faulted in ahead of the replay (PagePrefaulter).
+  // ~6 MB (synth writes ~4.8 KB a layer): many of the reader's 512 KiB chunks, with their
+  // default size, and past the first 4 MiB, after which the document is reserved and the threads
+  // waiting for their turn map its next pages (PagePrefaulter).
   const fs::path big = write(dir, "big.jsonl", join_lines(synth_lines(dir, 1200)));
   ASSERT_GT(fs::file_size(big), std::uintmax_t{5} << 20);
   expect_same_as_one_thread(big, {4096, 65536});
