@@ -61,31 +61,24 @@ bool PagePrefaulter::populate_one() {
     range = queue_.front();
     queue_.pop_front();
   }
-  map(range);
-  return true;
-}
-
-void PagePrefaulter::work() {
-  for (;;) {
-    std::pair<void*, std::size_t> range;
-    {
-      std::unique_lock lock(mutex_);
-      ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      range = queue_.front();
-      queue_.pop_front();
-    }
-    map(range);
-  }
-}
-
-void PagePrefaulter::map(std::pair<void*, std::size_t> range) {
   // ENOMEM (no longer mapped) and EFAULT are the range's own business; EINVAL means the kernel
   // has no MADV_POPULATE_WRITE.
   if (::madvise(range.first, range.second, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
     std::lock_guard lock(mutex_);
     unsupported_ = true;
     queue_.clear();
+  }
+  return true;
+}
+
+void PagePrefaulter::work() {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      ready_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+    }
+    populate_one();
   }
 }
 

@@ -38,7 +38,6 @@ class PagePrefaulter {
 
  private:
   void work();
-  void map(std::pair<void*, std::size_t> range);
 
   static constexpr std::size_t kMaxWaiting = 64;  // stretches queued with Thread::none
   std::mutex mutex_;

@@ -67,8 +67,7 @@ struct Chunk {
   ChunkRecorder events;
   std::uint64_t lines = 0;
   std::optional<Error> error;
-  std::exception_ptr failure;       // anything but an Error (out of memory)
-  std::optional<Error> read_error;  // a pipe's read failed where this chunk starts
+  std::exception_ptr failure;  // anything but an Error (out of memory)
 
   void reserve(std::size_t bytes) {
     if (bytes <= capacity) return;
@@ -286,6 +285,9 @@ class ParallelRead {
   // The next chunk in file order into `c` and its turn; false when there is none (or the read
   // stopped).
   bool take(Chunk& c, std::uint64_t& turn) {
+    c.error.reset();
+    c.failure = nullptr;
+    c.lines = 0;
     if (positional_) {
       std::lock_guard lock(mutex_);
       if (stopped_ || next_begin_ >= total_) return false;
@@ -300,14 +302,13 @@ class ParallelRead {
     // after the chunks read before it.
     std::lock_guard read_lock(read_mutex_);
     if (reader_done_) return false;
-    c.read_error.reset();
     try {
       if (!reader_.next(c)) {
         reader_done_ = true;
         return false;
       }
     } catch (const Error& e) {
-      c.read_error = e;
+      c.error = e;  // the chunk holds no line
       reader_done_ = true;
     }
     std::lock_guard lock(mutex_);
@@ -316,22 +317,19 @@ class ParallelRead {
     return true;
   }
 
+  // A read error (the pipe's in take(), a range's here) leaves the chunk without events; it is
+  // raised at the chunk's turn, as in file order.
   void parse(Chunk& c, std::optional<LineFeeder>& feeder, EventCopier& copier) {
-    c.error.reset();
-    c.failure = nullptr;
-    c.lines = 0;
-    if (c.read_error) {
-      c.events.start(c.data.get(), 0, copier);
-      return;
-    }
-    if (c.range) {
+    if (!c.error && c.range) {
       try {
         load_range(c, source_);
-      } catch (const Error& e) {  // raised at this chunk's turn, as in file order
-        c.events.start(c.data.get(), 0, copier);
+      } catch (const Error& e) {
         c.error = e;
-        return;
       }
+    }
+    if (c.error) {
+      c.events.start(c.data.get(), 0, copier);
+      return;
     }
     c.events.start(c.data.get(), c.size, copier);
     if (feeder)
@@ -387,7 +385,6 @@ class ParallelRead {
     c.events.replay(assembler_.owned_events(), first_line_);
     if (c.error) throw in_file(*c.error, first_line_);
     if (c.failure) std::rethrow_exception(c.failure);
-    if (c.read_error) throw *c.read_error;
     first_line_ += c.lines;
     done_ += c.size;
     memory_.check(done_);
