@@ -168,7 +168,6 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::write(std::string_view bytes) {
   if (file_ == nullptr) throw Error(target_.string(), 0, "write after commit");
   if (bytes.empty()) return;
-  const std::uint64_t before = written_;
   written_ += bytes.size();
   if (written_ > write_limit_) {
     errno = ENOSPC;
@@ -176,12 +175,11 @@ void AtomicFile::write(std::string_view bytes) {
                 "cannot write output file: " + errno_text() + " (" + kTestWriteLimitVariable + ")");
   }
   try {
-    if (!direct_tried_ && !in_place() && written_ > kDirectFrom) {
-      // The file's first kDirectFrom bytes go through the page cache, the rest around it.
-      write_buffered(bytes.substr(0, kDirectFrom - before));
-      bytes.remove_prefix(kDirectFrom - before);
+    if (!direct_tried_ && !in_place()) {
+      // From the first byte: page-cache pages are fresh memory, which a guest may get from its
+      // host slowly, and the buffered bytes of a file that replaces another are written back
+      // (start_writeback, then the rename), a writeback the direct writes would queue behind.
       direct_tried_ = true;
-      flush();
       const auto slow_stage = std::chrono::nanoseconds(static_cast<std::chrono::nanoseconds::rep>(
           size_from_env(kTestDirectStageVariable,
                         static_cast<std::size_t>(DirectWrites::kSlowStage.count()))));

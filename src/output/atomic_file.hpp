@@ -12,8 +12,9 @@
 // A target that is a link to a regular file is replaced where that file is: the link stays, and
 // the file it names gets the new contents, as a plain write through the link would give it.
 //
-// A large output's bytes past its first 16 MiB are written around the page cache while the disk
-// keeps up (output/direct_writes.hpp); the file's contents are the same either way.
+// An output's bytes are written around the page cache, one 4 MiB stage at a time, while the disk
+// keeps up (output/direct_writes.hpp); an output smaller than a stage, and the last part of any
+// output, go through the page cache at commit. The file's contents are the same either way.
 //
 // A target that is no regular file (/dev/null, a terminal, a pipe, a socket) or that names an
 // open descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written where it is, as any tool
@@ -59,9 +60,6 @@ class AtomicFile {
   bool in_place() const noexcept { return temp_.empty(); }
   // A file that replaces another one starts its writeback every so many bytes.
   static constexpr std::uint64_t kWritebackEvery = std::uint64_t{16} << 20;
-  // A file's bytes past this many are written around the page cache (output/direct_writes.hpp):
-  // small outputs stay in the cache, where whoever reads them next finds them.
-  static constexpr std::uint64_t kDirectFrom = std::uint64_t{16} << 20;
   std::uint64_t written_ = 0;
   std::uint64_t buffered_ = 0;      // the bytes written through the page cache (the FILE)
   std::uint64_t written_back_ = 0;  // the buffered bytes whose writeback was started

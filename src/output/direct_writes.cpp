@@ -47,6 +47,14 @@ std::unique_ptr<DirectWrites> DirectWrites::start(int fd, std::chrono::nanosecon
   return std::unique_ptr<DirectWrites>(new DirectWrites(fd, slow_stage));
 }
 
+bool DirectWrites::too_slow(std::span<std::chrono::nanoseconds> judged,
+                            std::chrono::nanoseconds slow_stage) {
+  if (judged.empty()) return false;
+  const auto middle = judged.begin() + static_cast<std::ptrdiff_t>(judged.size() / 2);
+  std::nth_element(judged.begin(), middle, judged.end());
+  return *middle > slow_stage;
+}
+
 DirectWrites::DirectWrites(int fd, std::chrono::nanoseconds slow_stage)
     : fd_(fd),
       slow_stage_(slow_stage),
@@ -80,13 +88,9 @@ bool DirectWrites::write_stage() {
   if (n == static_cast<ssize_t>(staged_)) {
     staged_ = 0;
     if (++stages_ <= kWarmupStages) return true;
-    spent_ += std::chrono::steady_clock::now() - began;
-    // Judged on the average, so that one stage delayed by the scheduler does not count as a
-    // slow disk.
-    const std::size_t judged = stages_ - kWarmupStages;
-    if (judged < kStagesJudged ||
-        spent_ <= slow_stage_ * static_cast<std::chrono::nanoseconds::rep>(judged))
-      return true;
+    times_.push_back(std::chrono::steady_clock::now() - began);
+    if (times_.size() < kStagesJudged) return true;
+    if (!too_slow(times_, slow_stage_)) return true;
     stop(0);
     return false;
   }

@@ -3,6 +3,7 @@
 // and the temporary files of killed processes are recognisable and removed by the next write.
 #include <fcntl.h>
 #include <gmock/gmock.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "candle_graph/error.hpp"
 #include "output/atomic_file.hpp"
@@ -131,8 +133,8 @@ TEST(AtomicFile, ReplacingALargeFileKeepsTheOldOneUntilCommitAndWritesEveryByte)
   // No stage counts as slow, however busy the machine: the direct writes last to the end.
   ::setenv(candle_graph::output::kTestDirectStageVariable, "10000000000", 1);
   AtomicFile f(target);
-  // 40 MiB in pieces of odd sizes: a writeback of the first 16 MiB, then direct writes
-  // (output/direct_writes.hpp) whose switch, stages and tail fall inside pieces.
+  // 40 MiB in pieces of odd sizes: direct writes (output/direct_writes.hpp) whose stages and
+  // tail fall inside pieces.
   const std::string expected =
       write_pieces(f, std::size_t{40} << 20, [](std::size_t i) { return 999'983 + i * 4'099; });
   ::unsetenv(candle_graph::output::kTestDirectStageVariable);
@@ -150,19 +152,20 @@ TEST(AtomicFile, ASlowDiskGetsTheRestThroughThePageCacheAndNothingIsLost) {
   ::setenv(candle_graph::output::kTestDirectStageVariable, "1", 1);
   AtomicFile f(target);
   const auto odd_sizes = [](std::size_t i) { return 999'983 + i * 4'099; };
-  // 20 MiB: direct since 16 MiB, one stage written, too few to judge the pace.
+  // 20 MiB: direct from the first byte, four stages written (two of warm-up, two judged), too
+  // few to judge the pace.
   std::string expected = write_pieces(f, std::size_t{20} << 20, odd_sizes);
   EXPECT_EQ(temp_file_is_direct(target), takes_direct_writes(dir.path()));
-  // 44 MiB: judged slow at the sixth stage (at 40 MiB), the rest went through the page cache.
+  // 44 MiB: judged slow at the sixth stage (at 24 MiB), the rest went through the page cache.
   expected += write_pieces(f, std::size_t{24} << 20, odd_sizes);
   ::unsetenv(candle_graph::output::kTestDirectStageVariable);
   EXPECT_FALSE(temp_file_is_direct(target));
   commit_and_expect(f, dir, target, expected);
 }
 
-// A full disk in the part written around the page cache is reported as before, with the path,
-// and leaves no file behind.
-TEST(AtomicFile, AFullDiskPastTheFirst16MiBNamesThePathAndLeavesNothing) {
+// A full disk while the file is written around the page cache is reported with the path, and
+// leaves no file behind.
+TEST(AtomicFile, AFullDiskInTheDirectWritesNamesThePathAndLeavesNothing) {
   TempDir dir;
   const fs::path target = dir / "big.json";
   ::setenv(candle_graph::output::kTestWriteLimitVariable, std::to_string(20 << 20).c_str(), 1);
@@ -177,6 +180,52 @@ TEST(AtomicFile, AFullDiskPastTheFirst16MiBNamesThePathAndLeavesNothing) {
   }
   ::unsetenv(candle_graph::output::kTestWriteLimitVariable);
   EXPECT_TRUE(dir.entries().empty());
+}
+
+std::size_t pages_of(std::size_t bytes) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page;
+}
+
+// How many pages of the first `bytes` of `path` are in the page cache, as the kernel reports it
+// (mincore over a mapping of the file), not as AtomicFile says.
+std::size_t cached_pages(const fs::path& path, std::size_t bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return ADD_FAILURE() << "cannot open " << path, 0;
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return ADD_FAILURE() << "cannot map " << path, 0;
+  std::vector<unsigned char> resident(pages_of(bytes));
+  EXPECT_EQ(::mincore(map, bytes, resident.data()), 0) << std::strerror(errno);
+  ::munmap(map, bytes);
+  std::size_t cached = 0;
+  for (unsigned char r : resident) cached += r & 1;
+  return cached;
+}
+
+// A large output goes around the page cache from its first stage on, so that the page cache's
+// fresh pages (and, when it replaces a file, their writeback) are not paid for the bytes a
+// stage holds; an output smaller than a stage is written through the page cache at commit.
+TEST(AtomicFile, StagesGoAroundThePageCacheFromTheFirstByteAndASmallFileThroughIt) {
+  TempDir dir;
+  if (!takes_direct_writes(dir.path())) GTEST_SKIP() << dir.path() << " takes no direct writes";
+  using candle_graph::output::DirectWrites;
+  const auto odd_sizes = [](std::size_t i) { return 99'991 + i * 4'099; };
+  ::setenv(candle_graph::output::kTestDirectStageVariable, "10000000000", 1);  // never slow
+  const fs::path large = dir / "large.json";
+  AtomicFile big(large);
+  const std::string expected = write_pieces(big, 2 * DirectWrites::kStage + 12'345, odd_sizes);
+  big.commit();
+  const fs::path small = dir / "small.json";
+  AtomicFile little(small);
+  const std::string expected_small = write_pieces(little, DirectWrites::kStage / 4, odd_sizes);
+  little.commit();
+  ::unsetenv(candle_graph::output::kTestDirectStageVariable);
+  // The two whole stages, checked before anything reads the file back into the cache.
+  EXPECT_EQ(cached_pages(large, 2 * DirectWrites::kStage), 0u);
+  EXPECT_EQ(cached_pages(small, expected_small.size()), pages_of(expected_small.size()));
+  EXPECT_EQ(read_file(large), expected);
+  EXPECT_EQ(read_file(small), expected_small);
 }
 
 TEST(AtomicFile, DestinationDirectoryRemovedMidWrite) {

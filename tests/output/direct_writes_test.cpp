@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "output/direct_writes.hpp"
 #include "support/files.hpp"
@@ -79,8 +80,26 @@ TEST(DirectWrites, EveryByteArrivesInOrderAcrossStagesAndATail) {
   EXPECT_EQ(read_file(out.path), expected);
 }
 
+// The disk's pace is the median stage's (the upper middle of an even count): one stage held up
+// among quick ones is no slow disk, though it lifts their mean past the limit; half or more of
+// them slow is. Each expectation is the list sorted by hand and its middle read off.
+TEST(DirectWrites, OneStageHeldUpIsNoSlowDiskButMostStagesSlowAre) {
+  using std::chrono::milliseconds;
+  using std::chrono::nanoseconds;
+  const auto too_slow = [](std::vector<nanoseconds> times) {
+    return DirectWrites::too_slow(times, milliseconds(8));
+  };
+  EXPECT_FALSE(too_slow({milliseconds(3), milliseconds(30), milliseconds(3), milliseconds(3)}));
+  EXPECT_FALSE(too_slow({milliseconds(8), milliseconds(8), milliseconds(8), milliseconds(8)}));
+  EXPECT_TRUE(too_slow({milliseconds(9), milliseconds(3), milliseconds(10), milliseconds(12)}));
+  EXPECT_TRUE(too_slow({milliseconds(3), milliseconds(9), milliseconds(3), milliseconds(9)}));
+  EXPECT_FALSE(too_slow(
+      {milliseconds(2), milliseconds(9), milliseconds(3), milliseconds(9), milliseconds(1)}));
+  EXPECT_FALSE(too_slow({}));
+}
+
 // With every stage "slow", the sixth one stops direct writing (two stages of warm-up are not
-// judged, and the average is judged from four stages on): write() says so, and the caller writes
+// judged, and the median is judged from four stages on): write() says so, and the caller writes
 // on through the page cache.
 TEST(DirectWrites, ASlowDiskSendsTheRestThroughThePageCache) {
   ScratchFile out;
