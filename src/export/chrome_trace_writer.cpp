@@ -150,13 +150,18 @@ class OrderedBatches {
     }
     // Room for the largest batch so far and an eighth more, taken at once: a text that grows
     // by doubling faults in its pages again at every step (the buffers circulate through the
-    // writing thread, which hands back its own).
-    const std::size_t room = largest_text_ + largest_text_ / 8;
-    pending_.push_back(std::async(
-        std::launch::async,
-        [this, after_element, room, items = std::move(batch_), b = std::move(buffers)]() mutable {
+    // writing thread, which hands back its own). A buffer short of that gets half as much more,
+    // in whole huge pages, so that it still fits as the batches grow by a few bytes: reserving
+    // just the eighth sent 17 of the 57 batches of a 98 MB export to fresh memory.
+    const std::size_t need = largest_text_ + largest_text_ / 8;
+    constexpr std::size_t kHugePage = std::size_t{2} << 20;
+    const std::size_t room =
+        (largest_text_ + largest_text_ / 2 + kHugePage - 1) / kHugePage * kHugePage;
+    pending_.push_back(
+        std::async(std::launch::async, [this, after_element, need, room, items = std::move(batch_),
+                                        b = std::move(buffers)]() mutable {
           b->text.clear();
-          if (b->text.capacity() < room) reserve_in_huge_pages(b->text, room);
+          if (b->text.capacity() < need) reserve_in_huge_pages(b->text, room);
           ChromeJson w([&](std::string_view piece) { b->text.append(piece); }, after_element,
                        b->piece.get());
           for (const Item& item : items) format_(w, item);
