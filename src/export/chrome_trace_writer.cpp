@@ -154,9 +154,8 @@ class OrderedBatches {
     // in whole huge pages, so that it still fits as the batches grow by a few bytes: reserving
     // just the eighth sent 17 of the 57 batches of a 98 MB export to fresh memory.
     const std::size_t need = largest_text_ + largest_text_ / 8;
-    constexpr std::size_t kHugePage = std::size_t{2} << 20;
-    const std::size_t room =
-        (largest_text_ + largest_text_ / 2 + kHugePage - 1) / kHugePage * kHugePage;
+    const std::size_t page = std::max<std::size_t>(huge_page_size(), 1);
+    const std::size_t room = (largest_text_ + largest_text_ / 2 + page - 1) / page * page;
     pending_.push_back(
         std::async(std::launch::async, [this, after_element, need, room, items = std::move(batch_),
                                         b = std::move(buffers)]() mutable {
