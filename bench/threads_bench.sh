@@ -40,17 +40,22 @@ rm -f "$OUT"
 echo "## Reading on several threads (\`bench/threads_bench.sh\`, median of $ROUNDS interleaved rounds)"
 echo
 echo "Trace: synth --layers $LAYERS --ops-per-span 4, $bytes bytes. Load average (1, 5, 15 min): $load_before before, $load_after after."
-echo "\"speedup\" = median over the rounds of the row's \`-j 1\` time / its \`-j 2\` time in the same round."
+echo "\"speedup\" = median over the rounds of the row's \`-j 1\` time / its \`-j 2\` time in the same round;"
+echo "its spread (the middle half of the rounds' ratios) and the rounds at or above the 1.6× target"
+echo "say how much of a figure is the host's: the same binary gives different medians on different runs."
 echo
-echo "| command | \`-j 1\` wall s | \`-j 2\` wall s | speedup | \`-j 1\` CPU s | \`-j 2\` CPU s | \`-j 2\` RSS − \`-j 1\` RSS (MiB) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| command | \`-j 1\` wall s | \`-j 2\` wall s | speedup | middle half | rounds ≥ 1.6× | \`-j 1\` CPU s | \`-j 2\` CPU s | \`-j 2\` RSS − \`-j 1\` RSS (MiB) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for k in 0 1 2 3; do
   one=$((2 * k)) two=$((2 * k + 1))
+  read -r q1 q3 < <(bench_ratios "$two" "$one" wall | bench_quartiles_of)
+  hits=$(bench_ratios "$two" "$one" wall | awk '$1 >= 1.6 { n++ } END { print n + 0 }')
   awk -v name="${rows[$k]}" -v w1="$(bench_median "$one" wall)" -v w2="$(bench_median "$two" wall)" \
-    -v s="$(bench_ratio "$two" "$one" wall)" -v c1="$(bench_median "$one" cpu)" \
-    -v c2="$(bench_median "$two" cpu)" -v r1="$(bench_median "$one" rss)" \
-    -v r2="$(bench_median "$two" rss)" 'BEGIN {
-      printf "| %s | %.3f | %.3f | %.2f× | %.2f | %.2f | %+.1f |\n", name, w1, w2, s, c1, c2, (r2 - r1) / 1024 }'
+    -v s="$(bench_ratio "$two" "$one" wall)" -v q1="$q1" -v q3="$q3" -v hits="$hits" -v n="$ROUNDS" \
+    -v c1="$(bench_median "$one" cpu)" -v c2="$(bench_median "$two" cpu)" \
+    -v r1="$(bench_median "$one" rss)" -v r2="$(bench_median "$two" rss)" 'BEGIN {
+      printf "| %s | %.3f | %.3f | %.2f× | %.2f–%.2f× | %d of %d | %.2f | %.2f | %+.1f |\n", name, w1, w2, s,
+        q1, q3, hits, n, c1, c2, (r2 - r1) / 1024 }'
 done
 echo
 awk -v w="$(bench_median 8 wall)" -v s="$(bench_ratio 8 0 wall)" -v c1="$(bench_median 0 cpu)" \
