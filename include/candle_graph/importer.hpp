@@ -24,7 +24,11 @@ struct ImportOptions {
   std::optional<std::uint64_t> step;
   // Every step together as one measured region (`--step all`).
   bool all_steps = false;
+  // Called now and then while the file is read: bytes read, the file's size.
   ProgressCallback progress;
+  // Called now and then while the events of a format that is converted (PyTorch's) are placed
+  // into the document after the read: events placed, events to place.
+  ProgressCallback converting;
   // Threads that parse the file, where the format's reader can split it (trace/6); any number
   // gives the same document and the same errors.
   unsigned threads = 1;
@@ -80,6 +84,14 @@ class TraceDocumentBuilder {
   ~TraceDocumentBuilder();
 
   void add(const TraceEvent& event);
+  // How many events of each kind will be added, for an importer that knows before it adds them:
+  // the document's arrays are then allocated once at their final size, where growing by doubling
+  // takes fresh memory and a copy at every step (about twice the memory touched, and the old and
+  // the new array held at once). Counts too small or too large are only less helpful.
+  struct Counts {
+    std::size_t spans = 0, ops = 0, device_ops = 0, memory = 0;
+  };
+  void reserve(const Counts& counts);
   // The document, with its derived links. The builder is spent afterwards.
   TraceDocument finish();
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "bundle/bundle_input.hpp"
@@ -31,9 +32,19 @@ std::optional<bundle::BundleInput> bundle_input_of(const std::filesystem::path& 
 
 }  // namespace
 
+std::uint64_t trace_bytes(const std::filesystem::path& path) {
+  const auto in = bundle_input_of(path);
+  std::error_code ec;
+  const std::uint64_t bytes = std::filesystem::file_size(in ? in->trace : path, ec);
+  return ec ? 0 : bytes;
+}
+
 ImportOptions import_options(std::string_view step, const std::string& label) {
   ImportOptions options;
   options.progress = progress_on_stderr(label);
+  std::error_code ec;
+  const std::uint64_t bytes = std::filesystem::file_size(label, ec);
+  options.converting = write_progress_on_stderr("converting " + label, ec ? 0 : bytes);
   options.threads = read_threads();
   if (step == "all") {
     options.all_steps = true;

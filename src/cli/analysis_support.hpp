@@ -25,6 +25,10 @@ inline constexpr const char* kTraceInputHelp =
 // trace.jsonl is read. `step` is the --step argument: "", a number or "all".
 TraceDocument load_trace(const std::filesystem::path& path, std::string_view step = {});
 
+// The size of the file load_trace reads for `path` (a bundle's trace), 0 when it has none (a
+// pipe): what decides whether a long step shows progress.
+std::uint64_t trace_bytes(const std::filesystem::path& path);
+
 // The import options of a --step argument (UsageError when it is neither a number nor `all`).
 ImportOptions import_options(std::string_view step, const std::string& label);
 

@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "output/atomic_file.hpp"
+#include "output/test_hook.hpp"
 
 namespace candle_graph::cli {
 
@@ -21,14 +24,61 @@ void emit_output(const std::optional<std::filesystem::path>& out, std::string_vi
   output::write_file_atomic(*out, text);
 }
 
+// Progress lines are for a person watching a long command: only on a terminal, and only for
+// inputs large enough to take a while (64 MiB; tests lower it to see the lines on small inputs).
+bool progress_wanted(std::uint64_t input_bytes) {
+  static const bool tty = ::isatty(STDERR_FILENO) == 1;
+  return tty &&
+         input_bytes >= output::size_from_env("CANDLE_GRAPH_TEST_PROGRESS_BYTES", 64ull << 20);
+}
+
+namespace {
+
+// What a progress line shows last: it is redrawn only when that changes, and ended once. Shared
+// by the callback's copies (readers hand theirs on).
+struct ShownLine {
+  std::uint64_t shown = ~std::uint64_t{0};
+  bool ended = false;
+  // False when `value` is what the line shows already.
+  bool change(std::uint64_t value) {
+    if (ended || value == shown) return false;
+    shown = value;
+    return true;
+  }
+  void end_when(bool done) {
+    if (!done) return;
+    ended = true;
+    std::fputc('\n', stderr);
+  }
+};
+
+}  // namespace
+
 ProgressCallback progress_on_stderr(std::string label) {
-  return [label = std::move(label)](std::uint64_t done, std::uint64_t total) {
-    static const bool tty = ::isatty(STDERR_FILENO) == 1;
-    if (!tty || total < (64ull << 20)) return;
+  auto line = std::make_shared<ShownLine>();
+  return [label = std::move(label), line](std::uint64_t done, std::uint64_t total) {
+    // Keyed on the MiB shown and on being done, so that the end is drawn even in the last MiB.
+    if (!progress_wanted(total) || !line->change((done >> 20) * 2 + (done >= total ? 1 : 0)))
+      return;
     std::fprintf(stderr, "\rreading %s: %3d%% (%llu of %llu MiB)", label.c_str(),
-                 static_cast<int>(done * 100 / total), static_cast<unsigned long long>(done >> 20),
+                 static_cast<int>(std::min(done, total) * 100 / total),
+                 static_cast<unsigned long long>(done >> 20),
                  static_cast<unsigned long long>(total >> 20));
-    if (done >= total) std::fputc('\n', stderr);
+    line->end_when(done >= total);
+    std::fflush(stderr);
+  };
+}
+
+ProgressCallback write_progress_on_stderr(std::string what, std::uint64_t input_bytes) {
+  if (!progress_wanted(input_bytes)) return {};
+  // Redrawn when the whole percentage changes: callers report often (every batch of rows).
+  auto line = std::make_shared<ShownLine>();
+  return [what = std::move(what), line](std::uint64_t done, std::uint64_t total) {
+    if (total == 0) return;
+    const std::uint64_t percent = std::min(done, total) * 100 / total;
+    if (!line->change(percent)) return;
+    std::fprintf(stderr, "\r%s: %3d%%", what.c_str(), static_cast<int>(percent));
+    line->end_when(percent == 100);
     std::fflush(stderr);
   };
 }

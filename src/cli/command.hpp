@@ -58,7 +58,14 @@ struct UsageError : Error {
   explicit UsageError(std::string message) : Error(ErrorKind::usage, {}, 0, std::move(message)) {}
 };
 
-// Progress on stderr for long reads, only when stderr is a terminal.
+// Progress of long work on stderr, only when stderr is a terminal and the input is 64 MiB or
+// more (progress_wanted): one line redrawn in place and ended when the step is done.
+bool progress_wanted(std::uint64_t input_bytes);
+// Reading, in bytes of the input: "reading LABEL:  45% (128 of 281 MiB)".
 ProgressCallback progress_on_stderr(std::string label);
+// Writing the output of an input of `input_bytes`, as a share of the writer's own units (rows,
+// events): "WHAT:  45%" ("writing runs.db (indices):  45%"). Empty, so that the writer need not
+// count, when no line would show.
+ProgressCallback write_progress_on_stderr(std::string what, std::uint64_t input_bytes);
 
 }  // namespace candle_graph::cli

@@ -54,7 +54,10 @@ int run_export_chrome(const ExportArgs& args) {
   });
   const exporting::ChromeExportStats stats = exporting::write_chrome_trace(
       doc, [&](std::string_view piece) { pipeline.write(piece); }, read_threads(),
-      [&](std::string& text) { pipeline.hand_over(text); });
+      [&](std::string& text) { pipeline.hand_over(text); },
+      write_progress_on_stderr(
+          "writing " + (to_stdout ? std::string("<stdout>") : args.output.string()),
+          trace_bytes(trace)));
   pipeline.finish();
   if (zip) zip->finish();
   if (file) file->commit();

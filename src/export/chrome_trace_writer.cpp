@@ -24,6 +24,29 @@
 namespace candle_graph::exporting {
 namespace {
 
+// The document's events handled so far, out of every pass over them the export makes (slices,
+// device work, data flows, the memory replay), reported every few thousand.
+class EventProgress {
+ public:
+  EventProgress(const ProgressCallback& report, std::uint64_t total)
+      : report_(report), total_(total) {
+    if (report_ && total_ > 0) report_(0, total_);
+  }
+  void add(std::uint64_t events = 1) {
+    done_ += events;
+    if (!report_ || done_ - reported_ < 4096) return;
+    reported_ = done_;
+    report_(std::min(done_, total_), total_);
+  }
+  void finish() {
+    if (report_ && total_ > 0) report_(total_, total_);
+  }
+
+ private:
+  const ProgressCallback& report_;
+  std::uint64_t total_, done_ = 0, reported_ = 0;
+};
+
 // `"pid":1,"tid":T,"ts":X` after the event's name: pid 1 is the run.
 void on_run(ChromeJson& w, std::uint32_t tid, double ts_us) {
   where(w, 1, tid, ts_us);
@@ -260,6 +283,7 @@ class ProducerTable {
 // so it is formatted once, and the two events of a sample share the timestamp's text.
 struct CounterState {
   ChromeJson* w = nullptr;
+  EventProgress* progress = nullptr;
   std::uint64_t samples = 0;
   struct Device {
     // `,"name":NAME,"pid":1,"tid":1,"ts":` (on_run's members for track 1) after `{"ph":"C"`,
@@ -298,6 +322,7 @@ struct CounterState {
     samples += 2;
   }
   void add(const MemoryTimelinePoint& p) {
+    progress->add();
     for (Device& d : devices) {
       if (d.point.device != p.device) continue;
       if (d.point.timestamp_ns != p.timestamp_ns) write(d);
@@ -403,9 +428,13 @@ void write_other_data(ChromeJson& w, const TraceDocument& doc) {
 
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
                                      const std::function<void(std::string_view)>& sink,
-                                     unsigned threads, const ChromeJson::Handover& hand_over) {
+                                     unsigned threads, const ChromeJson::Handover& hand_over,
+                                     const ProgressCallback& report) {
   doc.check_indexed();
   ChromeExportStats stats;
+  // The memory replay hands over one timeline point per memory event.
+  EventProgress progress(report, doc.spans().size() + 2 * doc.ops().size() +
+                                     doc.device_ops().size() + doc.memory().size());
   ChromeJson w(sink);
   if (hand_over) w.set_handover(hand_over);
   w.raw("{\"traceEvents\":[");
@@ -428,6 +457,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
           batches->add(p);
         else
           write_slice(w, doc, p);
+        progress.add();
         if (p.is_op) {
           op_tid[p.index] = p.tid;
           ++stats.ops;
@@ -445,6 +475,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   const DeviceLayout device_layout = layout_device_lanes(doc);
   DeviceExportStats device_stats;
   write_device_slices(w, doc, device_layout, device_stats);
+  progress.add(doc.device_ops().size());
   stats.device_slices = device_stats.slices;
   stats.device_overflowed = device_stats.overflowed;
 
@@ -469,6 +500,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
     ProducerTable producers(doc.ops(), outputs);
     for (std::uint32_t k = 0; k < doc.ops().size(); ++k) {
       const OpEvent& o = doc.ops()[k];
+      progress.add();
       if (!o.output) continue;  // graph/3: ops without an output have no data edges
       for (std::size_t j = 0; j < o.inputs.size(); ++j) {
         const std::string_view in = o.inputs[j];
@@ -495,6 +527,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   // Counters: the memory replay's timeline, streamed; then the device checkpoints.
   CounterState counters;
   counters.w = &w;
+  counters.progress = &progress;
   analyze_memory(doc, &CounterState::sink, &counters);
   counters.finish();
   stats.counter_samples = counters.samples;
@@ -505,6 +538,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   write_other_data(w, doc);
   w.flush();
   stats.bytes = w.bytes();
+  progress.finish();
   return stats;
 }
 

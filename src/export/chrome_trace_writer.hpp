@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "candle_graph/trace.hpp"
+#include "candle_graph/trace_io.hpp"
 #include "export/chrome_json.hpp"
 #include "format/chrome.hpp"
 
@@ -57,9 +58,11 @@ struct ChromeExportStats {
 // With `threads` above 1 the span and op slices are formatted in batches on that many threads
 // and written in order: the same bytes. With `hand_over`, each batch's text goes to it whole
 // instead of through `sink` (ChromeJson::Handover; the sink's copy of it was the main thread's).
+// `progress` hears the document's events handled out of all the export's passes over them.
 ChromeExportStats write_chrome_trace(const TraceDocument& doc,
                                      const std::function<void(std::string_view)>& sink,
                                      unsigned threads = 1,
-                                     const ChromeJson::Handover& hand_over = {});
+                                     const ChromeJson::Handover& hand_over = {},
+                                     const ProgressCallback& progress = {});
 
 }  // namespace candle_graph::exporting

@@ -92,9 +92,10 @@ DatabaseFile::~DatabaseFile() {
 }
 
 void DatabaseFile::add_run(const TraceDocument& doc, std::string_view source,
-                           const std::function<evidence::EvidencePacket()>& analyse) {
+                           const std::function<evidence::EvidencePacket()>& analyse,
+                           const StepProgress& progress) {
   try {
-    load_run_overlapped(*db_, doc, source, analyse);
+    load_run_overlapped(*db_, doc, source, analyse, progress);
   } catch (const Error& e) {
     // Name the target, not the temporary file the connection is open on.
     if (e.path() == temp_.string()) throw Error(target_.string(), e.line(), e.message());
@@ -102,9 +103,9 @@ void DatabaseFile::add_run(const TraceDocument& doc, std::string_view source,
   }
 }
 
-void DatabaseFile::commit() {
+void DatabaseFile::commit(const StepProgress& progress) {
   try {
-    create_indices(*db_);
+    create_indices(*db_, progress);
     db_->exec("COMMIT");
     db_->close();
   } catch (const Error& e) {

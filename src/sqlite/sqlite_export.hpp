@@ -10,6 +10,7 @@
 
 #include "evidence/evidence_packet.hpp"
 #include "sqlite/sqlite_handle.hpp"
+#include "sqlite/step_progress.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -24,11 +25,12 @@ class DatabaseFile {
 
   // Loads one run (Error naming the run_id when the database already holds it). `analyse`
   // builds the packet of `doc`; it runs while the document's own tables load
-  // (load_run_overlapped).
+  // (load_run_overlapped), which reports its steps to `progress`.
   void add_run(const TraceDocument& doc, std::string_view source,
-               const std::function<evidence::EvidencePacket()>& analyse);
-  // Indices, COMMIT, close, rename over the target.
-  void commit();
+               const std::function<evidence::EvidencePacket()>& analyse,
+               const StepProgress& progress = {});
+  // Indices (step "indices" of `progress`), COMMIT, close, rename over the target.
+  void commit(const StepProgress& progress = {});
 
   const std::filesystem::path& target() const noexcept { return target_; }
 

@@ -1,5 +1,6 @@
 #include "sqlite/sqlite_loader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <optional>
@@ -356,15 +357,88 @@ void check_new_run(const Connection& db, std::string_view run_id, std::string_vi
                     ") is already in the database; each run is stored once");
 }
 
+namespace {
+
+// Rows in the tables `load_document_tables` writes for `doc`, counted the way it writes them.
+std::uint64_t document_rows(const TraceDocument& doc) {
+  std::uint64_t rows = doc.tensors().size() + doc.memory().size() + doc.device_memory().size() +
+                       doc.gradients().size();
+  for (const OpEvent& op : doc.ops()) rows += op.inputs.size();
+  return rows;
+}
+
+// Rows in the tables `load_analysis_tables` writes for `packet`, counted the way it writes them.
+std::uint64_t analysis_rows(const evidence::EvidencePacket& packet) {
+  const TraceDocument& doc = *packet.doc;
+  const ExecutionGraph& g = packet.graph;
+  std::uint64_t rows = 1 + doc.run().tags.size() + g.memory.summary.peak_by_category.keys().size();
+  rows += doc.spans().size() + doc.ops().size() + doc.device_ops().size();
+  for (const device::DeviceGpu& d : packet.gpu_trace.devices) rows += 1 + d.streams.size();
+  rows += g.edges.size() + g.memory.timeline.size() + g.memory.peak_breakdown.size() +
+          g.memory.by_device.size();
+  rows += packet.health.issues.size() + packet.findings.size() + packet.facts.size() +
+          packet.gaps.size();
+  const import::nsight::NsightEvidence& n = packet.gpu;
+  rows += n.kernels.size() + n.runtime_calls.size() + n.memory_operations.size() +
+          n.nvtx_summary.size() + n.nvtx_ranges.size() + n.gpu_timeline.size() +
+          n.nvtx_host_ranges.size();
+  return rows;
+}
+
+// Counts the rows SQLite inserts (its update hook, called for every row of a table) and reports
+// them, every few thousand, as a share of the step's rows. Installed only when someone watches:
+// the hook costs a call per row.
+class RowProgress {
+ public:
+  RowProgress(const Connection& db, const StepProgress& report) : db_(db.get()), report_(report) {
+    if (report_) sqlite3_update_hook(db_, &RowProgress::on_row, this);
+  }
+  RowProgress(const RowProgress&) = delete;
+  RowProgress& operator=(const RowProgress&) = delete;
+  ~RowProgress() {
+    if (report_) sqlite3_update_hook(db_, nullptr, nullptr);
+  }
+  // Called by the thread that inserts the step's rows, before it does.
+  void start(std::string_view step, std::uint64_t rows) {
+    step_ = step;
+    rows_ = 0;
+    total_ = rows;
+    report();
+  }
+  void finish() {
+    rows_ = total_;
+    report();
+  }
+
+ private:
+  static void on_row(void* self, int, const char*, const char*, sqlite3_int64) {
+    auto& p = *static_cast<RowProgress*>(self);
+    if (++p.rows_ % 4096 == 0) p.report();
+  }
+  void report() {
+    if (report_ && total_ > 0) report_(step_, std::min(rows_, total_), total_);
+  }
+  sqlite3* db_;
+  const StepProgress& report_;
+  std::string_view step_;
+  std::uint64_t rows_ = 0, total_ = 0;
+};
+
+}  // namespace
+
 void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::string_view source,
-                         const std::function<evidence::EvidencePacket()>& analyse) {
+                         const std::function<evidence::EvidencePacket()>& analyse,
+                         const StepProgress& progress) {
   check_new_run(db, doc.run().run_id, source);
   const RunRank rank = run_rank(doc.run());
+  RowProgress rows(db, progress);
   // The connection belongs to the loader thread until join(); the analysis only reads `doc`.
   std::exception_ptr loader_error;
   std::thread loader([&] {
     try {
+      rows.start("trace tables", document_rows(doc));
       load_document_tables(db, rank, doc);
+      rows.finish();
     } catch (...) {
       loader_error = std::current_exception();
     }
@@ -379,7 +453,9 @@ void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::st
   loader.join();
   if (analysis_error) std::rethrow_exception(analysis_error);
   if (loader_error) std::rethrow_exception(loader_error);
+  rows.start("analysis tables", analysis_rows(*packet));
   load_analysis_tables(db, rank, *packet, source);
+  rows.finish();
 }
 
 }  // namespace candle_graph::sqlite

@@ -8,6 +8,7 @@
 
 #include "evidence/evidence_packet.hpp"
 #include "sqlite/sqlite_handle.hpp"
+#include "sqlite/step_progress.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -20,8 +21,11 @@ bool has_run(const Connection& db, std::string_view run_id);
 // The load overlaps the analysis: the tables that need only the document (op inputs, tensors,
 // memory events, device memory, gradients) are inserted on a second thread while `analyse`
 // builds the packet of `doc` on the calling thread; then the rest. Exceptions of either side
-// are rethrown (the analysis' first) after both finished.
+// are rethrown (the analysis' first) after both finished. `progress` (when set) hears the rows
+// inserted out of each step's rows: "trace tables" (from the loading thread), then "analysis
+// tables".
 void load_run_overlapped(const Connection& db, const TraceDocument& doc, std::string_view source,
-                         const std::function<evidence::EvidencePacket()>& analyse);
+                         const std::function<evidence::EvidencePacket()>& analyse,
+                         const StepProgress& progress = {});
 
 }  // namespace candle_graph::sqlite

@@ -2,7 +2,9 @@
 #include "sqlite/sorter_memory.hpp"
 
 #include <array>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "candle_graph/error.hpp"
 
@@ -405,33 +407,33 @@ CREATE VIEW nsight_kernels AS
 // with the same run_id text takes a full record comparison for every pair. Not indexed: the
 // timeline and the peak allocations (read whole per run, in rowid order), names (GROUP BY sorts
 // anyway).
-constexpr std::string_view kIndices = R"sql(
-CREATE INDEX IF NOT EXISTS spans_by_id ON spans (span_id, run_id);
-CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (parent_index, run_id);
-CREATE INDEX IF NOT EXISTS ops_by_span ON ops (span_index, run_id);
-CREATE INDEX IF NOT EXISTS ops_by_name ON ops (op_name, run_id);
-CREATE INDEX IF NOT EXISTS ops_by_node ON ops (node_id, run_id);
-CREATE INDEX IF NOT EXISTS ops_by_correlation ON ops (correlation, run_id);
-CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels (correlation, run_id);
-CREATE INDEX IF NOT EXISTS kernels_by_launcher ON kernels (launch_op_index, run_id);
-CREATE INDEX IF NOT EXISTS kernels_by_span ON kernels (span_index, run_id);
-CREATE UNIQUE INDEX IF NOT EXISTS gpu_devices_key ON gpu_devices (run_id, device);
-CREATE INDEX IF NOT EXISTS gpu_streams_by_device ON gpu_streams (run_id, device);
-CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (tensor_id, run_id);
-CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (tensor_id, run_id);
-CREATE INDEX IF NOT EXISTS memory_events_by_tensor ON memory_events (tensor_id, run_id);
-CREATE INDEX IF NOT EXISTS memory_events_by_span ON memory_events (span_index, run_id);
-CREATE INDEX IF NOT EXISTS edges_by_from ON edges (from_id, run_id);
-CREATE INDEX IF NOT EXISTS edges_by_to ON edges (to_id, run_id);
-CREATE INDEX IF NOT EXISTS gradients_by_key ON gradients (root, key, run_id);
-CREATE INDEX IF NOT EXISTS run_tags_by_run ON run_tags (run_id, key);
-CREATE INDEX IF NOT EXISTS health_issues_by_run ON health_issues (run_id);
-CREATE INDEX IF NOT EXISTS findings_by_run ON findings (run_id);
-CREATE INDEX IF NOT EXISTS facts_by_run ON facts (run_id, code);
-CREATE INDEX IF NOT EXISTS gaps_by_run ON gaps (run_id);
-CREATE INDEX IF NOT EXISTS nsight_summary_by_run ON nsight_summary (run_id, section);
-CREATE INDEX IF NOT EXISTS nsight_timeline_by_run ON nsight_timeline (run_id, section);
-)sql";
+constexpr std::string_view kIndices[] = {
+    "CREATE INDEX IF NOT EXISTS spans_by_id ON spans (span_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS spans_by_parent ON spans (parent_index, run_id)",
+    "CREATE INDEX IF NOT EXISTS ops_by_span ON ops (span_index, run_id)",
+    "CREATE INDEX IF NOT EXISTS ops_by_name ON ops (op_name, run_id)",
+    "CREATE INDEX IF NOT EXISTS ops_by_node ON ops (node_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS ops_by_correlation ON ops (correlation, run_id)",
+    "CREATE INDEX IF NOT EXISTS kernels_by_correlation ON kernels (correlation, run_id)",
+    "CREATE INDEX IF NOT EXISTS kernels_by_launcher ON kernels (launch_op_index, run_id)",
+    "CREATE INDEX IF NOT EXISTS kernels_by_span ON kernels (span_index, run_id)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS gpu_devices_key ON gpu_devices (run_id, device)",
+    "CREATE INDEX IF NOT EXISTS gpu_streams_by_device ON gpu_streams (run_id, device)",
+    "CREATE INDEX IF NOT EXISTS op_inputs_by_tensor ON op_inputs (tensor_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS tensors_by_id ON tensors (tensor_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS memory_events_by_tensor ON memory_events (tensor_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS memory_events_by_span ON memory_events (span_index, run_id)",
+    "CREATE INDEX IF NOT EXISTS edges_by_from ON edges (from_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS edges_by_to ON edges (to_id, run_id)",
+    "CREATE INDEX IF NOT EXISTS gradients_by_key ON gradients (root, key, run_id)",
+    "CREATE INDEX IF NOT EXISTS run_tags_by_run ON run_tags (run_id, key)",
+    "CREATE INDEX IF NOT EXISTS health_issues_by_run ON health_issues (run_id)",
+    "CREATE INDEX IF NOT EXISTS findings_by_run ON findings (run_id)",
+    "CREATE INDEX IF NOT EXISTS facts_by_run ON facts (run_id, code)",
+    "CREATE INDEX IF NOT EXISTS gaps_by_run ON gaps (run_id)",
+    "CREATE INDEX IF NOT EXISTS nsight_summary_by_run ON nsight_summary (run_id, section)",
+    "CREATE INDEX IF NOT EXISTS nsight_timeline_by_run ON nsight_timeline (run_id, section)",
+};
 
 // The indices whose rows arrive in key order (the loader writes a run's rows in *_index order, and
 // op_inputs in op order): kept up to date during the load, each row lands at the right edge of
@@ -475,14 +477,41 @@ void create_schema(const Connection& db) {
   row.run();
 }
 
-void create_indices(const Connection& db) {
+namespace {
+
+// The table an index statement of kIndices builds on (the word after " ON ").
+std::string_view indexed_table(std::string_view create) {
+  const std::size_t on = create.find(" ON ") + 4;
+  return create.substr(on, create.find(' ', on) - on);
+}
+
+// A table's rows: its largest rowid, since the loader only appends (no table scan).
+std::uint64_t table_rows(const Connection& db, std::string_view table) {
+  Statement rows(db, "SELECT max(rowid) FROM " + std::string(table));
+  return rows.step() ? static_cast<std::uint64_t>(sqlite3_column_int64(rows.get(), 0)) : 0;
+}
+
+}  // namespace
+
+void create_indices(const Connection& db, const StepProgress& progress) {
   // An index build sorts in memory up to the cache's size, and beyond it writes sorted runs to
   // temporary files and merges them. 24 MiB holds the largest index of a 100 MB trace (edges,
   // 466,000 rows). Set only now, after the load, the cache does not grow while the tables are
   // written, and the peak RSS (while the analysis runs) stays where it was.
   db.exec("PRAGMA cache_size = -24576");
   db.exec(std::string(kIndicesInLoadOrder));  // no-ops unless the database predates them
-  db.exec(std::string(kIndices));
+  // Progress in rows indexed: an index costs about what its table's rows cost to sort.
+  std::vector<std::uint64_t> rows;
+  std::uint64_t total = 0, done = 0;
+  if (progress) {
+    for (std::string_view create : kIndices)
+      total += rows.emplace_back(table_rows(db, indexed_table(create)));
+    if (total > 0) progress("indices", 0, total);
+  }
+  for (std::size_t i = 0; i < std::size(kIndices); ++i) {
+    db.exec(std::string(kIndices[i]));
+    if (progress && total > 0) progress("indices", done += rows[i], total);
+  }
   release_sorter_memory();  // the sort buffer the index builds shared
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sqlite/sqlite_handle.hpp"
+#include "sqlite/step_progress.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -20,7 +21,9 @@ std::span<const std::string_view> table_names() noexcept;
 // rows a load writes in key order. The others are separate (create_indices, after the load):
 // building them once after a bulk load is cheaper than keeping them up to date row by row.
 void create_schema(const Connection& db);
-void create_indices(const Connection& db);
+// `progress` (when set) hears step "indices": the rows indexed out of all the indices' rows,
+// after each index.
+void create_indices(const Connection& db, const StepProgress& progress = {});
 
 // Throws Error naming `path` unless the database `schema_name` ("main", or an attached one)
 // holds a `schema` table naming kSqlSchema and the tables and columns this build appends to

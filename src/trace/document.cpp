@@ -170,6 +170,18 @@ void DocumentAssembler::reserve_like_so_far(double scale, double byte_budget) {
                                         static_cast<double>(doc_.spans_.capacity()))));
 }
 
+void DocumentAssembler::reserve(std::size_t spans, std::size_t ops, std::size_t device_ops,
+                                std::size_t memory) {
+  reserve_in_huge_pages(doc_.spans_, spans);
+  reserve_in_huge_pages(doc_.ops_, ops);
+  reserve_in_huge_pages(doc_.op_span_, ops);
+  reserve_in_huge_pages(doc_.device_ops_, device_ops);
+  reserve_in_huge_pages(doc_.device_op_span_, device_ops);
+  reserve_in_huge_pages(doc_.memory_, memory);
+  reserve_in_huge_pages(doc_.memory_span_, memory);
+  doc_.span_index_->reserve(spans);
+}
+
 void DocumentAssembler::prefault_ahead(PagePrefaulter& prefaulter) {
   // Once an array's elements come within two calls' growth (at least 256 KiB) of the stretch
   // already queued, the next one is queued: from there to four calls' growth ahead, so that each

@@ -31,6 +31,9 @@ class DocumentAssembler {
   // capacity is never touched, so an overestimate costs address space, not memory.
   // At most `byte_budget` bytes of address space are reserved in total.
   void reserve_like_so_far(double scale, double byte_budget);
+  // Reserves room for these many events of each kind (and their span links), for an importer
+  // that counted them before placing them.
+  void reserve(std::size_t spans, std::size_t ops, std::size_t device_ops, std::size_t memory);
 
   // Asks `prefaulter` to map, ahead of time, the next stretch of reserved capacity of every array
   // that grew since the last call, so that the thread filling them takes fewer page faults.

@@ -21,6 +21,10 @@ void TraceDocumentBuilder::add(const TraceEvent& event) {
   impl_->assembler.add(event, ++impl_->events);
 }
 
+void TraceDocumentBuilder::reserve(const Counts& counts) {
+  impl_->assembler.reserve(counts.spans, counts.ops, counts.device_ops, counts.memory);
+}
+
 TraceDocument TraceDocumentBuilder::finish() {
   return impl_->assembler.finish();
 }

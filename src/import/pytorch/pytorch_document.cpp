@@ -127,7 +127,26 @@ void emit_op(const Assembly& a, const PlacedOp& o, std::uint64_t self_ns,
   out.add(e);
 }
 
-void emit_memory(const Assembly& a, TraceDocumentBuilder& out) {
+// Events placed so far, reported every few thousand.
+class PlacedProgress {
+ public:
+  PlacedProgress(const ProgressCallback& report, std::uint64_t total)
+      : report_(report), total_(total) {
+    if (report_) report_(0, total_);
+  }
+  void add() {
+    if (++done_ % 16384 == 0 && report_) report_(done_, total_);
+  }
+  void finish() {
+    if (report_) report_(total_, total_);
+  }
+
+ private:
+  const ProgressCallback& report_;
+  std::uint64_t total_, done_ = 0;
+};
+
+void emit_memory(const Assembly& a, TraceDocumentBuilder& out, PlacedProgress& progress) {
   const std::vector<std::optional<ExecutionStep>> inherited = inherited_steps(a.spans);
   const PlacedMemory& memory = a.memory;
   std::string tensor_id;
@@ -145,6 +164,7 @@ void emit_memory(const Assembly& a, TraceDocumentBuilder& out) {
     const auto step = inherited[memory.span[i]];
     e.category = step ? category_for_step(step, false) : MemoryCategory::other;
     out.add(e);
+    progress.add();
   }
 }
 
@@ -198,9 +218,7 @@ void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuild
   out.add(meta);
 }
 
-void emit_events(const Assembly& a, TraceDocumentBuilder& out) {
-  emit_span(a, 0, out);
-  for (std::uint32_t s : a.spans.pre) emit_span(a, s, out);
+void emit_events(const Assembly& a, TraceDocumentBuilder& out, const ProgressCallback& report) {
   // Exclusive times of the host ops and runtime calls: nested per thread by their extents.
   const std::vector<PlacedOp>& ops = a.ops.ops;
   std::vector<std::uint64_t> lanes, starts, totals;
@@ -214,9 +232,21 @@ void emit_events(const Assembly& a, TraceDocumentBuilder& out) {
     totals.push_back(static_cast<std::uint64_t>(s.dur_ns));
   }
   const HostNesting nesting = nest_intervals(lanes, starts, totals);
-  for (std::size_t i = 0; i < ops.size(); ++i)
+  // Every count is known: the document's arrays are allocated once (a trace of millions of ops
+  // spent most of its placing in the page faults of arrays growing by doubling).
+  out.reserve({.spans = 1 + a.spans.pre.size(),
+               .ops = lanes.size(),
+               .device_ops = ops.size() - lanes.size(),
+               .memory = a.memory.events.size()});
+  PlacedProgress progress(report, ops.size() + a.memory.events.size());
+  emit_span(a, 0, out);
+  for (std::uint32_t s : a.spans.pre) emit_span(a, s, out);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
     emit_op(a, ops[i], host_index[i] == kNone ? 0 : nesting.self_ns[host_index[i]], out);
-  emit_memory(a, out);
+    progress.add();
+  }
+  emit_memory(a, out, progress);
+  progress.finish();
 }
 
 }  // namespace candle_graph::import::pytorch

@@ -25,6 +25,8 @@ struct Assembly {
 // (`source.*`) and the repairs (`convert.*`).
 void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuilder& out);
 // Spans in pre-order (each span_start followed by its span_end), then ops, then memory events.
-void emit_events(const Assembly& a, TraceDocumentBuilder& out);
+// `progress` hears the events placed out of the events to place.
+void emit_events(const Assembly& a, TraceDocumentBuilder& out,
+                 const ProgressCallback& progress = {});
 
 }  // namespace candle_graph::import::pytorch

@@ -115,7 +115,7 @@ ImportedTrace PytorchImporter::read(const std::filesystem::path& path,
   report.repairs = trace_event::nonzero(rep);
   TraceDocumentBuilder out(name);
   emit_meta(a, report, out);
-  emit_events(a, out);
+  emit_events(a, out, options.converting);
   return {out.finish(), std::move(report)};
 }
 

@@ -1,0 +1,155 @@
+"""Progress lines on a terminal: reading, converting a PyTorch trace, and writing exports.
+
+A person watching a long command sees one line per step, redrawn in place (carriage returns) and
+ended with a newline at 100%: `reading T: P% (a of b MiB)`, `converting T: P%`, `writing OUT: P%`
+for the Chrome export, and `writing DB (trace tables|analysis tables|indices): P%` for SQLite.
+They appear only when stderr is a terminal (a pseudo-terminal here, from Python's `pty`) and the
+input is large (64 MiB; CANDLE_GRAPH_TEST_PROGRESS_BYTES=1 lowers that so small inputs show them);
+a pipe or a small input gets none. What a line says is read back from the terminal's bytes, not
+from the code that draws it.
+"""
+
+import os
+import pty
+import re
+import select
+import subprocess
+
+import pytest
+
+CG = os.path.abspath(os.environ.get("CG_BINARY", "build/candle-graph"))
+SHARED = os.path.abspath(os.environ.get("CG_SHARED_FIXTURE_DIR", "../shared/fixtures"))
+SIMPLE_ADD = os.path.join(SHARED, "pytorch-chrome-trace", "hta-simple_add-a100.json")
+SHOW_SMALL = {"CANDLE_GRAPH_TEST_PROGRESS_BYTES": "1"}
+
+
+def run_on_terminal(args, env_extra, cwd):
+    """Runs candle-graph with stderr on a pseudo-terminal; returns (exit code, stderr bytes)."""
+    main, sub = pty.openpty()
+    env = dict(os.environ, **env_extra)
+    proc = subprocess.Popen([CG] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=sub, env=env, cwd=cwd)
+    os.close(sub)
+    out = b""
+    while True:
+        ready, _, _ = select.select([main], [], [], 60)
+        if not ready:
+            proc.kill()
+            pytest.fail("no output for 60 s")
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal closed with the process
+            chunk = b""
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    return proc.wait(), out.decode().replace("\r\n", "\n")  # the terminal's own newline
+
+
+def drawn_lines(stderr):
+    """Every state a line was drawn in, in order: the text between carriage returns and newlines."""
+    return [part for part in re.split(r"[\r\n]", stderr) if part]
+
+
+def percents(stderr, label):
+    """The percentages drawn on the line `LABEL: P%`."""
+    pattern = re.compile(re.escape(label) + r": +(\d+)%")
+    return [int(m.group(1)) for m in map(pattern.match, drawn_lines(stderr)) if m]
+
+
+def expect_step(stderr, label):
+    seen = percents(stderr, label)
+    assert seen, f"no `{label}` line in {stderr!r}"
+    assert seen == sorted(seen), f"`{label}` went back: {seen}"
+    assert seen[-1] == 100
+    # Ended once, with a newline right after 100%.
+    assert len(re.findall(re.escape(label) + r": +100%[^\n]*\n", stderr)) == 1, stderr
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory):
+    d = tmp_path_factory.mktemp("synth")
+    trace = d / "synth.jsonl"
+    subprocess.run([CG, "synth", "--layers", "300", "--ops-per-span", "4", "-o", str(trace)],
+                   check=True, capture_output=True)
+    return trace
+
+
+def wrote_line(trace):
+    """What the SQLite export prints last: its op count read from the trace's lines here."""
+    with open(trace) as f:
+        ops = sum(1 for line in f if '"kind":"op"' in line)
+    return f"wrote t.db: 1 run, {ops} ops\n"
+
+
+def test_sqlite_export_draws_reading_and_each_write_step(synth, tmp_path):
+    code, err = run_on_terminal(["export", str(synth), "--format", "sqlite", "-o", "t.db"],
+                                SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_step(err, f"reading {synth}")
+    for step in ("trace tables", "analysis tables", "indices"):
+        expect_step(err, f"writing t.db ({step})")
+    # The steps come in the order they run, each line ended before the next one starts.
+    order = [line.split(" (")[1].split(")")[0] for line in drawn_lines(err)
+             if line.startswith("writing t.db (")]
+    assert [s for i, s in enumerate(order) if i == 0 or order[i - 1] != s] == [
+        "trace tables", "analysis tables", "indices"]
+    assert err.endswith(wrote_line(synth)), err
+
+
+def test_sqlite_export_of_several_runs_names_each_run(synth, tmp_path):
+    code, err = run_on_terminal(["export", str(synth), SIMPLE_ADD, "--format", "sqlite",
+                                 "-o", "t.db"], SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_step(err, "writing t.db (run 1 of 2, trace tables)")
+    expect_step(err, "writing t.db (run 2 of 2, analysis tables)")
+    expect_step(err, "writing t.db (indices)")
+
+
+def test_chrome_export_draws_its_write(synth, tmp_path):
+    code, err = run_on_terminal(["export", str(synth), "--format", "chrome", "-o", "t.json"],
+                                SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_step(err, f"reading {synth}")
+    expect_step(err, "writing t.json")
+    assert os.path.getsize(tmp_path / "t.json") > 0
+
+
+def test_pytorch_trace_draws_its_conversion(tmp_path):
+    code, err = run_on_terminal(["validate", SIMPLE_ADD, "--step", "all"], SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_step(err, f"reading {SIMPLE_ADD}")
+    expect_step(err, f"converting {SIMPLE_ADD}")
+
+
+def test_reading_ends_in_the_last_mebibyte(tmp_path):
+    # The PyTorch reader reports after every 4 MiB it scans and at the end: a file of 4.3 MiB
+    # ends in the MiB it last drew, and the line must still be drawn at 100% and ended.
+    trace = tmp_path / "padded.json"
+    event = ('{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":%d,"dur":1,'
+             '"args":{"pad":"%s"}}')
+    events, size = [], 0
+    while size < int(4.3 * 2**20):
+        events.append(event % (len(events) * 2, "x" * 200))
+        size += len(events[-1]) + 1
+    trace.write_text('{"traceEvents":[' + ",".join(events) + "]}")
+    code, err = run_on_terminal(["validate", str(trace)], SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_step(err, f"reading {trace}")
+    assert percents(err, f"reading {trace}")[0] < 100  # drawn before the end too
+
+
+def test_small_inputs_draw_nothing(synth, tmp_path):
+    code, err = run_on_terminal(["export", str(synth), "--format", "sqlite", "-o", "t.db"], {},
+                                tmp_path)
+    assert code == 0, err
+    assert err == wrote_line(synth)
+
+
+def test_a_pipe_gets_no_progress_lines(synth, tmp_path):
+    env = dict(os.environ, **SHOW_SMALL)
+    r = subprocess.run([CG, "export", str(synth), "--format", "sqlite", "-o", "t.db"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == wrote_line(synth)
