@@ -208,7 +208,7 @@ DeviceLayout layout_device_lanes(const TraceDocument& doc) {
 }
 
 void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
-                         DeviceExportStats& stats) {
+                         DeviceExportStats& stats, EventProgress& progress) {
   if (doc.device_ops().empty()) return;
   const device::DeviceTime attribution =
       device::attribute_device_time(doc, nest_host_ops(doc).parent);
@@ -230,16 +230,18 @@ void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLa
     w.end();
     ++stats.slices;
     if (lane.overflow) ++stats.overflowed;
+    progress.add();
   }
 }
 
 void write_launch_flows(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
-                        const HostPlacement& host, std::uint64_t& flow_id,
-                        DeviceExportStats& stats) {
+                        const HostPlacement& host, std::uint64_t& flow_id, DeviceExportStats& stats,
+                        EventProgress& progress) {
   if (doc.device_ops().empty()) return;
   const auto call_of = runtime_calls(doc);
   for (const std::uint32_t k : layout.order) {
     const OpEvent& o = doc.device_ops()[k];
+    progress.add();
     const auto call = o.correlation ? call_of.find(*o.correlation) : call_of.end();
     if (call == call_of.end() || host.op_tid[call->second] == 0) continue;
     const DeviceLane& lane = layout.lanes[layout.lane_of[k]];

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "candle_graph/trace.hpp"
+#include "export/chrome_events.hpp"
 #include "export/chrome_json.hpp"
 
 namespace candle_graph::exporting {
@@ -52,9 +53,9 @@ struct DeviceExportStats {
   std::uint64_t overflowed = 0;  // slices moved to an overflow lane of their stream
 };
 
-// The slices, in `layout.order`.
+// The slices, in `layout.order`, each one event of `progress`.
 void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
-                         DeviceExportStats& stats);
+                         DeviceExportStats& stats, EventProgress& progress);
 
 // Host ops as the host layout placed them: per op of doc.ops() its tid on pid 1 (0 when not
 // written) and the time (µs) where a flow binds to it.
@@ -64,10 +65,11 @@ struct HostPlacement {
 };
 
 // One `s`/`f` pair per device op whose correlation a written runtime call has (the first such call
-// in document order, as device time attribution does), ids from `flow_id` + 1 on.
+// in document order, as device time attribution does), ids from `flow_id` + 1 on. Each device op
+// is one event of `progress`.
 void write_launch_flows(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
-                        const HostPlacement& host, std::uint64_t& flow_id,
-                        DeviceExportStats& stats);
+                        const HostPlacement& host, std::uint64_t& flow_id, DeviceExportStats& stats,
+                        EventProgress& progress);
 
 // `process_name`, `process_sort_index`, `thread_name`, `thread_sort_index` of the device tracks.
 void write_device_metadata(ChromeJson& w, const DeviceLayout& layout);

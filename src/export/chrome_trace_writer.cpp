@@ -24,29 +24,6 @@
 namespace candle_graph::exporting {
 namespace {
 
-// The document's events handled so far, out of every pass over them the export makes (slices,
-// device work, data flows, the memory replay), reported every few thousand.
-class EventProgress {
- public:
-  EventProgress(const ProgressCallback& report, std::uint64_t total)
-      : report_(report), total_(total) {
-    if (report_ && total_ > 0) report_(0, total_);
-  }
-  void add(std::uint64_t events = 1) {
-    done_ += events;
-    if (!report_ || done_ - reported_ < 4096) return;
-    reported_ = done_;
-    report_(std::min(done_, total_), total_);
-  }
-  void finish() {
-    if (report_ && total_ > 0) report_(total_, total_);
-  }
-
- private:
-  const ProgressCallback& report_;
-  std::uint64_t total_, done_ = 0, reported_ = 0;
-};
-
 // `"pid":1,"tid":T,"ts":X` after the event's name: pid 1 is the run.
 void on_run(ChromeJson& w, std::uint32_t tid, double ts_us) {
   where(w, 1, tid, ts_us);
@@ -432,9 +409,10 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
                                      const ProgressCallback& report) {
   doc.check_indexed();
   ChromeExportStats stats;
-  // The memory replay hands over one timeline point per memory event.
+  // Passes: the slices, the device slices and their launch flows, the data flows over the ops,
+  // and the memory replay, which hands over one timeline point per memory event.
   EventProgress progress(report, doc.spans().size() + 2 * doc.ops().size() +
-                                     doc.device_ops().size() + doc.memory().size());
+                                     2 * doc.device_ops().size() + doc.memory().size());
   ChromeJson w(sink);
   if (hand_over) w.set_handover(hand_over);
   w.raw("{\"traceEvents\":[");
@@ -474,8 +452,7 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
   // Device work after the host slices, on its own processes (chrome.md §E8).
   const DeviceLayout device_layout = layout_device_lanes(doc);
   DeviceExportStats device_stats;
-  write_device_slices(w, doc, device_layout, device_stats);
-  progress.add(doc.device_ops().size());
+  write_device_slices(w, doc, device_layout, device_stats, progress);
   stats.device_slices = device_stats.slices;
   stats.device_overflowed = device_stats.overflowed;
 
@@ -519,7 +496,8 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
     }
     if (flows) flows->finish();
   }
-  write_launch_flows(w, doc, device_layout, HostPlacement{op_tid, op_bind}, flow_id, device_stats);
+  write_launch_flows(w, doc, device_layout, HostPlacement{op_tid, op_bind}, flow_id, device_stats,
+                     progress);
   stats.launch_flows = device_stats.launch_flows;
   std::vector<std::uint32_t>().swap(op_tid);
   std::vector<double>().swap(op_bind);
