@@ -26,8 +26,8 @@ struct ImportOptions {
   bool all_steps = false;
   // Called now and then while the file is read: bytes read, the file's size.
   ProgressCallback progress;
-  // Called now and then while the events of a format that is converted (PyTorch's) are placed
-  // into the document after the read: events placed, events to place.
+  // Called now and then while the events of a format that is converted (PyTorch's, a Chrome
+  // export's) are placed into the document after the read: events placed, events to place.
   ProgressCallback converting;
   // Threads that parse the file, where the format's reader can split it (trace/6); any number
   // gives the same document and the same errors.

@@ -177,7 +177,18 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
   if (od.candle_version) meta.run.candle_version = *od.candle_version;
   meta.run.tags = tags;
   TraceDocumentBuilder out(path);
+  // Every count is known: the document's arrays are allocated once, not grown by doubling.
+  std::size_t device_ops = 0;
+  for (std::uint32_t i : ops)
+    device_ops += is_device_kind(op_kind_of(m.slices[i], m.candle_ops[m.slices[i].extra])) ? 1 : 0;
+  out.reserve({.spans = spans.size(), .ops = ops.size() - device_ops, .device_ops = device_ops});
   out.add(meta);
+  const std::uint64_t events = spans.size() + ops.size();
+  std::uint64_t placed = 0;
+  auto placed_one = [&] {
+    if (++placed % 16384 == 0 && options.converting) options.converting(placed, events);
+  };
+  if (options.converting) options.converting(0, events);
 
   std::string fallback_id;
   for (std::uint32_t i : spans) {
@@ -195,6 +206,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
     if (a.step >= 0) e.step = static_cast<ExecutionStep>(a.step);
     out.add(e);
     out.add(SpanEndEvent{e.id, dur_of(i)});
+    placed_one();
   }
   std::vector<std::string_view> inputs;
   std::vector<std::uint64_t> shape;
@@ -240,7 +252,9 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
       e.collective = &collective;
     }
     out.add(e);
+    placed_one();
   }
+  if (options.converting) options.converting(events, events);
   return {out.finish(), std::move(report)};
 }
 
