@@ -29,7 +29,8 @@ TraceDocument load_trace(const std::filesystem::path& path, std::string_view ste
 // pipe): what decides whether a long step shows progress.
 std::uint64_t trace_bytes(const std::filesystem::path& path);
 
-// The import options of a --step argument (UsageError when it is neither a number nor `all`).
+// The import options of a --step argument (UsageError when it is neither a number nor `all`),
+// with progress lines for the input `label` names (its size decides whether they show).
 ImportOptions import_options(std::string_view step, const std::string& label);
 
 // Registration of `--step N|all`.

@@ -82,7 +82,9 @@ void read_cohort(compare::CohortBuilder& builder,
     }
     ImportOptions options = import_options(step, path.string());
     options.threads = 1;
-    options.progress = {};  // several files at once: one progress line each would interleave
+    // Several files at once: one progress line each would interleave.
+    options.progress = {};
+    options.converting = {};
     ahead.emplace_back(std::async(std::launch::async, [path, options] {
       return compare::reduce_run(import_trace(path, options).document, path.string());
     }));

@@ -51,7 +51,10 @@ Runner register_convert(CLI::App& app) {
                        " is the input; choose another path");
     }
     ImportOptions options = import_options(args->step, args->input.string());
-    if (args->quiet) options.progress = {};
+    if (args->quiet) {
+      options.progress = {};
+      options.converting = {};
+    }
     const import::ConvertResult r =
         import::convert_pytorch_trace(args->input, args->output, options);
     if (!args->quiet) {

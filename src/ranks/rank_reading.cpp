@@ -96,6 +96,7 @@ std::vector<RankProfile> read_rank_profiles(const std::vector<std::filesystem::p
                                             const ImportOptions& options, unsigned jobs) {
   ImportOptions quiet = options;
   quiet.progress = {};
+  quiet.converting = {};  // several files at once: their lines would interleave
   SetProgress progress(files, options.progress);
   std::vector<std::optional<RankProfile>> slots(files.size());
   std::vector<std::exception_ptr> errors(files.size());

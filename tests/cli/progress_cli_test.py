@@ -123,6 +123,22 @@ def test_pytorch_trace_draws_its_conversion(tmp_path):
     expect_step(err, f"converting {SIMPLE_ADD}")
 
 
+def test_quiet_convert_draws_nothing(tmp_path):
+    code, err = run_on_terminal(["convert", SIMPLE_ADD, "-o", "t.jsonl", "--quiet"], SHOW_SMALL,
+                                tmp_path)
+    assert code == 0, err
+    assert err == ""
+
+
+def test_files_read_at_once_draw_no_lines(tmp_path):
+    # compare -j 2 reads its cohort's files on threads of their own: their lines would interleave.
+    runs = [SIMPLE_ADD, SIMPLE_ADD]
+    code, err = run_on_terminal(["compare", "--baseline", *runs, "--candidate", *runs, "-j", "2",
+                                 "-o", "c.json"], SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    assert "\r" not in err and "reading" not in err and "converting" not in err, err
+
+
 def test_reading_ends_in_the_last_mebibyte(tmp_path):
     # The PyTorch reader reports after every 4 MiB it scans and at the end: a file of 4.3 MiB
     # ends in the MiB it last drew, and the line must still be drawn at 100% and ended.
