@@ -13,6 +13,7 @@
 
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace_io.hpp"
+#include "sqlite/step_progress.hpp"
 
 namespace candle_graph::cli {
 
@@ -67,5 +68,8 @@ ProgressCallback progress_on_stderr(std::string label);
 // events): "WHAT:  45%" ("writing runs.db (indices):  45%"). Empty, so that the writer need not
 // count, when no line would show.
 ProgressCallback write_progress_on_stderr(std::string what, std::uint64_t input_bytes);
+// The steps of a database load, each on a line of its own: "WHAT (STEP):  45%"; `what` ends with
+// " (" or with a prefix of the step inside the brackets ("writing runs.db (run 2 of 3, ").
+sqlite::StepProgress database_progress(std::string what, std::uint64_t input_bytes);
 
 }  // namespace candle_graph::cli

@@ -12,23 +12,6 @@
 
 namespace candle_graph::cli {
 
-namespace {
-
-// Each step of the database write on a progress line of its own: "WHAT (STEP):  45%".
-sqlite::StepProgress database_progress(std::string what, std::uint64_t input_bytes) {
-  if (!progress_wanted(input_bytes)) return {};
-  return [what = std::move(what), input_bytes, step = std::string(), line = ProgressCallback()](
-             std::string_view s, std::uint64_t done, std::uint64_t total) mutable {
-    if (s != step || !line) {
-      step = s;
-      line = write_progress_on_stderr(what + step + ")", input_bytes);
-    }
-    line(done, total);
-  };
-}
-
-}  // namespace
-
 int run_export_sqlite(const ExportArgs& args) {
   for (const auto& in : args.traces)
     if (output::same_file(in, args.output))

@@ -22,20 +22,25 @@ sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& so
   if (sources.size() == 1 && sql::is_sqlite_file(sources[0]))
     return sql::QueryDatabase::open_file(sources[0]);
   sql::QueryDatabase db = sql::QueryDatabase::in_memory();
+  std::uint64_t input_bytes = 0;
   for (const auto& source : sources) {
     if (sql::is_sqlite_file(source)) {
       db.add_database(source);
       continue;
     }
     const TraceDocument doc = load_trace(source, step);
+    const std::uint64_t bytes = trace_bytes(source);
+    input_bytes += bytes;
     try {
-      db.add_run(doc, source.string(), [&] { return build_evidence(doc, nullptr, std::nullopt); });
+      db.add_run(
+          doc, source.string(), [&] { return build_evidence(doc, nullptr, std::nullopt); },
+          database_progress("loading " + source.string() + " for the query (", bytes));
     } catch (const Error& e) {
       if (e.path().empty() || e.path() == ":memory:") throw Error(source.string(), 0, e.message());
       throw;
     }
   }
-  db.finish_loading();
+  db.finish_loading(database_progress("preparing the query's database (", input_bytes));
   return db;
 }
 

@@ -62,8 +62,9 @@ QueryDatabase QueryDatabase::in_memory() {
 }
 
 void QueryDatabase::add_run(const TraceDocument& doc, std::string_view source,
-                            const std::function<evidence::EvidencePacket()>& analyse) {
-  sqlite::load_run_overlapped(*db_, doc, source, analyse);
+                            const std::function<evidence::EvidencePacket()>& analyse,
+                            const sqlite::StepProgress& progress) {
+  sqlite::load_run_overlapped(*db_, doc, source, analyse, progress);
 }
 
 void QueryDatabase::add_database(const std::filesystem::path& path) {
@@ -100,8 +101,8 @@ void QueryDatabase::add_database(const std::filesystem::path& path) {
   // DETACH waits for finish_loading: it is refused inside the transaction that read the file.
 }
 
-void QueryDatabase::finish_loading() {
-  sqlite::create_indices(*db_);
+void QueryDatabase::finish_loading(const sqlite::StepProgress& progress) {
+  sqlite::create_indices(*db_, progress);
   db_->exec("COMMIT");
   for (int i = 1; i <= attached_; ++i) db_->exec("DETACH DATABASE source" + std::to_string(i));
 }

@@ -10,6 +10,7 @@
 
 #include "evidence/evidence_packet.hpp"
 #include "sqlite/sqlite_handle.hpp"
+#include "sqlite/step_progress.hpp"
 
 namespace candle_graph::sql {
 
@@ -25,14 +26,16 @@ class QueryDatabase {
   // add_database, then finish_loading.
   static QueryDatabase in_memory();
 
-  // Loads one trace; `analyse` builds its packet while the document's own tables load.
+  // Loads one trace; `analyse` builds its packet while the document's own tables load. The
+  // load's steps go to `progress` (sqlite::load_run_overlapped).
   void add_run(const TraceDocument& doc, std::string_view source,
-               const std::function<evidence::EvidencePacket()>& analyse);
+               const std::function<evidence::EvidencePacket()>& analyse,
+               const sqlite::StepProgress& progress = {});
   // Copies every row of a candle-graph/sql/1 database file (opened read-only) into this one.
   // A run_id already present is refused, naming it and the file.
   void add_database(const std::filesystem::path& path);
-  // Builds the indices and commits the load.
-  void finish_loading();
+  // Builds the indices (step "indices" of `progress`) and commits the load.
+  void finish_loading(const sqlite::StepProgress& progress = {});
 
   const sqlite::Connection& connection() const noexcept { return *db_; }
 

@@ -2,7 +2,8 @@
 
 A person watching a long command sees one line per step, redrawn in place (carriage returns) and
 ended with a newline at 100%: `reading T: P% (a of b MiB)`, `converting T: P%`, `writing OUT: P%`
-for the Chrome export, and `writing DB (trace tables|analysis tables|indices): P%` for SQLite.
+for the Chrome export, `writing DB (trace tables|analysis tables|indices): P%` for SQLite, and
+the database `sql` builds over traces.
 They appear only when stderr is a terminal (a pseudo-terminal here, from Python's `pty`) and the
 input is large (64 MiB; CANDLE_GRAPH_TEST_PROGRESS_BYTES=1 lowers that so small inputs show them);
 a pipe or a small input gets none. What a line says is read back from the terminal's bytes, not
@@ -105,6 +106,15 @@ def test_sqlite_export_of_several_runs_names_each_run(synth, tmp_path):
     expect_step(err, "writing t.db (run 1 of 2, trace tables)")
     expect_step(err, "writing t.db (run 2 of 2, analysis tables)")
     expect_step(err, "writing t.db (indices)")
+
+
+def test_sql_over_a_trace_draws_its_database_load(synth, tmp_path):
+    code, err = run_on_terminal(["sql", str(synth), "SELECT COUNT(*) FROM ops"], SHOW_SMALL,
+                                tmp_path)
+    assert code == 0, err
+    for step in ("trace tables", "analysis tables"):
+        expect_step(err, f"loading {synth} for the query ({step})")
+    expect_step(err, "preparing the query's database (indices)")
 
 
 def test_chrome_export_draws_its_write(synth, tmp_path):
