@@ -208,7 +208,7 @@ DeviceLayout layout_device_lanes(const TraceDocument& doc) {
 }
 
 void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
-                         DeviceExportStats& stats, EventProgress& progress) {
+                         DeviceExportStats& stats, ProgressCounter& progress) {
   if (doc.device_ops().empty()) return;
   const device::DeviceTime attribution =
       device::attribute_device_time(doc, nest_host_ops(doc).parent);
@@ -236,7 +236,7 @@ void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLa
 
 void write_launch_flows(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
                         const HostPlacement& host, std::uint64_t& flow_id, DeviceExportStats& stats,
-                        EventProgress& progress) {
+                        ProgressCounter& progress) {
   if (doc.device_ops().empty()) return;
   const auto call_of = runtime_calls(doc);
   for (const std::uint32_t k : layout.order) {

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "candle_graph/trace.hpp"
-#include "export/chrome_events.hpp"
 #include "export/chrome_json.hpp"
+#include "trace/progress_counter.hpp"
 
 namespace candle_graph::exporting {
 
@@ -55,7 +55,7 @@ struct DeviceExportStats {
 
 // The slices, in `layout.order`, each one event of `progress`.
 void write_device_slices(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
-                         DeviceExportStats& stats, EventProgress& progress);
+                         DeviceExportStats& stats, ProgressCounter& progress);
 
 // Host ops as the host layout placed them: per op of doc.ops() its tid on pid 1 (0 when not
 // written) and the time (µs) where a flow binds to it.
@@ -69,7 +69,7 @@ struct HostPlacement {
 // is one event of `progress`.
 void write_launch_flows(ChromeJson& w, const TraceDocument& doc, const DeviceLayout& layout,
                         const HostPlacement& host, std::uint64_t& flow_id, DeviceExportStats& stats,
-                        EventProgress& progress);
+                        ProgressCounter& progress);
 
 // `process_name`, `process_sort_index`, `thread_name`, `thread_sort_index` of the device tracks.
 void write_device_metadata(ChromeJson& w, const DeviceLayout& layout);

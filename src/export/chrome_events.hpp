@@ -2,38 +2,13 @@
 // writer and the device tracks so that both write events the same way.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
 #include "candle_graph/trace_events.hpp"
-#include "candle_graph/trace_io.hpp"
 #include "export/chrome_json.hpp"
 
 namespace candle_graph::exporting {
-
-// The document's events handled so far, out of every pass over them the export makes (slices,
-// device work and its launch flows, data flows, the memory replay), reported every few thousand.
-class EventProgress {
- public:
-  EventProgress(const ProgressCallback& report, std::uint64_t total)
-      : report_(report), total_(total) {
-    if (report_ && total_ > 0) report_(0, total_);
-  }
-  void add() {
-    ++done_;
-    if (!report_ || done_ - reported_ < 4096) return;
-    reported_ = done_;
-    report_(std::min(done_, total_), total_);
-  }
-  void finish() {
-    if (report_ && total_ > 0) report_(total_, total_);
-  }
-
- private:
-  const ProgressCallback& report_;
-  std::uint64_t total_, done_ = 0, reported_ = 0;
-};
 
 // Starts an event: `{"ph":"X"` and the separator from the previous one.
 inline void begin_event(ChromeJson& w, char ph) {

@@ -19,6 +19,7 @@
 #include "output/json_text.hpp"
 #include "output/test_hook.hpp"
 #include "trace/huge_pages.hpp"
+#include "trace/progress_counter.hpp"
 #include "trace/short_string_hash.hpp"
 
 namespace candle_graph::exporting {
@@ -260,7 +261,7 @@ class ProducerTable {
 // so it is formatted once, and the two events of a sample share the timestamp's text.
 struct CounterState {
   ChromeJson* w = nullptr;
-  EventProgress* progress = nullptr;
+  ProgressCounter* progress = nullptr;
   std::uint64_t samples = 0;
   struct Device {
     // `,"name":NAME,"pid":1,"tid":1,"ts":` (on_run's members for track 1) after `{"ph":"C"`,
@@ -409,10 +410,11 @@ ChromeExportStats write_chrome_trace(const TraceDocument& doc,
                                      const ProgressCallback& report) {
   doc.check_indexed();
   ChromeExportStats stats;
-  // Passes: the slices, the device slices and their launch flows, the data flows over the ops,
-  // and the memory replay, which hands over one timeline point per memory event.
-  EventProgress progress(report, doc.spans().size() + 2 * doc.ops().size() +
-                                     2 * doc.device_ops().size() + doc.memory().size());
+  // The document's events handled, once per pass over them: the slices, the device slices and
+  // their launch flows, the data flows over the ops, and the memory replay, which hands over one
+  // timeline point per memory event.
+  ProgressCounter progress(report, doc.spans().size() + 2 * doc.ops().size() +
+                                       2 * doc.device_ops().size() + doc.memory().size());
   ChromeJson w(sink);
   if (hand_over) w.set_handover(hand_over);
   w.raw("{\"traceEvents\":[");

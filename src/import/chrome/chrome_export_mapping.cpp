@@ -13,6 +13,7 @@
 #include "format/chrome.hpp"
 #include "import/chrome/chrome_importer.hpp"
 #include "import/trace_event/trace_event_source.hpp"
+#include "trace/progress_counter.hpp"
 
 namespace candle_graph::import::chrome {
 namespace {
@@ -183,12 +184,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
     device_ops += is_device_kind(op_kind_of(m.slices[i], m.candle_ops[m.slices[i].extra])) ? 1 : 0;
   out.reserve({.spans = spans.size(), .ops = ops.size() - device_ops, .device_ops = device_ops});
   out.add(meta);
-  const std::uint64_t events = spans.size() + ops.size();
-  std::uint64_t placed = 0;
-  auto placed_one = [&] {
-    if (++placed % 16384 == 0 && options.converting) options.converting(placed, events);
-  };
-  if (options.converting) options.converting(0, events);
+  ProgressCounter placed(options.converting, spans.size() + ops.size());
 
   std::string fallback_id;
   for (std::uint32_t i : spans) {
@@ -206,7 +202,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
     if (a.step >= 0) e.step = static_cast<ExecutionStep>(a.step);
     out.add(e);
     out.add(SpanEndEvent{e.id, dur_of(i)});
-    placed_one();
+    placed.add();
   }
   std::vector<std::string_view> inputs;
   std::vector<std::uint64_t> shape;
@@ -252,9 +248,9 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
       e.collective = &collective;
     }
     out.add(e);
-    placed_one();
+    placed.add();
   }
-  if (options.converting) options.converting(events, events);
+  placed.finish();
   return {out.finish(), std::move(report)};
 }
 

@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include "trace/host_nesting.hpp"
+#include "trace/progress_counter.hpp"
 
 namespace candle_graph::import::pytorch {
 namespace {
@@ -127,26 +128,7 @@ void emit_op(const Assembly& a, const PlacedOp& o, std::uint64_t self_ns,
   out.add(e);
 }
 
-// Events placed so far, reported every few thousand.
-class PlacedProgress {
- public:
-  PlacedProgress(const ProgressCallback& report, std::uint64_t total)
-      : report_(report), total_(total) {
-    if (report_) report_(0, total_);
-  }
-  void add() {
-    if (++done_ % 16384 == 0 && report_) report_(done_, total_);
-  }
-  void finish() {
-    if (report_) report_(total_, total_);
-  }
-
- private:
-  const ProgressCallback& report_;
-  std::uint64_t total_, done_ = 0;
-};
-
-void emit_memory(const Assembly& a, TraceDocumentBuilder& out, PlacedProgress& progress) {
+void emit_memory(const Assembly& a, TraceDocumentBuilder& out, ProgressCounter& progress) {
   const std::vector<std::optional<ExecutionStep>> inherited = inherited_steps(a.spans);
   const PlacedMemory& memory = a.memory;
   std::string tensor_id;
@@ -238,7 +220,7 @@ void emit_events(const Assembly& a, TraceDocumentBuilder& out, const ProgressCal
                .ops = lanes.size(),
                .device_ops = ops.size() - lanes.size(),
                .memory = a.memory.events.size()});
-  PlacedProgress progress(report, ops.size() + a.memory.events.size());
+  ProgressCounter progress(report, ops.size() + a.memory.events.size());
   emit_span(a, 0, out);
   for (std::uint32_t s : a.spans.pre) emit_span(a, s, out);
   for (std::size_t i = 0; i < ops.size(); ++i) {
