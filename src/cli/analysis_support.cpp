@@ -32,19 +32,26 @@ std::optional<bundle::BundleInput> bundle_input_of(const std::filesystem::path& 
 
 }  // namespace
 
+namespace {
+
+// A regular file's size; 0 for anything else (a pipe, a missing path).
+std::uint64_t file_bytes(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::uint64_t bytes = std::filesystem::file_size(path, ec);
+  return ec ? 0 : bytes;
+}
+
+}  // namespace
+
 std::uint64_t trace_bytes(const std::filesystem::path& path) {
   const auto in = bundle_input_of(path);
-  std::error_code ec;
-  const std::uint64_t bytes = std::filesystem::file_size(in ? in->trace : path, ec);
-  return ec ? 0 : bytes;
+  return file_bytes(in ? in->trace : path);
 }
 
 ImportOptions import_options(std::string_view step, const std::string& label) {
   ImportOptions options;
   options.progress = progress_on_stderr(label);
-  std::error_code ec;
-  const std::uint64_t bytes = std::filesystem::file_size(label, ec);
-  options.converting = write_progress_on_stderr("converting " + label, ec ? 0 : bytes);
+  options.converting = write_progress_on_stderr("converting " + label, file_bytes(label));
   options.threads = read_threads();
   if (step == "all") {
     options.all_steps = true;

@@ -1,6 +1,5 @@
 #include "sqlite/sqlite_loader.hpp"
 
-#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "device/kernel_table.hpp"
 #include "output/json_text.hpp"
 #include "sqlite/batched_insert.hpp"
+#include "trace/progress_counter.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -390,38 +390,34 @@ std::uint64_t analysis_rows(const evidence::EvidencePacket& packet) {
 // the hook costs a call per row.
 class RowProgress {
  public:
-  RowProgress(const Connection& db, const StepProgress& report) : db_(db.get()), report_(report) {
-    if (report_) sqlite3_update_hook(db_, &RowProgress::on_row, this);
+  RowProgress(const Connection& db, const StepProgress& report) : db_(db.get()) {
+    if (!report) return;
+    step_report_ = [this, &report](std::uint64_t done, std::uint64_t total) {
+      report(step_, done, total);
+    };
+    sqlite3_update_hook(db_, &RowProgress::on_row, this);
   }
   RowProgress(const RowProgress&) = delete;
   RowProgress& operator=(const RowProgress&) = delete;
   ~RowProgress() {
-    if (report_) sqlite3_update_hook(db_, nullptr, nullptr);
+    if (step_report_) sqlite3_update_hook(db_, nullptr, nullptr);
   }
   // Called by the thread that inserts the step's rows, before it does.
   void start(std::string_view step, std::uint64_t rows) {
     step_ = step;
-    rows_ = 0;
-    total_ = rows;
-    report();
+    rows_.emplace(step_report_, rows);
   }
-  void finish() {
-    rows_ = total_;
-    report();
-  }
+  void finish() { rows_->finish(); }
 
  private:
   static void on_row(void* self, int, const char*, const char*, sqlite3_int64) {
     auto& p = *static_cast<RowProgress*>(self);
-    if (++p.rows_ % 4096 == 0) p.report();
-  }
-  void report() {
-    if (report_ && total_ > 0) report_(step_, std::min(rows_, total_), total_);
+    if (p.rows_) p.rows_->add();
   }
   sqlite3* db_;
-  const StepProgress& report_;
+  ProgressCallback step_report_;  // the step's rows, to the StepProgress; empty: nobody watches
   std::string_view step_;
-  std::uint64_t rows_ = 0, total_ = 0;
+  std::optional<ProgressCounter> rows_;
 };
 
 }  // namespace

@@ -19,10 +19,11 @@ class ProgressCounter {
       : report_(report), total_(total) {
     if (report_ && total_ > 0) report_(0, total_);
   }
+  // One comparison per unit; the callback is looked at every kProgressEvery units.
   void add() {
-    if (++done_ - reported_ < kProgressEvery || !report_) return;
+    if (++done_ - reported_ < kProgressEvery) return;
     reported_ = done_;
-    report_(std::min(done_, total_), total_);
+    if (report_) report_(std::min(done_, total_), total_);
   }
   void finish() {
     if (report_ && total_ > 0) report_(total_, total_);
