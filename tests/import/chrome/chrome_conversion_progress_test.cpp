@@ -10,6 +10,7 @@
 #include "export/chrome_trace_writer.hpp"
 #include "output/atomic_file.hpp"
 #include "support/convert_helpers.hpp"
+#include "support/sanitizers.hpp"
 #include "synth/synthetic_trace.hpp"
 
 namespace cgimport {
@@ -49,6 +50,7 @@ void expect_progress_counts_the_document(const fs::path& exported) {
 }
 
 TEST(ChromeConversionProgress, CountsSpansAndOps) {
+  if (cgtest::kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
   TempDir dir;
   candle_graph::synth::SynthOptions opts;
   opts.layers = 3000;
@@ -60,6 +62,7 @@ TEST(ChromeConversionProgress, CountsSpansAndOps) {
 }
 
 TEST(ChromeConversionProgress, CountsDeviceWork) {
+  if (cgtest::kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
   TempDir dir;
   candle_graph::ImportOptions all_steps;
   all_steps.all_steps = true;
