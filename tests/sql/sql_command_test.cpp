@@ -7,6 +7,7 @@
 
 #include <chrono>
 
+#include "sql/query_database.hpp"
 #include "sql/sql_test_support.hpp"
 
 namespace {
@@ -16,6 +17,7 @@ using cgcli::fixture;
 using cgcli::read_file;
 using cgcli::run_cli;
 using cgcli::TempDir;
+using cgsql::run_program;
 using cgsql::shell_query;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -359,6 +361,34 @@ TEST(SqlCommand, AppendKeepsTheDatabasesPermissionBits) {
   EXPECT_EQ(st.st_uid, kNobody);
   EXPECT_EQ(st.st_gid, kNobody);
   EXPECT_EQ(shell_query(db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 4);
+}
+
+// Page sizes, read back by Debian's sqlite3 shell and through the connection itself: a new
+// database file has 16 KiB pages and `sql` builds its in-memory database from traces with 64 KiB
+// pages. --append adds to a database with SQLite's default 4 KiB pages (one the original wrote,
+// here made by the shell's VACUUM INTO), which keeps its page size and stays intact.
+TEST(SqlCommand, PageSizesOfNewDatabasesAndAppendKeepsAnExistingOne) {
+  TempDir dir("cg-sql");
+  const fs::path db = dir / "runs.db", small_pages = dir / "small-pages.db";
+  ASSERT_EQ(export_db({fixture("spec_example.jsonl").string()}, db).exit_code, 0);
+  EXPECT_EQ(shell_query(db, "PRAGMA page_size")[0]["page_size"], 16384);
+
+  const cgcli::RunResult vacuum =
+      run_program({"/usr/bin/sqlite3", db.string(),
+                   "PRAGMA page_size = 4096; VACUUM INTO '" + small_pages.string() + "'"});
+  ASSERT_EQ(vacuum.exit_code, 0) << describe(vacuum);
+  ASSERT_EQ(shell_query(small_pages, "PRAGMA page_size")[0]["page_size"], 4096);
+  const auto appended =
+      export_db({fixture("inference_all_fields.jsonl").string()}, small_pages, true);
+  ASSERT_EQ(appended.exit_code, 0) << describe(appended);
+  EXPECT_EQ(shell_query(small_pages, "PRAGMA page_size")[0]["page_size"], 4096);
+  EXPECT_EQ(shell_query(small_pages, "PRAGMA integrity_check")[0]["integrity_check"], "ok");
+  EXPECT_EQ(shell_query(small_pages, "SELECT COUNT(*) AS n FROM runs")[0]["n"], 2);
+
+  const auto memory = candle_graph::sql::QueryDatabase::in_memory();
+  candle_graph::sqlite::Statement page_size(memory.connection(), "PRAGMA page_size");
+  ASSERT_TRUE(page_size.step());
+  EXPECT_EQ(sqlite3_column_int64(page_size.get(), 0), 65536);
 }
 
 // The documented join keys (docs/sql.md, "Indices") as SQLite's planner sees them, asked through
