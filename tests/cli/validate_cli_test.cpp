@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <random>
 
 #include "cli_test_support.hpp"
@@ -132,6 +134,22 @@ TEST(ValidateCli, DirectoryExitsOne) {
   const RunResult r = run_cli({"validate", dir.path().string()});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_THAT(r.err, StartsWith("error: " + dir.path().string() + ": "));
+  EXPECT_THAT(r.err, HasSubstr("a directory, not a trace file"));
+}
+
+// A named pipe with no writer (opening it would block) and a device are refused before they are
+// opened, with the hint a user piping `zcat` needs.
+TEST(ValidateCli, APipeOrADeviceIsRefusedWithAHint) {
+  TempDir dir;
+  const fs::path fifo = dir / "trace.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo.string(), std::string("/dev/null")}) {
+    const RunResult r = run_cli({"validate", path});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_THAT(r.err, StartsWith("error: " + path + ": cannot open: not a regular file"));
+    EXPECT_THAT(r.err, HasSubstr("gzip-compressed traces are read as they are"));
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 TEST(ValidateCli, OutputFileGetsTheSameJson) {

@@ -48,8 +48,14 @@ InputHead read_input_head(const std::filesystem::path& path, std::string& storag
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw Error(ErrorKind::io, path.string(), 0, "cannot open: no such file");
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(ErrorKind::io, path.string(), 0, "cannot open: a directory, not a trace file");
+  // A pipe is refused before it is opened (opening one without a writer would block); the usual
+  // one is `zcat trace.json.gz | …`, which the hint answers.
   if (!std::filesystem::is_regular_file(path, ec))
-    throw Error(ErrorKind::io, path.string(), 0, "cannot open: not a regular file");
+    throw Error(ErrorKind::io, path.string(), 0,
+                "cannot open: not a regular file (a pipe, socket or device); give the trace file "
+                "itself: gzip-compressed traces are read as they are");
   InputHead head;
   head.path = path;
   head.gzip = is_gzip(path);
