@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "candle_graph/error.hpp"
 #include "fuzz_support.hpp"
@@ -58,6 +60,29 @@ std::size_t files_in_cwd() {
 }
 
 }  // namespace
+
+// Every input runs in a scratch directory (a statement that slipped past the read-only checks
+// would create its file there), so libFuzzer's own paths would be read and written relative to
+// it after the first input: a corpus directory given as `build-fuzz/corpus/sql_statement` loads
+// its first seed and no other ("no interesting inputs were found"). They are made absolute here,
+// before libFuzzer reads them: the corpus directories and files, and the artifact paths.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  static std::vector<std::string> texts;
+  static std::vector<char*> args;
+  for (int i = 0; i < *argc; ++i) {
+    std::string arg = (*argv)[i];
+    for (std::string_view flag : {"-artifact_prefix=", "-exact_artifact_path="}) {
+      if (arg.starts_with(flag) && arg.size() > flag.size())
+        arg = std::string(flag) + std::filesystem::absolute(arg.substr(flag.size())).string();
+    }
+    if (i > 0 && !arg.empty() && arg[0] != '-') arg = std::filesystem::absolute(arg).string();
+    texts.push_back(std::move(arg));
+  }
+  for (std::string& t : texts) args.push_back(t.data());
+  args.push_back(nullptr);
+  *argv = args.data();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace candle_graph;
