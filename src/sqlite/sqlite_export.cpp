@@ -32,7 +32,7 @@ void tune_for_bulk_load(const Connection& db) {
 // balance and write (one `pwrite` each: 46,000 of them for the 98 MB synth trace's 190 MB
 // database, 11,600 with 16 KiB), 0.90x the export's time at 98 and 295 MB. Larger pages save
 // more (0.83x at 64 KiB) but cost lookups at random places in clients that read through SQLite's
-// default 2 MB page cache (the sqlite3 shell: 1.3-1.9x at 16 KiB, 4-5x at 64 KiB), where scans
+// default 2 MB page cache (1.3-1.9x at 16 KiB, 4-5x at 64 KiB; the sqlite3 shell), where scans
 // and joins along the keys are level or faster (docs/sql.md). Set before the cache's size: set
 // after it, the load's page cache held 24 MiB more and the export peaked 37 MiB higher (98 MB).
 // An existing database (--append) keeps its page size: SQLite sets it only when the file is
