@@ -56,7 +56,7 @@ QueryDatabase QueryDatabase::in_memory() {
                                                            SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX);
   // No rollback journal: a failed load ends the command, nothing is ever rolled back.
   db->exec("PRAGMA journal_mode = OFF");
-  // 64 KiB pages: a sixteenth of the pages to fill and balance while the traces load (0.89x the
+  // 64 KiB pages: a sixteenth of the pages to fill and balance while the traces load (0.91x the
   // time of `sql` on the 98 MB synth trace), and nothing reads this database but this process,
   // whose lookups read its pages in place.
   db->exec("PRAGMA page_size = 65536");
