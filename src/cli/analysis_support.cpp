@@ -13,6 +13,7 @@
 #include "bundle/bundle_input.hpp"
 #include "candle_graph/import.hpp"
 #include "cli/command.hpp"
+#include "cli/standard_output.hpp"
 #include "evidence/packet_builder.hpp"
 #include "export/pipelined_sink.hpp"
 #include "output/atomic_file.hpp"
@@ -132,11 +133,10 @@ void emit_json(const std::optional<std::filesystem::path>& out,
                std::initializer_list<std::filesystem::path> inputs,
                const std::function<void(output::JsonStream&)>& write) {
   if (!out || out->empty() || *out == "-") {
-    output::JsonStream w(
-        [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
+    output::JsonStream w(&write_stdout);
     write(w);
     w.finish();
-    std::fflush(stdout);
+    flush_stdout();
     return;
   }
   for (const auto& in : inputs)

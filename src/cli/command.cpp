@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/standard_output.hpp"
 #include "output/atomic_file.hpp"
 #include "output/test_hook.hpp"
 
@@ -14,8 +15,8 @@ namespace candle_graph::cli {
 void emit_output(const std::optional<std::filesystem::path>& out, std::string_view text,
                  std::initializer_list<std::filesystem::path> inputs) {
   if (!out || out->empty() || *out == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    write_stdout(text);
+    flush_stdout();
     return;
   }
   for (const auto& in : inputs)

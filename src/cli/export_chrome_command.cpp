@@ -9,6 +9,7 @@
 #include "candle_graph/health.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
+#include "cli/standard_output.hpp"
 #include "export/chrome_trace_writer.hpp"
 #include "export/gzip_sink.hpp"
 #include "export/pipelined_sink.hpp"
@@ -40,8 +41,8 @@ int run_export_chrome(const ExportArgs& args) {
   std::function<void(std::string_view)> out = [&](std::string_view piece) {
     if (file)
       file->write(piece);
-    else if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size())
-      throw Error("<stdout>", 0, "cannot write the export");
+    else
+      write_stdout(piece);
   };
   std::unique_ptr<exporting::GzipSink> zip;
   if (gzip) zip = std::make_unique<exporting::GzipSink>(out);
@@ -60,8 +61,10 @@ int run_export_chrome(const ExportArgs& args) {
           trace_bytes(trace)));
   pipeline.finish();
   if (zip) zip->finish();
-  if (file) file->commit();
-  std::fflush(stdout);
+  if (file)
+    file->commit();
+  else
+    flush_stdout();
   std::fprintf(stderr,
                "%s: %llu spans and %llu ops on %u track(s) (%llu moved to an overlap track, %llu "
                "clamped into their parent), %llu edge and %llu data flows, %llu counter samples\n",

@@ -11,7 +11,24 @@
 #include "candle_graph/error.hpp"
 #include "candle_graph/trace.hpp"
 #include "cli/command.hpp"
+#include "cli/standard_output.hpp"
 #include "output/write_guard.hpp"
+
+namespace {
+
+// `code`, unless what was printed (help, the version) could not be written: then exit 1 with
+// the reason, as for any other output.
+int with_stdout_written(int code) {
+  try {
+    candle_graph::cli::flush_stdout();
+  } catch (const candle_graph::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return candle_graph::cli::kExitRuntime;
+  }
+  return code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace candle_graph;
@@ -57,18 +74,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return with_stdout_written(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return with_stdout_written(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return with_stdout_written(app.exit(e));
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kExitUsage;
   }
   try {
-    for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+    for (auto& [sub, run] : runners) {
+      if (!sub->parsed()) continue;
+      const int code = run();
+      // Whatever a command left in stdout's buffer, and any write to it that failed unseen.
+      flush_stdout();
+      return code;
+    }
     return kExitUsage;
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -17,6 +17,7 @@
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
+#include "cli/standard_output.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/report_digest.hpp"
 #include "output/atomic_file.hpp"
@@ -191,8 +192,8 @@ Runner register_report(CLI::App& app) {
         text += "  viewer    " + args->html->string() + "\n";
         text += "Open the viewer: xdg-open " + report_shell_word(args->html->string()) + "\n";
       }
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
+      write_stdout(text);
+      flush_stdout();
     }
     return kExitOk;
   };

@@ -7,6 +7,7 @@
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
+#include "cli/standard_output.hpp"
 #include "sql/query_database.hpp"
 #include "sql/query_runner.hpp"
 #include "sql/result_format.hpp"
@@ -42,11 +43,6 @@ sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& so
   }
   db.finish_loading(database_progress("preparing the query's database (", input_bytes));
   return db;
-}
-
-void sql_to_stdout(std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
-    throw Error("<stdout>", 0, "write failed");
 }
 
 }  // namespace
@@ -110,9 +106,9 @@ Runner register_sql(CLI::App& app) {
     if (args->format == "json")
       sink = sql::json_result([&](std::string_view piece) { json += piece; }, limit);
     else if (args->format == "csv")
-      sink = sql::csv_result(&sql_to_stdout);
+      sink = sql::csv_result(&write_stdout);
     else
-      sink = sql::table_result(&sql_to_stdout);
+      sink = sql::table_result(&write_stdout);
 
     struct Counts : sql::ResultSink {
       sql::ResultSink* inner;
@@ -128,8 +124,8 @@ Runner register_sql(CLI::App& app) {
     } counts(sink.get());
     sql::run_query(db.connection(), statement,
                    sql::QueryOptions{.limit = limit, .timeout_seconds = args->timeout}, counts);
-    if (!json.empty()) sql_to_stdout(json);
-    std::fflush(stdout);
+    if (!json.empty()) write_stdout(json);
+    flush_stdout();
     if (args->format != "json" && counts.delivered < counts.total)
       std::fprintf(stderr, "showing %llu of %llu rows (--limit)\n",
                    static_cast<unsigned long long>(counts.delivered),

@@ -179,9 +179,10 @@ TEST(WriteFaults, AFailedWriteKeepsTheOldDestination) {
 
 using cgtest::kSanitized;
 
-// Starts the CLI with `args` (stdout discarded, stderr to `err`) and returns its PID, without
-// waiting.
-pid_t start_cli(const std::vector<std::string>& args, const fs::path& err = "/dev/null") {
+// Starts the CLI with `args` (stdout to `out`, discarded by default, closed when null; stderr
+// to `err`) and returns its PID, without waiting.
+pid_t start_cli(const std::vector<std::string>& args, const fs::path& err = "/dev/null",
+                const char* out = "/dev/null") {
   std::vector<std::string> storage = {CG_BINARY};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -192,7 +193,12 @@ pid_t start_cli(const std::vector<std::string>& args, const fs::path& err = "/de
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, 0);
     const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(null, 1);
+    if (out == nullptr) {
+      ::close(1);
+    } else {
+      const int out_fd = ::open(out, O_WRONLY);
+      ::dup2(out_fd, 1);
+    }
     ::dup2(err_fd, 2);
     ::execv(argv[0], argv.data());
     ::_exit(127);
@@ -291,6 +297,43 @@ int wait_exit_code(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Standard output is an output like any other: when it cannot be written (a full disk behind
+// `> out.json`, /dev/full, a closed descriptor) every command that prints there exits 1 and
+// says why, instead of exiting 0 with its output lost. Each command is first run with stdout to
+// a file, to show that it succeeds and prints something there.
+TEST(WriteFaults, StdoutThatCannotBeWrittenIsAnError) {
+  const Inputs in;
+  const std::string t = in.trace.string();
+  TempDir dest("cg-faults-out");
+  const std::string json = (dest / "r.json").string(), md = (dest / "r.md").string();
+  const std::vector<std::vector<std::string>> printing = {
+      {"validate", t},
+      {"summary", t},
+      {"import", t},
+      {"query", t, "--kind", "spans"},
+      {"compare", t, t},
+      {"ranks", in.rank0.string(), in.rank1.string()},
+      {"sql", t, "SELECT name FROM spans"},
+      {"sql", t, "SELECT name FROM spans", "--format", "csv"},
+      {"export", t, "--format", "chrome", "-o", "-"},
+      {"report", t, "--json", json, "--markdown", md, "--headline"},
+      {"validate", "--help"},
+      {"--version"},
+  };
+  const fs::path err = dest / "stderr";
+  for (const auto& args : printing) {
+    SCOPED_TRACE(args.front() + " " + args.back());
+    const RunResult ok = run_cli(args);
+    ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+    ASSERT_FALSE(ok.out.empty());
+    for (const char* out : {"/dev/full", static_cast<const char*>(nullptr)}) {
+      SCOPED_TRACE(out ? out : "closed");
+      EXPECT_EQ(wait_exit_code(start_cli(args, err, out)), 1) << read_file(err);
+      EXPECT_THAT(read_file(err), HasSubstr("error: <stdout>: cannot write to standard output"));
+    }
+  }
 }
 
 TEST(WriteFaults, DestinationDirectoryRemovedMidWrite) {
