@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 
+#include "output/interrupt_cleanup.hpp"
+
 namespace candle_graph::bundle {
 
 // This host's name as it appears in staging names ([A-Za-z0-9._] only, at most 32 characters,
@@ -35,10 +37,15 @@ class Staging {
   Staging(const Staging&) = delete;
   Staging& operator=(const Staging&) = delete;
   const std::filesystem::path& path() const { return path_; }
-  void release() { path_.clear(); }
+  // The directory was renamed into place: nothing to remove any more.
+  void release() {
+    path_.clear();
+    on_interrupt_.reset();
+  }
 
  private:
   std::filesystem::path path_;
+  output::RemovedOnInterrupt on_interrupt_;
 };
 
 }  // namespace candle_graph::bundle

@@ -12,6 +12,7 @@
 #include "candle_graph/trace.hpp"
 #include "cli/command.hpp"
 #include "cli/standard_output.hpp"
+#include "output/interrupt_cleanup.hpp"
 #include "output/write_guard.hpp"
 
 namespace {
@@ -33,6 +34,9 @@ int with_stdout_written(int code) {
 int main(int argc, char** argv) {
   using namespace candle_graph;
   using namespace candle_graph::cli;
+  // First, before any thread starts (they inherit the blocked signals): Ctrl-C and the like then
+  // remove the temporary files of unfinished outputs before the process ends.
+  output::watch_interrupts();
 #if defined(__GLIBC__)
   // A fixed 1 MiB mmap threshold. glibc raises its threshold each time a large block is freed
   // (up to 32 MiB), so later arrays of a few MiB come from the heap and stay resident after they

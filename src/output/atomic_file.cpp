@@ -152,9 +152,17 @@ AtomicFile::AtomicFile(fs::path target)
   struct stat replaced {};
   replacing_ = ::stat(file_path_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode);
   temp_ = temp_sibling(file_path_);
-  file_ = replacing_ ? create_like(temp_, replaced) : std::fopen(temp_.c_str(), "wbx");
+  int error = 0;
+  // Created and registered with interrupts held off: a name registered but not created could
+  // be another file's, and a file created but not registered would be left by a signal.
+  temp_on_interrupt_ = RemovedOnInterrupt::create([&] {
+    file_ = replacing_ ? create_like(temp_, replaced) : std::fopen(temp_.c_str(), "wbx");
+    error = errno;
+    return file_ != nullptr ? temp_ : fs::path();
+  });
   if (file_ == nullptr)
-    throw Error(target_.string(), 0, "cannot create output file: " + errno_text());
+    throw Error(target_.string(), 0,
+                std::string("cannot create output file: ") + std::strerror(error));
 }
 
 AtomicFile::~AtomicFile() {
@@ -244,6 +252,7 @@ void AtomicFile::commit() {
     fs::remove(temp_, ec);
     throw Error(target_.string(), 0, "cannot replace output file: " + why);
   }
+  temp_on_interrupt_.reset();  // after the rename: the output is complete where it belongs
 }
 
 void write_file_atomic(const fs::path& target, std::string_view bytes) {

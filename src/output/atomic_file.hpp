@@ -32,6 +32,7 @@
 #include <string_view>
 
 #include "output/direct_writes.hpp"
+#include "output/interrupt_cleanup.hpp"
 
 namespace candle_graph::output {
 
@@ -52,6 +53,7 @@ class AtomicFile {
   std::filesystem::path target_;     // as given, in every message
   std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name
   std::filesystem::path temp_;
+  RemovedOnInterrupt temp_on_interrupt_;
   std::FILE* file_ = nullptr;
   void write_buffered(std::string_view bytes);
   void flush();

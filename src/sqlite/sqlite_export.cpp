@@ -60,6 +60,7 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   }
   output::remove_stale_temps(file_path_);
   temp_ = output::temp_sibling(file_path_);
+  temp_on_interrupt_ = output::RemovedOnInterrupt(temp_);
   if (exists) copy_for_append();
   try {
     db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
@@ -129,6 +130,7 @@ void DatabaseFile::commit(const StepProgress& progress) {
   fs::rename(temp_, file_path_, ec);
   if (ec) throw Error(target_.string(), 0, "cannot rename the finished database: " + ec.message());
   committed_ = true;
+  temp_on_interrupt_.reset();  // after the rename: the database is complete where it belongs
 }
 
 }  // namespace candle_graph::sqlite

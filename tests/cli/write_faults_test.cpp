@@ -182,7 +182,7 @@ using cgtest::kSanitized;
 // Starts the CLI with `args` (stdout to `out`, discarded by default, closed when null; stderr
 // to `err`) and returns its PID, without waiting.
 pid_t start_cli(const std::vector<std::string>& args, const fs::path& err = "/dev/null",
-                const char* out = "/dev/null") {
+                const char* out = "/dev/null", bool interrupt_ignored = false) {
   std::vector<std::string> storage = {CG_BINARY};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -200,6 +200,9 @@ pid_t start_cli(const std::vector<std::string>& args, const fs::path& err = "/de
       ::dup2(out_fd, 1);
     }
     ::dup2(err_fd, 2);
+    // As a shell starts a foreground command (a background one of a script ignores SIGINT).
+    ::signal(SIGINT, interrupt_ignored ? SIG_IGN : SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
@@ -334,6 +337,85 @@ TEST(WriteFaults, StdoutThatCannotBeWrittenIsAnError) {
       EXPECT_THAT(read_file(err), HasSubstr("error: <stdout>: cannot write to standard output"));
     }
   }
+}
+
+// Whether an entry of `dir` starts with `prefix`.
+bool has_entry_starting(const fs::path& dir, const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().starts_with(prefix)) return true;
+  return false;
+}
+
+// Ctrl-C, `timeout` or `kill` while an output is written: the process still dies of the signal
+// (the shell's 130 for Ctrl-C), but first removes the temporary file of the output (or the
+// bundle's staging directory), which SIGKILL leaves behind (KilledMidWriteLeavesNoPartialFile).
+// What was at the destination before stays as it was.
+TEST(WriteFaults, InterruptedWriteLeavesNothingBehind) {
+  if (kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
+  const BigTrace big;
+  const std::string t = big.trace.string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string temp_prefix;  // of the temporary file or directory
+    int signal;
+  };
+  const std::vector<Case> cases = {
+      {{"export", t, "--format", "chrome", "-o", kOut}, ".out.tmp-", SIGINT},
+      {{"export", t, "--format", "sqlite", "-o", kOut}, ".out.tmp-", SIGTERM},
+      {{"report", t, "--bundle", kOut}, ".out.staging-", SIGINT},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args[0] + " " + c.args[2] + " " + c.args[3] + ", " + strsignal(c.signal));
+    TempDir dest("cg-faults-out");
+    const fs::path out = dest / "out";
+    const bool replaces = c.args[0] == "export" && c.args[3] == "chrome";
+    if (replaces) {
+      ASSERT_TRUE(write_file(out, "old content"));
+    }
+    const pid_t pid = start_cli(with_output(c.args, out));
+    // Signalled once its temporary file or directory exists (polled every 200 µs).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    bool signalled = false;
+    while (!signalled && std::chrono::steady_clock::now() < deadline) {
+      if (has_entry_starting(dest.path(), c.temp_prefix)) {
+        signalled = ::kill(pid, c.signal) == 0;
+        break;
+      }
+      if (::waitpid(pid, nullptr, WNOHANG) == pid) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    ASSERT_TRUE(signalled) << "the command ended before it could be signalled";
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
+    EXPECT_EQ(WTERMSIG(status), c.signal);
+    if (replaces) {
+      EXPECT_THAT(dest.entries(), ::testing::ElementsAre("out"));
+      EXPECT_EQ(read_file(out), "old content");
+    } else {
+      EXPECT_TRUE(dest.entries().empty()) << "left: " << ::testing::PrintToString(dest.entries());
+    }
+  }
+  EXPECT_EQ(read_file(big.trace), big.before) << "the input changed";
+}
+
+// A command started with SIGINT ignored (a background job of a script, `nohup`-like wrappers)
+// keeps ignoring it, and finishes its output.
+TEST(WriteFaults, AnIgnoredInterruptStaysIgnored) {
+  if (kSanitized) GTEST_SKIP() << "slow under ASan; runs in the Release pass";
+  const BigTrace big;
+  TempDir dest("cg-faults-out");
+  const fs::path out = dest / "out";
+  const fs::path err = big.src / "stderr-ignored";
+  const pid_t pid = start_cli(
+      {"export", big.trace.string(), "--format", "chrome", "-o", out.string()}, err, "/dev/null",
+      /*interrupt_ignored=*/true);
+  ASSERT_TRUE(signal_mid_write(pid, dest.path(), "out", 1, SIGINT))
+      << "the export ended before it could be signalled";
+  EXPECT_EQ(wait_exit_code(pid), 0) << read_file(err);
+  EXPECT_THAT(dest.entries(), ::testing::ElementsAre("out"));
+  EXPECT_TRUE(read_file(out).ends_with("}}\n")) << "the output is incomplete";
 }
 
 TEST(WriteFaults, DestinationDirectoryRemovedMidWrite) {
