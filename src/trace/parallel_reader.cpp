@@ -30,6 +30,7 @@
 #include "output/test_hook.hpp"
 #include "trace/chunk_recorder.hpp"
 #include "trace/document_assembler.hpp"
+#include "trace/file_read.hpp"
 #include "trace/line_feeder.hpp"
 #include "trace/memory_budget.hpp"
 #include "trace/page_prefaulter.hpp"
@@ -61,6 +62,7 @@ struct Chunk {
     int fd = -1;
     std::uint64_t begin = 0, end = 0;
     bool last = false;
+    std::uint64_t file_size = 0;  // when the read began
   };
   std::optional<Range> range;
   // What the thread that took it made of it.
@@ -177,6 +179,8 @@ void load_range(Chunk& c, const std::string& source) {
         start = at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - c.data.get()) + 1;
         break;
       }
+      if (got < want && at + got < r.file_size)
+        throw shrank_while_read(source, r.file_size, at + got);
       // The file ends inside a line that started before this chunk, or that line runs past
       // the chunk's end (then no line starts in it: stop, or a long line would be read once per
       // chunk it spans).
@@ -210,6 +214,8 @@ void load_range(Chunk& c, const std::string& source) {
       }
     }
     if (have < c.capacity) {  // the end of the file
+      // Short of the size at the start: cut, the chunk's last line would read as malformed.
+      if (start + have < r.file_size) throw shrank_while_read(source, r.file_size, start + have);
       c.size = have;
       c.final = true;
       break;
@@ -292,7 +298,7 @@ class ParallelRead {
       std::lock_guard lock(mutex_);
       if (stopped_ || next_begin_ >= total_) return false;
       const std::uint64_t end = std::min<std::uint64_t>(next_begin_ + chunk_bytes_, total_);
-      c.range = Chunk::Range{fd_, next_begin_, end, end >= total_};
+      c.range = Chunk::Range{fd_, next_begin_, end, end >= total_, total_};
       c.at_file_start = next_begin_ == 0;
       next_begin_ = end;
       turn = next_turn_taken_++;

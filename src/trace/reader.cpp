@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "trace/document_assembler.hpp"
+#include "trace/file_read.hpp"
 #include "trace/line_feeder.hpp"
 #include "trace/line_parser.hpp"
 #include "trace/memory_budget.hpp"
@@ -79,13 +80,25 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
     throw Error(source, 0, "is a directory, not a trace file");
   const std::uint64_t total = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
   check_memory_budget(source, total, kTrace6BytesPerInputByte);
-  MemoryWatch memory(source);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 
-  if (options.threads > 1) return parse_trace_in_parallel(fd.get(), source, total, options);
+  return read_trace_file(fd.get(), source, total, options);
+}
 
+Error shrank_while_read(const std::string& source, std::uint64_t size, std::uint64_t end) {
+  return Error(ErrorKind::io, source, 0,
+               "the file shrank while it was read: it held " + std::to_string(size) +
+                   " bytes when the read began, but had ended by byte " + std::to_string(end) +
+                   " (is another program still writing it?)");
+}
+
+TraceDocument read_trace_file(int fd, const std::string& source, std::uint64_t total,
+                              const ReadOptions& options) {
+  if (options.threads > 1) return parse_trace_in_parallel(fd, source, total, options);
+
+  MemoryWatch memory(source);
   DocumentAssembler assembler(source);
   LineFeeder feeder(source, assembler.events());
   ReadBuffer buf(kChunk);
@@ -94,12 +107,14 @@ TraceDocument parse_trace(const std::filesystem::path& path, const ReadOptions& 
   bool reserved = false;
   for (;;) {
     if (buf.capacity() - have < kChunk / 2) buf.grow(buf.capacity() * 2, have);
-    const ssize_t n = ::read(fd.get(), buf.data() + have, buf.capacity() - have);
+    const ssize_t n = ::read(fd, buf.data() + have, buf.capacity() - have);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw Error(source, 0, std::string("cannot read trace file: ") + std::strerror(errno));
     }
     const bool eof = n == 0;
+    // Before the last line is parsed: cut short, it would be reported as malformed instead.
+    if (eof && done < total) throw shrank_while_read(source, total, done);
     have += static_cast<std::size_t>(n);
     done += static_cast<std::uint64_t>(n);
     buf.pad_after(have);

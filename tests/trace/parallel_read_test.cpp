@@ -4,13 +4,16 @@
 // reference: its own tests (reader_*_test.cpp) check it against independent expectations. Chunk
 // sizes down to one byte are forced through CANDLE_GRAPH_TEST_CHUNK_BYTES so that chunk
 // boundaries fall everywhere, inside lines, in blank lines and in documents spread over lines.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <thread>
 
 #include "support/run_program.hpp"
 #include "support/trace_lines.hpp"
+#include "trace/file_read.hpp"
 
 namespace {
 
@@ -221,6 +224,63 @@ TEST(ParallelRead, ProgressReachesTheFileSize) {
   candle_graph::parse_trace(file, options);
   EXPECT_EQ(last_done, fs::file_size(file));
   EXPECT_EQ(last_total, fs::file_size(file));
+}
+
+// read_trace_file given the size the file had "when it was opened": larger than the file now is
+// stands for a file another program truncated during the read, smaller for one it appended to.
+std::string outcome_with_size(const fs::path& file, std::uint64_t size_at_open, unsigned threads,
+                              std::size_t chunk_bytes) {
+  ::setenv("CANDLE_GRAPH_TEST_CHUNK_BYTES", std::to_string(chunk_bytes).c_str(), 1);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  ReadOptions options;
+  options.threads = threads;
+  std::string result;
+  try {
+    result = "ok\n" + candle_graph::write_jsonl_string(
+                          candle_graph::read_trace_file(fd, file.string(), size_at_open, options));
+  } catch (const Error& e) {
+    result = "error " + std::string(candle_graph::to_string(e.kind())) + " " + e.what();
+  }
+  ::close(fd);
+  ::unsetenv("CANDLE_GRAPH_TEST_CHUNK_BYTES");
+  return result;
+}
+
+// A file that shrinks while it is read is an error naming the file and its size at the start,
+// whether it now ends at a line's end (before, that read as a whole, shorter trace: no error at
+// all) or inside a line (before, a JSON error on that line). A file that grew is read to its end.
+TEST(ParallelRead, AFileThatShrankDuringTheReadIsAnError) {
+  TempDir dir;
+  const std::vector<std::string> lines = synth_lines(dir, 30);
+  const std::string whole = join_lines(lines);
+  const fs::path file = write(dir, "t.jsonl", whole);
+  const std::string as_read = outcome(file, 1);
+  ASSERT_TRUE(as_read.starts_with("ok\n"));
+  // The first half of the lines, and the same cut 10 bytes into the next line.
+  const std::string half = join_lines({lines.begin(), lines.begin() + lines.size() / 2});
+  ASSERT_TRUE(whole.starts_with(half));
+  const std::string whole_size = std::to_string(whole.size());
+  for (const std::size_t cut : {half.size(), half.size() + 10}) {
+    write(dir, "t.jsonl", whole.substr(0, cut));
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      for (const std::size_t chunk : {std::size_t{64}, std::size_t{4096}, std::size_t{512} << 10}) {
+        SCOPED_TRACE("cut at " + std::to_string(cut) + ", " + std::to_string(threads) +
+                     " threads, chunks of " + std::to_string(chunk));
+        const std::string r = outcome_with_size(file, whole.size(), threads, chunk);
+        EXPECT_TRUE(r.starts_with("error io " + file.string() +
+                                  ": the file shrank while it was read: it held " + whole_size +
+                                  " bytes when the read began"))
+            << r;
+      }
+    }
+  }
+  // Grown since it was opened (the size then: the first half): read to its end.
+  write(dir, "t.jsonl", whole);
+  for (const unsigned threads : {1u, 2u})
+    EXPECT_EQ(outcome_with_size(file, half.size(), threads, 4096), as_read) << threads;
+  // Unchanged: the same as parse_trace.
+  EXPECT_EQ(outcome_with_size(file, whole.size(), 2, 4096), as_read);
 }
 
 TEST(ParallelRead, EmptyAndBlankFilesFailAlike) {
