@@ -114,6 +114,8 @@ int check_deadline(void* user) {
   if (offset >= 0) message += " at offset " + std::to_string(offset);
   message += ": ";
   message += sqlite3_errmsg(db);
+  if (sqlite3_errcode(db) == SQLITE_TOOBIG)
+    message += " (`sql` holds a value of at most " + std::to_string(kValueBytes >> 20) + " MiB)";
   throw Error(std::move(message));
 }
 
@@ -152,6 +154,10 @@ void run_query(const sqlite::Connection& connection, std::string_view statement,
   // query_only stays on for the connection's lifetime: the authorizer refuses writes with a clear
   // message, and this is the engine's own guarantee behind it.
   connection.exec("PRAGMA query_only = 1");
+  // SQLite's own cap is 1 GB a value: `SELECT zeroblob(1e9)` took 14 GiB and 36 s to print
+  // as JSON. No value the database holds comes near this one; a statement that builds a larger
+  // one fails with SQLITE_TOOBIG, at once.
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kValueBytes);
   Guard guard;
   // Capped at ten years so the deadline cannot overflow the clock's 64-bit nanoseconds.
   const auto timeout = std::chrono::duration<double>(std::min(options.timeout_seconds, 3.2e8));

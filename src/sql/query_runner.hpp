@@ -35,6 +35,9 @@ class ResultSink {
   virtual void end(std::uint64_t delivered, std::uint64_t total, bool truncated) = 0;
 };
 
+// The largest text or blob a statement may hold or build (SQLITE_LIMIT_LENGTH while it runs).
+inline constexpr int kValueBytes = 64 << 20;
+
 struct QueryOptions {
   std::optional<std::uint64_t> limit;  // rows delivered; nullopt = all
   double timeout_seconds = 30;

@@ -273,6 +273,28 @@ TEST(SqlCommand, JsonIsBoundedWithTotalAndTruncated) {
   EXPECT_EQ(few["total_rows"], 150);
 }
 
+// A value is capped at 64 MiB (docs/sql.md): a statement that builds a larger one fails at once
+// with SQLite's "string or blob too big", instead of building it (SQLite's own cap is 1 GB;
+// `SELECT zeroblob(1e9)` took 14 GiB to print as JSON), and one just below the cap still works.
+TEST(SqlCommand, AValueOverSixtyFourMebibytesIsRefused) {
+  TempDir dir("cg-sql");
+  const fs::path db = dir / "runs.db";
+  ASSERT_EQ(export_db({fixture("spec_example.jsonl").string()}, db).exit_code, 0);
+  for (const std::string& statement :
+       {std::string("SELECT zeroblob(1000000000)"), std::string("SELECT randomblob(67108865)"),
+        std::string("SELECT length(hex(zeroblob(40000000)))")}) {
+    SCOPED_TRACE(statement);
+    const auto r = run_cli({"sql", db.string(), statement});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_NE(r.err.find("string or blob too big"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("64 MiB"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  // 64 MiB exactly: the largest value allowed.
+  const json at_cap = cgsql::cg_sql({db.string(), "SELECT length(zeroblob(67108864)) AS n"});
+  EXPECT_EQ(at_cap["rows"][0][0], 67108864);
+}
+
 TEST(SqlCommand, AppendAddsRunsAndRefusesADuplicateRunId) {
   TempDir dir("cg-sql");
   const fs::path db = dir / "runs.db";
