@@ -1,6 +1,7 @@
 // Reading an open trace/6 file, once parse_trace has opened it and checked what it may cost.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -19,5 +20,10 @@ TraceDocument read_trace_file(int fd, const std::string& source, std::uint64_t t
 // rewrote it meanwhile, and what was read is no trace the file ever held (without this check, a
 // read cut at a line's end looked like a whole, shorter trace).
 Error shrank_while_read(const std::string& source, std::uint64_t size, std::uint64_t end);
+
+// The error of line `line`, which runs past read_sizes::kMaxLineBytes (tests may lower that
+// through CANDLE_GRAPH_TEST_MAX_LINE_BYTES: max_line_bytes()).
+Error line_too_long(const std::string& source, std::uint64_t line);
+std::size_t max_line_bytes();
 
 }  // namespace candle_graph

@@ -1,4 +1,5 @@
 #include "trace/line_feeder.hpp"
+#include "trace/file_read.hpp"
 #include "trace/read_sizes.hpp"
 
 #include <algorithm>
@@ -109,6 +110,9 @@ std::size_t LineFeeder::feed_lines(const char* data, std::size_t pos, std::size_
     const std::size_t end =
         nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) : size;
     ++line_;
+    // A line this long arrives here whole only when a reader's buffer happened to hold it: the
+    // same error as for one whose end was never read (file_read.hpp).
+    if (end - pos > max_line_bytes()) throw line_too_long(source_, line_);
     const std::string_view line = trim_line(std::string_view(data + pos, end - pos));
     if (!line.empty()) {
       const std::size_t capacity = static_cast<std::size_t>(data + size - line.data()) + kPadding;

@@ -69,7 +69,8 @@ struct Chunk {
   ChunkRecorder events;
   std::uint64_t lines = 0;
   std::optional<Error> error;
-  std::exception_ptr failure;  // anything but an Error (out of memory)
+  std::optional<Error> after_lines;  // raised once the chunk's lines parsed without one
+  std::exception_ptr failure;        // anything but an Error (out of memory)
 
   void reserve(std::size_t bytes) {
     if (bytes <= capacity) return;
@@ -110,7 +111,9 @@ class ChunkReader {
         std::memset(c.data.get() + c.size, ' ', kPadding);  // simdjson may read it
         return c.size > 0 || c.at_file_start;
       }
-      c.reserve(c.capacity * 2);  // a line longer than the chunk
+      // A line longer than the chunk (the carry began at a line start): this chunk's first.
+      if (c.size > max_line_bytes()) throw line_too_long(source_, 1);
+      c.reserve(c.capacity * 2);
     }
   }
 
@@ -153,6 +156,21 @@ std::size_t read_at(int fd, const std::string& source, char* out, std::size_t n,
     got += static_cast<std::size_t>(r);
   }
   return got;
+}
+
+// Before a chunk grows for a line longer than the chunk: false when that line, the chunk's last,
+// runs past max_line_bytes(). The chunk then ends before it, with the line's error kept for
+// after its whole lines (an earlier line's error comes first), numbered from its first line.
+bool line_fits(Chunk& c, const std::string& source) {
+  const char* data = c.data.get();
+  const void* nl = ::memrchr(data, '\n', c.size);
+  const std::size_t line_start =
+      nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1 : 0;
+  if (c.size - line_start <= max_line_bytes()) return true;
+  const auto before = static_cast<std::uint64_t>(std::count(data, data + line_start, '\n'));
+  c.size = line_start;
+  c.after_lines = line_too_long(source, before + 1);
+  return false;
 }
 
 // Fills a positional chunk, on the thread that took it, with the lines that start in [begin, end)
@@ -221,6 +239,7 @@ void load_range(Chunk& c, const std::string& source) {
       break;
     }
     c.size = have;  // kept by reserve
+    if (!line_fits(c, source)) break;
     c.reserve(c.capacity * 2);
   }
   std::memset(c.data.get() + c.size, ' ', kPadding);  // simdjson may read it
@@ -292,6 +311,7 @@ class ParallelRead {
   // stopped).
   bool take(Chunk& c, std::uint64_t& turn) {
     c.error.reset();
+    c.after_lines.reset();
     c.failure = nullptr;
     c.lines = 0;
     if (positional_) {
@@ -345,6 +365,7 @@ class ParallelRead {
     try {
       feeder->feed(c.data.get(), c.size, c.final);
       c.lines = feeder->lines();
+      if (c.after_lines) c.error = std::move(c.after_lines);
       return;
     } catch (const Error& e) {
       c.error = e;

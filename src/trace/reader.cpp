@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "output/test_hook.hpp"
 #include "trace/document_assembler.hpp"
 #include "trace/file_read.hpp"
 #include "trace/line_feeder.hpp"
@@ -27,6 +28,7 @@
 namespace candle_graph {
 namespace {
 
+using read_sizes::kMaxLineBytes;
 using read_sizes::kPadding;
 using read_sizes::kProgressEvery;
 using read_sizes::kReserveAfter;
@@ -94,6 +96,17 @@ Error shrank_while_read(const std::string& source, std::uint64_t size, std::uint
                    " (is another program still writing it?)");
 }
 
+// Read each time (a getenv): it is asked once per buffer growth and per line too long to batch.
+std::size_t max_line_bytes() {
+  return output::size_from_env("CANDLE_GRAPH_TEST_MAX_LINE_BYTES", kMaxLineBytes);
+}
+
+Error line_too_long(const std::string& source, std::uint64_t line) {
+  return Error(source, line,
+               "the line is longer than " + std::to_string(max_line_bytes()) +
+                   " bytes, which no trace/6 event is (is this a trace/6 file?)");
+}
+
 TraceDocument read_trace_file(int fd, const std::string& source, std::uint64_t total,
                               const ReadOptions& options) {
   if (options.threads > 1) return parse_trace_in_parallel(fd, source, total, options);
@@ -128,6 +141,8 @@ TraceDocument read_trace_file(int fd, const std::string& source, std::uint64_t t
     }
     std::memmove(buf.data(), buf.data() + used, have - used);
     have -= used;
+    // What is left is the start of a line whose end has not been read yet.
+    if (have > max_line_bytes()) throw line_too_long(source, feeder.lines() + 1);
     if (options.progress && done >= next_progress) {
       options.progress(done, total);
       next_progress = done + kProgressEvery;

@@ -8,10 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "support/run_program.hpp"
+#include "support/sanitizers.hpp"
+#include "support/scoped_env.hpp"
 #include "support/trace_lines.hpp"
 #include "trace/file_read.hpp"
 
@@ -281,6 +285,98 @@ TEST(ParallelRead, AFileThatShrankDuringTheReadIsAnError) {
     EXPECT_EQ(outcome_with_size(file, half.size(), threads, 4096), as_read) << threads;
   // Unchanged: the same as parse_trace.
   EXPECT_EQ(outcome_with_size(file, whole.size(), 2, 4096), as_read);
+}
+
+// A line longer than the cap (256 MiB; 10,000 bytes here, through CANDLE_GRAPH_TEST_MAX_LINE_BYTES)
+// is an error naming its line, whether a reader's buffer holds it whole or never reaches its end:
+// `validate` with one thread and two, chunks smaller and larger than the line, and a pipe, read
+// in order. A line of exactly the cap reads, and an error on an earlier line comes first.
+TEST(ParallelRead, ALineOverTheCapIsAnErrorInEveryMode) {
+  TempDir dir;
+  const std::vector<std::string> lines = synth_lines(dir, 10);
+  ASSERT_GT(lines.size(), 100u);
+  const std::string too_long = "the line is longer than 10000 bytes";
+  struct Case {
+    std::string what;
+    std::string text;
+    std::uint64_t line = 0;  // of the error; 0: the file reads
+    std::string message;     // the error's, after `PATH:LINE: `
+  };
+  std::vector<Case> cases;
+  for (const std::size_t at : {std::size_t{0}, lines.size() / 2, lines.size() - 1}) {
+    std::vector<std::string> with_long = lines;
+    with_long.insert(with_long.begin() + static_cast<std::ptrdiff_t>(at), std::string(10001, 'x'));
+    cases.push_back(
+        {"10001 bytes at line " + std::to_string(at + 1), join_lines(with_long), at + 1, too_long});
+  }
+  // The file ends inside the last line.
+  cases.push_back({"an unterminated last line", join_lines(lines) + std::string(20000, 'x'),
+                   lines.size() + 1, too_long});
+  {
+    // The last line (the root's span_end) padded inside its braces to exactly the cap.
+    std::vector<std::string> at_cap = lines;
+    at_cap.back().insert(1, 10000 - at_cap.back().size(), ' ');
+    cases.push_back({"a line of exactly the cap", join_lines(at_cap), 0, ""});
+  }
+  {
+    std::vector<std::string> earlier = lines;
+    const std::size_t at = lines.size() / 2;
+    earlier.insert(earlier.begin() + static_cast<std::ptrdiff_t>(at), std::string(20000, 'x'));
+    earlier.insert(earlier.begin() + static_cast<std::ptrdiff_t>(at), R"({"kind":"nope"})");
+    cases.push_back(
+        {"an unknown kind just before", join_lines(earlier), at + 1, "unknown event kind"});
+  }
+  const cgtest::ScopedEnv line_cap("CANDLE_GRAPH_TEST_MAX_LINE_BYTES", "10000");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const fs::path file = write(dir, "capped.jsonl", c.text);
+    const auto expected = [&](const fs::path& path) {
+      return c.line == 0 ? std::string("ok")
+                         : path.string() + ":" + std::to_string(c.line) + ": " + c.message;
+    };
+    for (const unsigned threads : {1u, 2u}) {
+      for (const std::size_t chunk : {std::size_t{0}, std::size_t{64}, std::size_t{4096}}) {
+        if (threads == 1 && chunk != 0) continue;  // chunks are the parallel read's
+        std::optional<cgtest::ScopedEnv> chunks;
+        if (chunk > 0)
+          chunks.emplace("CANDLE_GRAPH_TEST_CHUNK_BYTES", std::to_string(chunk).c_str());
+        const auto r = run_cli({"validate", file.string(), "-j", std::to_string(threads)});
+        const std::string got =
+            r.exit_code == 0 ? "ok" : r.err.substr(std::string("error: ").size());
+        EXPECT_TRUE(got.starts_with(expected(file)))
+            << threads << " threads, chunks of " << chunk << ": exit " << r.exit_code << "\n"
+            << r.err;
+      }
+    }
+    const fs::path fifo = dir / "pipe";
+    fs::remove(fifo);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // The read may stop before the writer is done: its writes then fail (EPIPE), not kill the test.
+    const auto old_pipe = ::signal(SIGPIPE, SIG_IGN);
+    std::thread writer([&] { write_file(fifo, c.text); });
+    const std::string r = outcome(fifo, 2, 4096);
+    writer.join();
+    ::signal(SIGPIPE, old_pipe);
+    const std::string want = c.line == 0 ? "ok" : "error input " + expected(fifo);
+    EXPECT_TRUE(r.starts_with(want)) << "a pipe:\n" << r.substr(0, 300);
+  }
+}
+
+// The cap itself: a line of 256 MiB + 1 byte, with one thread and two.
+TEST(ParallelRead, ALineOverTheDefaultCapIsAnError) {
+  if (cgtest::kSanitized) GTEST_SKIP() << "a 256 MiB file; runs in the Release pass";
+  TempDir dir;
+  const std::vector<std::string> lines = synth_lines(dir, 3);
+  const fs::path file =
+      write(dir, "huge-line.jsonl", join_lines(lines) + std::string((256u << 20) + 1, 'x') + "\n");
+  for (const char* threads : {"1", "2"}) {
+    const auto r = run_cli({"validate", file.string(), "-j", threads});
+    EXPECT_EQ(r.exit_code, 1) << threads;
+    EXPECT_TRUE(r.err.starts_with("error: " + file.string() + ":" +
+                                  std::to_string(lines.size() + 1) +
+                                  ": the line is longer than 268435456 bytes"))
+        << threads << ": " << r.err;
+  }
 }
 
 TEST(ParallelRead, EmptyAndBlankFilesFailAlike) {
