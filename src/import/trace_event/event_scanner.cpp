@@ -51,8 +51,12 @@ struct GzCloser {
 class Scanner {
  public:
   Scanner(std::string path, EventScanner::Handler& handler, const ProgressCallback& progress,
-          std::size_t chunk_bytes)
-      : path_(std::move(path)), h_(handler), progress_(progress), chunk_bytes_(chunk_bytes) {}
+          std::size_t chunk_bytes, std::size_t max_value_bytes)
+      : path_(std::move(path)),
+        h_(handler),
+        progress_(progress),
+        chunk_bytes_(chunk_bytes),
+        max_value_bytes_(max_value_bytes) {}
 
   EventScanner::Result run() {
     std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path_.c_str(), "rb"));
@@ -173,6 +177,7 @@ class Scanner {
               in_key_ = true;
               key_.clear();
               key_start_ = i + 1;
+              key_offset_ = base_ + i;
             } else {
               value_starts(i);
             }
@@ -216,15 +221,24 @@ class Scanner {
       }
       ++i;
     }
-    // Carry what crosses the chunk boundary.
+    // Carry what crosses the chunk boundary, up to the cap.
     if (in_key_) {
       key_.append(reinterpret_cast<const char*>(buf) + key_start_, n - key_start_);
       key_start_ = 0;
+      if (key_.size() > max_value_bytes_) fail(key_offset_, too_long("a top-level key"));
     }
     if (region_ != Region::none) {
       spill_.append(reinterpret_cast<const char*>(buf) + region_start_, n - region_start_);
       region_start_ = 0;
+      if (spill_.size() > max_value_bytes_)
+        fail(region_offset_,
+             too_long(region_ == Region::event ? "an event" : "the value of \"" + key_ + "\""));
     }
+  }
+
+  std::string too_long(const std::string& what) const {
+    return what + " longer than " + std::to_string(max_value_bytes_) +
+           " bytes, which no profiler trace holds, starts";
   }
 
   void value_starts(std::size_t i) {
@@ -320,6 +334,7 @@ class Scanner {
   EventScanner::Handler& h_;
   const ProgressCallback& progress_;
   std::size_t chunk_bytes_;
+  std::size_t max_value_bytes_;
   std::uint64_t file_size_ = 0;
   EventScanner::Result result_;
   std::uint64_t base_ = 0;
@@ -327,6 +342,7 @@ class Scanner {
   bool escape_ = false;
   bool in_key_ = false;
   std::size_t key_start_ = 0;
+  std::uint64_t key_offset_ = 0;  // of its opening quote
   std::string key_;
   bool layout_object_ = false;
   bool expect_key_ = false;
@@ -346,8 +362,9 @@ class Scanner {
 }  // namespace
 
 EventScanner::Result EventScanner::scan(const std::filesystem::path& path, Handler& handler,
-                                        const ProgressCallback& progress, std::size_t chunk_bytes) {
-  Scanner scanner(path.string(), handler, progress, chunk_bytes);
+                                        const ProgressCallback& progress, std::size_t chunk_bytes,
+                                        std::size_t max_value_bytes) {
+  Scanner scanner(path.string(), handler, progress, chunk_bytes, max_value_bytes);
   return scanner.run();
 }
 

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "candle_graph/error.hpp"
 #include "import/trace_event/event_scanner.hpp"
 #include "support/files.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -73,6 +75,43 @@ TEST(EventScanner, ChunkBoundariesAnywhereGiveTheSameScan) {
       EXPECT_EQ(split.result.skipped_top_level, whole.result.skipped_top_level);
       // One progress call per chunk read (the last, short or empty read included).
       EXPECT_GE(split.progress_calls, whole.result.bytes / chunk);
+    }
+  }
+}
+
+// An event, a top-level key or a top-level value longer than the cap is refused where it starts
+// (offsets found in the text by std::string::find, not by the scanner), whether or not it crosses
+// chunks; at the cap's size or under it, it is read.
+TEST(EventScanner, ValuesLongerThanTheCapAreRefused) {
+  candle_graph::testing::TempDir dir;
+  const std::string event = R"({"ph":"X","name":")" + std::string(3000, 'a') + R"("})";
+  const std::string with_event = R"({"traceEvents":[)" + event + "]}";
+  const std::string with_value =
+      R"({"traceEvents":[],"otherData":")" + std::string(3000, 'b') + "\"}";
+  const std::string with_key = R"({")" + std::string(3000, 'k') + R"(":1,"traceEvents":[]})";
+  struct Case {
+    std::string text, what;
+    std::size_t offset;
+  };
+  for (const Case& c : {Case{with_event, "an event", with_event.find("{\"ph\"")},
+                        Case{with_value, "the value of \"otherData\"", with_value.find("\"bbb")},
+                        Case{with_key, "a top-level key", with_key.find("\"kkk")}}) {
+    SCOPED_TRACE(c.what);
+    const fs::path path = dir / "long.json";
+    ASSERT_TRUE(candle_graph::testing::write_file(path, c.text));
+    for (const std::size_t chunk : {std::size_t{1000}, std::size_t{61}}) {
+      Recorded recorded;
+      try {
+        EventScanner::scan(path, recorded, {}, chunk, 2000);
+        ADD_FAILURE() << "accepted with chunks of " << chunk;
+      } catch (const candle_graph::Error& e) {
+        EXPECT_EQ(e.message(), c.what + " longer than 2000 bytes, which no profiler trace holds, " +
+                                   "starts at byte " + std::to_string(c.offset))
+            << "chunks of " << chunk;
+      }
+      // The value is 3000 bytes and a few: a cap of 4000 reads it.
+      Recorded read;
+      EXPECT_NO_THROW(EventScanner::scan(path, read, {}, chunk, 4000)) << "chunks of " << chunk;
     }
   }
 }
