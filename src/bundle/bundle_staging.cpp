@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "candle_graph/error.hpp"
+#include "output/atomic_file.hpp"
 
 namespace candle_graph::bundle {
 namespace fs = std::filesystem;
@@ -21,8 +22,13 @@ fs::path parent_of(const fs::path& destination) {
   return destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
 }
 
+constexpr std::string_view kStagingMark = ".staging-";
+
+// `.NAME.staging-`, NAME cut where the whole staging name (HOST-PID-XXXXXX after this) would
+// pass 255 bytes.
 std::string name_prefix(const fs::path& destination) {
-  return "." + destination.filename().string() + ".staging-";
+  const std::size_t reserved = 1 + kStagingMark.size() + 32 + 1 + 10 + 1 + 6;
+  return "." + output::sibling_name(destination, reserved) + std::string(kStagingMark);
 }
 
 // The creator's pid when `entry` is `HOST-PID-XXXXXX` with this host, else 0.

@@ -1,7 +1,8 @@
 // The staging directory of a bundle being published, and the clean-up of staging directories
 // that a killed publication left behind.
 //
-// A staging directory is `.NAME.staging-HOST-PID-XXXXXX` next to the bundle NAME. Any failure
+// A staging directory is `.NAME.staging-HOST-PID-XXXXXX` next to the bundle NAME (NAME cut short
+// where the whole would pass 255 bytes: output::sibling_name). Any failure
 // the process sees removes it, but SIGKILL or a power cut cannot: the next publication of NAME
 // from the same host then removes the ones whose process no longer exists. Staging directories
 // of another host (a shared file system), of a live process, of another user, or not in this
@@ -16,8 +17,7 @@
 
 namespace candle_graph::bundle {
 
-// This host's name as it appears in staging names ([A-Za-z0-9._] only, at most 32 characters,
-// so that a bundle name of up to ~200 bytes still leaves a staging name within NAME_MAX).
+// This host's name as it appears in staging names ([A-Za-z0-9._] only, at most 32 characters).
 std::string staging_host();
 
 // `.NAME.staging-HOST-PID-` for this process: the prefix mkdtemp completes.

@@ -31,8 +31,12 @@ constexpr std::string_view kTempMark = ".tmp-";
 
 void ignore_failure(int /*result*/) noexcept {}
 
+// What `.NAME.tmp-` is followed by: PID-RANDOM, at most 10 digits each.
+constexpr std::size_t kTempSuffixBytes = 10 + 1 + 10;
+
 std::string temp_prefix(const fs::path& target) {
-  return "." + target.filename().string() + std::string(kTempMark);
+  const std::size_t reserved = 1 + kTempMark.size() + kTempSuffixBytes;
+  return "." + sibling_name(target, reserved) + std::string(kTempMark);
 }
 
 std::uint64_t test_write_limit() {
@@ -108,6 +112,18 @@ fs::path file_behind_links(const fs::path& target) {
   // No bundle guard here: refuse_inside_bundle(target) already follows the links.
   fs::path real = fs::canonical(target, ec);
   return ec ? target : real;
+}
+
+std::string sibling_name(const fs::path& target, std::size_t reserved) {
+  constexpr std::size_t kNameMax = 255;  // NAME_MAX of Linux's file systems
+  std::string name = target.filename().string();
+  const std::size_t room = reserved < kNameMax ? kNameMax - reserved : 0;
+  if (name.size() <= room) return name;
+  std::size_t cut = room;
+  // Not inside a UTF-8 sequence: back to the byte that starts a character.
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  name.resize(cut);
+  return name;
 }
 
 fs::path temp_sibling(const fs::path& target) {

@@ -80,8 +80,13 @@ std::filesystem::path file_behind_links(const std::filesystem::path& target);
 // and, as far as this process may give them, its owner and group. Best effort: failures are not
 // errors, the file keeps what it was created with.
 void copy_owner_and_mode(int fd, const struct stat& replaced) noexcept;
-// The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory.
+// The temporary sibling of `target` for this process: `.NAME.tmp-PID-RANDOM` in its directory,
+// with NAME cut short (sibling_name) where the whole would pass the file system's 255 bytes.
 std::filesystem::path temp_sibling(const std::filesystem::path& target);
+// `target`'s file name, cut at a UTF-8 character boundary to leave `reserved` bytes of a 255-byte
+// file name (NAME_MAX) for what a hidden sibling adds to it: a 240-byte output name is valid, and
+// its `.NAME.tmp-PID-RANDOM` sibling, uncut, was not ("File name too long").
+std::string sibling_name(const std::filesystem::path& target, std::size_t reserved);
 // Removes the temporary siblings of `target` left by processes that no longer run.
 void remove_stale_temps(const std::filesystem::path& target) noexcept;
 

@@ -148,6 +148,25 @@ TEST(WriteFaults, FullDiskFailsEveryWriterCleanly) {
   EXPECT_EQ(in.contents(), before) << "a failed write changed an input";
 }
 
+// Every writer takes an output name near the file system's 255-byte limit (240 bytes and the
+// commands' own suffixes), though its temporary file or staging directory adds ~25-60 bytes to
+// it: before, such a name failed with "File name too long". Nothing else is left beside it.
+TEST(WriteFaults, OutputNamesNearTheLimitAreWritten) {
+  const Inputs in;
+  TempDir dest("cg-faults-out");
+  for (const WriteCase& c : writing_commands(in)) {
+    SCOPED_TRACE(c.name);
+    const fs::path out = dest / std::string(240, 'o');
+    const RunResult r = run_cli(with_output(c.args, out));
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(fs::exists(out));
+    for (const auto& name : dest.entries())
+      EXPECT_TRUE(name.starts_with(std::string(240, 'o'))) << "left: " << name;
+    fs::remove_all(dest.path());
+    fs::create_directories(dest.path());
+  }
+}
+
 TEST(WriteFaults, InjectedWriteFailure) {
   const Inputs in;
   const auto before = in.contents();

@@ -275,6 +275,41 @@ TEST(AtomicFile, NextWriteRemovesTheTemporaryFilesOfDeadProcesses) {
   EXPECT_EQ(dir.entries(), expected);
 }
 
+// An output name of 250 bytes (valid: Linux's limit is 255) is written, though `.NAME.tmp-PID-N`
+// would be longer than that: the temporary name cuts NAME short (at a character boundary, here
+// inside two-byte 'é's), and the stale file of a dead process with that cut name is removed.
+TEST(AtomicFile, AnOutputNameNearTheFileSystemsLimitIsWritten) {
+  TempDir dir;
+  for (const std::string& name :
+       {std::string(245, 'n') + ".json", std::string(200, 'n') + std::string(25, '\0') + ".json"}) {
+    std::string utf8 = name;
+    // The second name: 25 two-byte characters (50 bytes) where the zero bytes stand.
+    if (const auto z = utf8.find('\0'); z != std::string::npos) {
+      std::string e;
+      for (int i = 0; i < 25; ++i) e += "\xC3\xA9";
+      utf8 = utf8.substr(0, z) + e + ".json";
+    }
+    SCOPED_TRACE(utf8.size());
+    ASSERT_LE(utf8.size(), 255u);
+    const fs::path target = dir / utf8;
+    // A stale temporary file as a killed process would have left it: the same cut name.
+    const std::string cut = candle_graph::output::sibling_name(target, 1 + 5 + 21);
+    ASSERT_LT(cut.size(), utf8.size());
+    ASSERT_TRUE(utf8.starts_with(cut));
+    // Whole characters only: as many lead bytes (0xC3) as continuation bytes (0xA9).
+    EXPECT_EQ(std::count(cut.begin(), cut.end(), '\xC3'),
+              std::count(cut.begin(), cut.end(), '\xA9'));
+    const fs::path stale = dir / ("." + cut + ".tmp-" + std::to_string(dead_pid()) + "-1");
+    ASSERT_LE(stale.filename().string().size(), 255u);
+    ASSERT_TRUE(write_file(stale, "x"));
+    write_file_atomic(target, "new");
+    EXPECT_EQ(read_file(target), "new");
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_THAT(dir.entries(), ElementsAre(utf8));
+    fs::remove(target);
+  }
+}
+
 // A pipe named by a link is written where it is: the reader gets every byte, and the pipe and
 // the link are still there afterwards, with no temporary file beside them. (A temporary file
 // renamed over the link would leave the reader waiting for a writer forever: a second name of
