@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
 #include "candle_graph/error.hpp"
@@ -60,8 +62,12 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   }
   output::remove_stale_temps(file_path_);
   temp_ = output::temp_sibling(file_path_);
-  temp_on_interrupt_ = output::RemovedOnInterrupt(temp_);
-  if (exists) copy_for_append();
+  if (exists) {
+    temp_on_interrupt_ = output::RemovedOnInterrupt(temp_);
+    copy_for_append();
+  } else {
+    create_empty_temp();
+  }
   try {
     db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
     if (!exists) use_bulk_page_size(*db_);  // first: before the cache is sized
@@ -84,6 +90,24 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
     fs::remove(temp_, ec);
     throw;
   }
+}
+
+// The new database's file, created here and not by SQLite, whose "unable to open database file"
+// does not say why (a read-only file system, a full directory, no permission); SQLite takes an
+// empty file for a new database. Created and registered for removal on an interrupt at once.
+void DatabaseFile::create_empty_temp() {
+  int error = 0;
+  bool made = false;
+  temp_on_interrupt_ = output::RemovedOnInterrupt::create([&] {
+    const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    error = errno;
+    made = fd >= 0;
+    if (made) ::close(fd);
+    return made ? temp_ : fs::path();
+  });
+  if (!made)
+    throw Error(ErrorKind::io, target_.string(), 0,
+                std::string("cannot create output file: ") + std::strerror(error));
 }
 
 // The database that --append adds to is copied to the temporary file, which replaces it at the

@@ -36,6 +36,7 @@ class DatabaseFile {
   const std::filesystem::path& target() const noexcept { return target_; }
 
  private:
+  void create_empty_temp();
   void copy_for_append();
   std::filesystem::path target_;     // as given, in every message
   std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name

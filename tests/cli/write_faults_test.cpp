@@ -96,12 +96,15 @@ std::vector<std::string> with_output(std::vector<std::string> args, const fs::pa
 // so an open file cannot keep it) when the test ends.
 class FullDisk {
  public:
-  FullDisk() {
-    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, "size=64k,mode=0755") != 0) {
+  // `read_only`: mounted read-only (and empty) instead of filled.
+  explicit FullDisk(bool read_only = false) {
+    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", read_only ? MS_RDONLY : 0,
+                "size=64k,mode=0755") != 0) {
       refused_ = std::strerror(errno);
       return;
     }
     mounted_ = true;
+    if (read_only) return;
     std::ofstream filler(dir_ / "filler", std::ios::binary);
     const std::string block(4096, 'x');
     for (int i = 0; i < 64 && filler.write(block.data(), block.size()); ++i) filler.flush();
@@ -165,6 +168,23 @@ TEST(WriteFaults, OutputNamesNearTheLimitAreWritten) {
     fs::remove_all(dest.path());
     fs::create_directories(dest.path());
   }
+}
+
+// A read-only file system: every writer fails before writing, with the system's reason (the
+// SQLite export said only "unable to open database file" before it created its file itself).
+TEST(WriteFaults, ReadOnlyFileSystemFailsEveryWriterWithTheReason) {
+  FullDisk disk(/*read_only=*/true);
+  if (!disk.mounted())
+    GTEST_SKIP() << "mounting a tmpfs is not permitted here (" << disk.refused() << ")";
+  const Inputs in;
+  for (const WriteCase& c : writing_commands(in)) {
+    SCOPED_TRACE(c.name);
+    const fs::path out = disk.path() / ("out-" + c.name);
+    const RunResult r = run_cli(with_output(c.args, out));
+    expect_clean_failure(r, out);
+    EXPECT_THAT(r.err, HasSubstr(std::strerror(EROFS)));
+  }
+  EXPECT_TRUE(disk.entries().empty());
 }
 
 TEST(WriteFaults, InjectedWriteFailure) {
