@@ -69,7 +69,7 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
     create_empty_temp();
   }
   try {
-    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    open_connection();
     if (!exists) use_bulk_page_size(*db_);  // first: before the cache is sized
     tune_for_bulk_load(*db_);
     if (exists) {
@@ -89,6 +89,23 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
     db_.reset();
     fs::remove(temp_, ec);
     throw;
+  }
+}
+
+// SQLite's connection on the temporary file. Its "unable to open database file" does not say
+// why; the file was there a moment ago, so the system's reason for not opening it now is asked
+// directly (the directory removed meanwhile: "No such file or directory").
+void DatabaseFile::open_connection() {
+  try {
+    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+  } catch (const Error& e) {
+    const int fd = ::open(temp_.c_str(), O_RDWR | O_CLOEXEC);
+    const int error = errno;
+    if (fd >= 0) {
+      ::close(fd);
+      throw;
+    }
+    throw Error(e.kind(), e.path(), e.line(), e.message() + " (" + std::strerror(error) + ")");
   }
 }
 

@@ -37,6 +37,7 @@ class DatabaseFile {
 
  private:
   void create_empty_temp();
+  void open_connection();
   void copy_for_append();
   std::filesystem::path target_;     // as given, in every message
   std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name
