@@ -36,6 +36,30 @@ void keep_top(const ExecutionGraph& g, std::vector<std::uint32_t> ids, std::size
   by([](const GraphNode& x) { return x.peak_bytes; });
 }
 
+// Depth ≤ 2 (root, measured region, step spans): at most two hops from the parent to a span
+// without parent. Hops, not stream order: a trusted trace may start a child before its parent.
+// All of them when there are at most `n`; else the roots and the slowest and heaviest `n` of the
+// rest: a flat trace of a million spans under one root kept every node (790 MB of HTML).
+void keep_top_levels(const ExecutionGraph& g, const std::vector<std::uint32_t>& parent,
+                     std::size_t n, std::vector<bool>& kept) {
+  std::vector<std::uint32_t> levels;
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].is_op_node()) continue;
+    if (parent[i] == kNoIndex) {
+      kept[i] = true;  // a root: every other node folds into one
+      continue;
+    }
+    std::uint32_t a = parent[parent[i]];
+    if (a != kNoIndex) a = parent[a];
+    if (a == kNoIndex) levels.push_back(i);
+  }
+  if (levels.size() <= n) {
+    for (std::uint32_t i : levels) kept[i] = true;
+    return;
+  }
+  keep_top(g, std::move(levels), n, kept);
+}
+
 }  // namespace
 
 NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits) {
@@ -52,15 +76,7 @@ NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits)
   for (std::uint32_t i = 0; i < n; ++i) (g.nodes[i].is_op_node() ? ops : spans).push_back(i);
   keep_top(g, spans, limits.top_spans, sel.kept);
   keep_top(g, ops, limits.top_ops, sel.kept);
-  // Depth ≤ 2 (root, measured region, step spans) always: at most two hops from the parent to
-  // a span without parent. Hops, not stream order: a trusted trace may start a child before
-  // its parent.
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (g.nodes[i].is_op_node()) continue;
-    std::uint32_t a = parent[i];
-    for (int hop = 0; hop < 2 && a != kNoIndex; ++hop) a = parent[a];
-    if (a == kNoIndex) sel.kept[i] = true;
-  }
+  keep_top_levels(g, parent, limits.top_spans, sel.kept);
   // Close over ancestors (walk stops at the first already-kept ancestor: linear overall).
   std::vector<bool> closed(n, false);
   for (std::uint32_t i = 0; i < n; ++i) {

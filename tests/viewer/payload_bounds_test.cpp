@@ -8,10 +8,15 @@
 #include <set>
 
 #include "candle_graph/analysis.hpp"
+#include "support/trace_lines.hpp"
 #include "viewer/payload_bounds.hpp"
 #include "viewer_test_helpers.hpp"
 
 using namespace candle_graph;
+using cgtest::join_lines;
+using cgtest::meta_line;
+using cgtest::span_end;
+using cgtest::span_start;
 using viewer::NodeSelection;
 using viewer::PayloadLimits;
 using viewer::select_memory_points;
@@ -142,11 +147,31 @@ void expect_selection_invariants(const ExecutionGraph& g, const NodeSelection& s
     }
     EXPECT_LE(only_top, 2 * k);
   }
-  // The top three levels (root, measured region, step spans) are always kept.
+  // The top three levels (root, measured region, step spans) are kept when the levels below the
+  // roots hold at most top_spans spans; beyond, the roots and at most 2·top_spans of the rest
+  // (the slowest and the heaviest).
+  std::size_t below_roots = 0, below_roots_kept = 0;
   for (std::uint32_t i = 0; i < g.doc->spans().size(); ++i) {
-    if (depth_of(g, i) <= 2) {
+    const std::size_t d = depth_of(g, i);
+    if (d == 0) {
+      EXPECT_TRUE(sel.kept[i]) << g.node_id(i).str();
+    } else if (d <= 2) {
+      ++below_roots;
+    }
+  }
+  for (std::uint32_t i = 0; i < g.doc->spans().size(); ++i) {
+    const std::size_t d = depth_of(g, i);
+    if (d == 0 || d > 2) continue;
+    if (below_roots <= limits.top_spans) {
       EXPECT_TRUE(sel.kept[i]) << g.node_id(i).str();
     }
+    bool has_kept_child = false;
+    for (std::uint32_t c = 0; c < n; ++c) has_kept_child |= sel.kept[c] && parent_of(g, c) == i;
+    below_roots_kept += sel.kept[i] && !has_kept_child ? 1 : 0;
+  }
+  // Kept as top levels (not as ancestors): the top sets of the spans and of the levels.
+  if (below_roots > limits.top_spans) {
+    EXPECT_LE(below_roots_kept, 4 * limits.top_spans);
   }
 }
 
@@ -235,6 +260,34 @@ TEST(SelectNodes, AChildSpanBeforeItsParentInTheStreamChangesNothing) {
   PayloadLimits limits = small_limits();
   limits.top_spans = 1;
   expect_selection_invariants(t.g, select_nodes(t.g, limits), limits);
+}
+
+// A flat trace: one root with many child spans (depth 1), more than the limits allow. Every one
+// of them was kept as a "top level" (a million children gave 790 MB of HTML); now the root and
+// the slowest and heaviest of them are, and the rest fold into the root.
+TEST(SelectNodes, AFlatTraceOfManyChildrenIsBoundedToo) {
+  std::vector<std::string> lines = {meta_line(), span_start("root", "", 0, true)};
+  constexpr std::uint64_t kChildren = 200;
+  for (std::uint64_t c = 1; c <= kChildren; ++c) {
+    // Child c runs for c ns: the slowest children are the last ones written.
+    lines.push_back(span_start("c" + std::to_string(c), "root", 1000 * c));
+    lines.push_back(span_end("c" + std::to_string(c), c));
+  }
+  lines.push_back(span_end("root", 1000 * (kChildren + 1)));
+  const Graph t(join_lines(lines));
+  const PayloadLimits limits = small_limits();
+  ASSERT_GT(t.g.nodes.size(), limits.full_detail_nodes);
+  const NodeSelection sel = select_nodes(t.g, limits);
+  expect_selection_invariants(t.g, sel, limits);
+  // The root, and per top set (levels, spans) at most top_spans by self time and top_spans by
+  // peak bytes.
+  EXPECT_LE(sel.kept_count, 1 + 4 * limits.top_spans);
+  EXPECT_EQ(sel.dropped_spans, t.g.nodes.size() - sel.kept_count);
+  // The slowest children, c200 down to c198 (self time = duration: no child has children).
+  for (std::uint64_t c = kChildren; c > kChildren - limits.top_spans; --c) {
+    const std::uint32_t s = t.doc.find_span("c" + std::to_string(c));
+    EXPECT_TRUE(sel.kept[s]) << "c" << c;
+  }
 }
 
 // ---- memory points ---------------------------------------------------------------------------
