@@ -64,12 +64,18 @@ sigset_t interrupt_signals() {
 void watch_interrupts() {
   const sigset_t set = interrupt_signals();
   if (::pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
-  std::thread([set] {
-    int sig = 0;
-    while (::sigwait(&set, &sig) != 0) {
-    }
-    remove_registered_and_die(sig);
-  }).detach();
+  try {
+    std::thread([set] {
+      int sig = 0;
+      while (::sigwait(&set, &sig) != 0) {
+      }
+      remove_registered_and_die(sig);
+    }).detach();
+  } catch (const std::system_error&) {
+    // No thread to spare (a thread limit): the signals act as they did, without the clean-up;
+    // the next write of the same name removes what an interrupt leaves.
+    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  }
 }
 
 namespace {
