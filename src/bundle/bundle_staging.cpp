@@ -90,14 +90,10 @@ void remove_stale_staging(const fs::path& destination,
 
 Staging::Staging(const fs::path& destination) {
   std::string tmpl = (parent_of(destination) / (staging_prefix(destination) + "XXXXXX")).string();
-  bool made = false;
   int error = 0;
-  on_interrupt_ = output::RemovedOnInterrupt::create([&] {
-    made = ::mkdtemp(tmpl.data()) != nullptr;
-    error = errno;
-    return made ? fs::path(tmpl) : fs::path();
-  });
-  if (!made)
+  on_interrupt_ = output::RemovedOnInterrupt::create(
+      [&] { return ::mkdtemp(tmpl.data()) != nullptr ? fs::path(tmpl) : fs::path(); }, error);
+  if (error != 0)
     throw Error(destination.string(), 0,
                 std::string("cannot create the staging directory: ") + std::strerror(error));
   path_ = tmpl;

@@ -171,12 +171,13 @@ AtomicFile::AtomicFile(fs::path target)
   int error = 0;
   // Created and registered with interrupts held off: a name registered but not created could
   // be another file's, and a file created but not registered would be left by a signal.
-  temp_on_interrupt_ = RemovedOnInterrupt::create([&] {
-    file_ = replacing_ ? create_like(temp_, replaced) : std::fopen(temp_.c_str(), "wbx");
-    error = errno;
-    return file_ != nullptr ? temp_ : fs::path();
-  });
-  if (file_ == nullptr)
+  temp_on_interrupt_ = RemovedOnInterrupt::create(
+      [&] {
+        file_ = replacing_ ? create_like(temp_, replaced) : std::fopen(temp_.c_str(), "wbx");
+        return file_ != nullptr ? temp_ : fs::path();
+      },
+      error);
+  if (error != 0)
     throw Error(target_.string(), 0,
                 std::string("cannot create output file: ") + std::strerror(error));
 }

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -99,11 +100,14 @@ RemovedOnInterrupt::RemovedOnInterrupt(const fs::path& path) {
   id_ = add_locked(r, path);
 }
 
-RemovedOnInterrupt RemovedOnInterrupt::create(const std::function<fs::path()>& make) {
+RemovedOnInterrupt RemovedOnInterrupt::create(const std::function<fs::path()>& make, int& error) {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
   RemovedOnInterrupt registered;
+  errno = 0;
   const fs::path path = make();
+  // errno is read before anything else can change it; a failure that set none is still one.
+  error = path.empty() ? (errno != 0 ? errno : EIO) : 0;
   if (!path.empty()) registered.id_ = add_locked(r, path);
   return registered;
 }

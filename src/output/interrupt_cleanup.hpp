@@ -34,7 +34,8 @@ class RemovedOnInterrupt {
   // Runs `make`, which creates a file or directory and returns its path (empty when it created
   // nothing), and registers that path, with interrupts held off in between: a path whose name is
   // only known once it exists (mkdtemp) is then never left behind by a signal in between.
-  static RemovedOnInterrupt create(const std::function<std::filesystem::path()>& make);
+  // `error` becomes 0 when `make` created its path, else the errno that `make` left.
+  static RemovedOnInterrupt create(const std::function<std::filesystem::path()>& make, int& error);
   ~RemovedOnInterrupt() { reset(); }
   RemovedOnInterrupt(RemovedOnInterrupt&& other) noexcept : id_(other.id_) { other.id_ = 0; }
   RemovedOnInterrupt& operator=(RemovedOnInterrupt&& other) noexcept;

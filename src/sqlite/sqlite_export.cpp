@@ -114,15 +114,15 @@ void DatabaseFile::open_connection() {
 // empty file for a new database. Created and registered for removal on an interrupt at once.
 void DatabaseFile::create_empty_temp() {
   int error = 0;
-  bool made = false;
-  temp_on_interrupt_ = output::RemovedOnInterrupt::create([&] {
-    const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    error = errno;
-    made = fd >= 0;
-    if (made) ::close(fd);
-    return made ? temp_ : fs::path();
-  });
-  if (!made)
+  temp_on_interrupt_ = output::RemovedOnInterrupt::create(
+      [&] {
+        const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) return fs::path();
+        ::close(fd);
+        return temp_;
+      },
+      error);
+  if (error != 0)
     throw Error(ErrorKind::io, target_.string(), 0,
                 std::string("cannot create output file: ") + std::strerror(error));
 }
