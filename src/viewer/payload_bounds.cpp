@@ -21,43 +21,84 @@ std::vector<std::uint32_t> parent_nodes(const ExecutionGraph& g) {
   return parent;
 }
 
-void keep_top(const ExecutionGraph& g, std::vector<std::uint32_t> ids, std::size_t n,
-              std::vector<bool>& kept) {
-  const auto by = [&](auto field) {
-    const std::size_t k = std::min(n, ids.size());
-    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(),
-                      [&](std::uint32_t a, std::uint32_t b) {
-                        const auto fa = field(g.nodes[a]), fb = field(g.nodes[b]);
-                        return fa != fb ? fa > fb : a < b;
-                      });
-    for (std::size_t i = 0; i < k; ++i) kept[ids[i]] = true;
-  };
-  by([](const GraphNode& x) { return x.self_time_ns; });
-  by([](const GraphNode& x) { return x.peak_bytes; });
+// Depth of every node (0: a root) and its stand-in: the node itself when at most `max_depth`
+// deep, else its ancestor at that depth. Memoized walks up: linear whatever the stream order (a
+// trusted trace may start a child before its parent; health has refused parent cycles).
+struct Depths {
+  std::vector<std::uint32_t> depth, stand_in;
+};
+Depths depths(const std::vector<std::uint32_t>& parent, std::size_t max_depth) {
+  const std::size_t n = parent.size();
+  Depths d{std::vector<std::uint32_t>(n, kNoIndex), std::vector<std::uint32_t>(n, kNoIndex)};
+  std::vector<std::uint32_t> path;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    path.clear();
+    for (std::uint32_t a = i; a != kNoIndex && d.depth[a] == kNoIndex; a = parent[a])
+      path.push_back(a);
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      const std::uint32_t p = *it, up = parent[p];
+      d.depth[p] = up == kNoIndex ? 0 : d.depth[up] + 1;
+      d.stand_in[p] = d.depth[p] <= max_depth ? p : d.stand_in[up];
+    }
+  }
+  return d;
 }
 
-// Depth ≤ 2 (root, measured region, step spans): at most two hops from the parent to a span
-// without parent. Hops, not stream order: a trusted trace may start a child before its parent.
-// All of them when there are at most `n`; else the roots and the slowest and heaviest `n` of the
-// rest: a flat trace of a million spans under one root kept every node (790 MB of HTML).
-void keep_top_levels(const ExecutionGraph& g, const std::vector<std::uint32_t>& parent,
-                     std::size_t n, std::vector<bool>& kept) {
+// The `n` largest of `ids` by `field`, largest first (ties: the earlier node).
+template <typename Field>
+std::vector<std::uint32_t> top_by(const ExecutionGraph& g, std::vector<std::uint32_t> ids,
+                                  std::size_t n, Field field) {
+  const std::size_t k = std::min(n, ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(),
+                    [&](std::uint32_t a, std::uint32_t b) {
+                      const auto fa = field(g.nodes[a]), fb = field(g.nodes[b]);
+                      return fa != fb ? fa > fb : a < b;
+                    });
+  ids.resize(k);
+  return ids;
+}
+constexpr auto kSelf = [](const GraphNode& x) { return x.self_time_ns; };
+constexpr auto kPeak = [](const GraphNode& x) { return x.peak_bytes; };
+
+// Keeps nodes with their ancestors while at most `budget` are kept; a node too deep is replaced
+// by its stand-in. A chain that would pass the budget is left out whole: every kept node keeps
+// its ancestors, and a dropped node folds into its nearest kept one.
+class Keeper {
+ public:
+  Keeper(const std::vector<std::uint32_t>& parent, const Depths& depths, std::size_t budget,
+         std::vector<bool>& kept)
+      : parent_(parent), depths_(depths), budget_(budget), kept_(kept) {}
+
+  void keep(std::uint32_t node) {
+    path_.clear();
+    for (std::uint32_t a = depths_.stand_in[node]; a != kNoIndex && !kept_[a]; a = parent_[a])
+      path_.push_back(a);
+    if (count_ + path_.size() > budget_) return;
+    for (std::uint32_t p : path_) kept_[p] = true;
+    count_ += path_.size();
+  }
+
+ private:
+  const std::vector<std::uint32_t>& parent_;
+  const Depths& depths_;
+  std::size_t budget_;
+  std::vector<bool>& kept_;
+  std::vector<std::uint32_t> path_;
+  std::size_t count_ = 0;
+};
+
+// The spans at depth 1 and 2 (the measured region and the steps): all of them when there are at
+// most `n`; else the slowest and the heaviest `n` (a flat trace of a million spans under one root
+// kept every node, 790 MB of HTML).
+std::vector<std::uint32_t> top_levels(const ExecutionGraph& g, const Depths& d, std::size_t n) {
   std::vector<std::uint32_t> levels;
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].is_op_node()) continue;
-    if (parent[i] == kNoIndex) {
-      kept[i] = true;  // a root: every other node folds into one
-      continue;
-    }
-    std::uint32_t a = parent[parent[i]];
-    if (a != kNoIndex) a = parent[a];
-    if (a == kNoIndex) levels.push_back(i);
-  }
-  if (levels.size() <= n) {
-    for (std::uint32_t i : levels) kept[i] = true;
-    return;
-  }
-  keep_top(g, std::move(levels), n, kept);
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (!g.nodes[i].is_op_node() && (d.depth[i] == 1 || d.depth[i] == 2)) levels.push_back(i);
+  if (levels.size() <= n) return levels;
+  std::vector<std::uint32_t> out = top_by(g, levels, n, kSelf);
+  const std::vector<std::uint32_t> heaviest = top_by(g, std::move(levels), n, kPeak);
+  out.insert(out.end(), heaviest.begin(), heaviest.end());
+  return out;
 }
 
 }  // namespace
@@ -72,20 +113,21 @@ NodeSelection select_nodes(const ExecutionGraph& g, const PayloadLimits& limits)
     return sel;
   }
   const std::vector<std::uint32_t> parent = parent_nodes(g);
+  const Depths d = depths(parent, limits.kept_depth);
+  Keeper keeper(parent, d, limits.kept_nodes, sel.kept);
   std::vector<std::uint32_t> spans, ops;
-  for (std::uint32_t i = 0; i < n; ++i) (g.nodes[i].is_op_node() ? ops : spans).push_back(i);
-  keep_top(g, spans, limits.top_spans, sel.kept);
-  keep_top(g, ops, limits.top_ops, sel.kept);
-  keep_top_levels(g, parent, limits.top_spans, sel.kept);
-  // Close over ancestors (walk stops at the first already-kept ancestor: linear overall).
-  std::vector<bool> closed(n, false);
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (!sel.kept[i] || closed[i]) continue;
-    for (std::uint32_t a = i; a != kNoIndex && !closed[a]; a = parent[a]) {
-      closed[a] = true;
-      sel.kept[a] = true;
-    }
+    if (d.depth[i] == 0) keeper.keep(i);  // the root: every other node folds into it
+    (g.nodes[i].is_op_node() ? ops : spans).push_back(i);
   }
+  for (std::uint32_t i : top_levels(g, d, limits.top_spans)) keeper.keep(i);
+  // The criteria take turns, best first, so that a budget reached early leaves none out.
+  const std::vector<std::uint32_t> ranked[] = {
+      top_by(g, spans, limits.top_spans, kSelf), top_by(g, ops, limits.top_ops, kSelf),
+      top_by(g, spans, limits.top_spans, kPeak), top_by(g, ops, limits.top_ops, kPeak)};
+  for (std::size_t r = 0; r < std::max(limits.top_spans, limits.top_ops); ++r)
+    for (const auto& list : ranked)
+      if (r < list.size()) keeper.keep(list[r]);
   // Fold every dropped node into its nearest kept ancestor: walk up to the first node whose
   // owner is known and record it along the path (linear overall, whatever the stream order).
   std::vector<std::uint32_t> owner(n, kNoIndex);

@@ -15,7 +15,14 @@ struct PayloadLimits {
   std::size_t full_detail_nodes = 20'000;  // below this every node is kept
   std::size_t top_spans = 3'000;           // slowest and heaviest spans kept beyond it
   std::size_t top_ops = 2'000;             // slowest and heaviest ops kept beyond it
-  std::size_t memory_buckets = 2'000;      // per device; min and max live bytes per bucket
+  // Beyond full_detail_nodes no node deeper than this is kept: a kept node keeps its ancestors,
+  // so one slow op at the end of a chain of a million spans kept the whole chain (880 MB of
+  // HTML). Real traces nest tens of levels; a deeper node folds into its ancestor at this depth.
+  std::size_t kept_depth = 256;
+  // Beyond full_detail_nodes at most this many nodes are kept in all, whatever the shape: many
+  // deep chains would otherwise keep top sets × kept_depth nodes.
+  std::size_t kept_nodes = 60'000;
+  std::size_t memory_buckets = 2'000;  // per device; min and max live bytes per bucket
   std::size_t peak_breakdown_rows = 1'000;
   // Rows of the Operators and Kernels tables each. Real traces have tens to hundreds of op names
   // and kernel names, but templated kernel names can be kilobytes long, so the count is capped.
@@ -41,8 +48,10 @@ struct NodeSelection {
   std::uint64_t dropped_ops = 0;
 };
 
-// All nodes when there are few; else the slowest and heaviest spans and ops with all their
-// ancestors plus the top three levels. n·log n.
+// All nodes when there are few; else the root, the top three levels, and the slowest and
+// heaviest spans and ops, each with all its ancestors, in that order of priority (the ranked
+// ones alternating between criteria) while at most `kept_nodes` are kept. A node deeper than
+// `kept_depth` stands in for its ancestor at that depth. n·log n.
 NodeSelection select_nodes(const ExecutionGraph& graph, const PayloadLimits& limits);
 
 // Indices into `table.rows` to keep, ascending (so in the table's host-self order): all when there

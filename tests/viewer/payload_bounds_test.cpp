@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -38,6 +39,13 @@ std::size_t depth_of(const ExecutionGraph& g, std::uint32_t i) {
   std::size_t d = 0;
   for (std::uint32_t p = parent_of(g, i); p != kNoIndex; p = parent_of(g, p)) ++d;
   return d;
+}
+
+// The node that stands in for `i` when nodes deeper than `max_depth` are not kept: its ancestor
+// at that depth (walked up one parent at a time).
+std::uint32_t stand_in_of(const ExecutionGraph& g, std::uint32_t i, std::size_t max_depth) {
+  for (std::size_t d = depth_of(g, i); d > max_depth; --d) i = parent_of(g, i);
+  return i;
 }
 
 // The k-th largest value of `field` among the nodes of one class (0 when the class has < k).
@@ -121,8 +129,17 @@ void expect_selection_invariants(const ExecutionGraph& g, const NodeSelection& s
   EXPECT_EQ(kept + folded_spans + folded_ops, n);
 
   if (n <= limits.full_detail_nodes) return;
-  // The slowest and heaviest of each class are kept: everything strictly above the k-th largest
-  // value (ties at the k-th value may go either way).
+  EXPECT_LE(sel.kept_count, limits.kept_nodes);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (sel.kept[i]) {
+      EXPECT_LE(depth_of(g, i), limits.kept_depth) << g.node_id(i).str();
+    }
+  }
+  // A chain is left out only when it would pass the budget, and a chain is at most
+  // kept_depth + 1 nodes: with that much room left, nothing was left out for the budget.
+  if (sel.kept_count + limits.kept_depth + 1 > limits.kept_nodes) return;
+  // The slowest and heaviest of each class are kept (or, too deep, their ancestor at the kept
+  // depth): everything strictly above the k-th largest value (ties may go either way).
   const auto self = [](const GraphNode& x) { return x.self_time_ns; };
   const auto peak = [](const GraphNode& x) { return x.peak_bytes; };
   for (bool op_class : {false, true}) {
@@ -134,14 +151,15 @@ void expect_selection_invariants(const ExecutionGraph& g, const NodeSelection& s
       const GraphNode& x = g.nodes[i];
       if (x.is_op_node() != op_class) continue;
       if (x.self_time_ns > self_k || x.peak_bytes > peak_k) {
-        EXPECT_TRUE(sel.kept[i]) << g.node_id(i).str();
+        EXPECT_TRUE(sel.kept[stand_in_of(g, i, limits.kept_depth)]) << g.node_id(i).str();
       }
       if (!sel.kept[i]) continue;
       bool has_kept_child = false;
       for (std::uint32_t c = 0; c < n; ++c) has_kept_child |= sel.kept[c] && parent_of(g, c) == i;
       const bool top_level = !op_class && depth_of(g, i) <= 2;
-      if (has_kept_child || top_level) continue;
-      // Nothing else is kept: a leaf of the kept tree must be in a top set.
+      if (has_kept_child || top_level || depth_of(g, i) == limits.kept_depth) continue;
+      // Nothing else is kept: a leaf of the kept tree must be in a top set (or stand in at the
+      // kept depth for deeper nodes, checked in the tests of deep traces).
       EXPECT_TRUE(x.self_time_ns >= self_k || x.peak_bytes >= peak_k) << g.node_id(i).str();
       ++only_top;
     }
@@ -288,6 +306,90 @@ TEST(SelectNodes, AFlatTraceOfManyChildrenIsBoundedToo) {
     const std::uint32_t s = t.doc.find_span("c" + std::to_string(c));
     EXPECT_TRUE(sel.kept[s]) << "c" << c;
   }
+}
+
+namespace {
+
+std::string op_line(std::string_view span, std::uint64_t timestamp, std::uint64_t duration) {
+  return R"({"kind":"op","span_id":")" + std::string(span) +
+         R"(","op_name":"mm","dtype":"f32","device":"cpu","timestamp_ns":)" +
+         std::to_string(timestamp) + R"(,"duration_ns":)" + std::to_string(duration) + "}";
+}
+
+// Spans `prefix`0 … `prefix`(length − 1), each the parent of the next, below `parent`, from
+// `start`; `ops` ops in the last one, lasting 1, 2, … ns. Each span closes 1 ns after its child.
+void add_chain(std::vector<std::string>& lines, const std::string& prefix,
+               const std::string& parent, std::size_t length, std::uint64_t start,
+               std::uint64_t ops) {
+  std::string up = parent;
+  for (std::size_t i = 0; i < length; ++i) {
+    const std::string id = prefix + std::to_string(i);
+    lines.push_back(span_start(id, up, start + i));
+    up = id;
+  }
+  const std::uint64_t ops_at = start + length;
+  for (std::uint64_t k = 0; k < ops; ++k) lines.push_back(op_line(up, ops_at, k + 1));
+  for (std::size_t i = length; i-- > 0;)
+    lines.push_back(span_end(prefix + std::to_string(i), (length - i) * 2 + ops + 1));
+}
+
+}  // namespace
+
+// One chain of 300 spans with the ops at its end. A kept node keeps its ancestors, so the slowest
+// op kept the whole chain (a chain of a million spans gave 880 MB of HTML); now nothing deeper
+// than kept_depth is kept, and the chain below it folds into its node at that depth.
+TEST(SelectNodes, ADeepChainIsCutAtTheKeptDepth) {
+  std::vector<std::string> lines = {meta_line(), span_start("root", "", 0),
+                                    span_start("m", "root", 0, true)};
+  constexpr std::size_t kLength = 300;
+  add_chain(lines, "s", "m", kLength, 1, 30);
+  lines.push_back(span_end("m", 10'000));
+  lines.push_back(span_end("root", 10'000));
+  const Graph t(join_lines(lines));
+  PayloadLimits limits = small_limits();
+  limits.kept_depth = 16;
+  const NodeSelection sel = select_nodes(t.g, limits);
+  expect_selection_invariants(t.g, sel, limits);
+  // Root (depth 0), m (1) and s0 … s14 (2 … 16): the only nodes at most 16 deep, all ancestors
+  // of the slowest op's stand-in.
+  EXPECT_EQ(sel.kept_count, limits.kept_depth + 1);
+  const std::uint32_t stand_in = t.doc.find_span("s" + std::to_string(limits.kept_depth - 2));
+  ASSERT_TRUE(sel.kept[stand_in]);
+  // Everything below it folded into it: the rest of the chain and all 30 ops, whose self time is
+  // 1 + 2 + … + 30 ns plus the spans' own 1 ns each.
+  EXPECT_EQ(sel.folded[stand_in].spans, kLength - (limits.kept_depth - 1));
+  EXPECT_EQ(sel.folded[stand_in].ops, 30u);
+}
+
+// Twenty chains of 30 spans below the measured span, each ending in one op. Every op is a top op
+// and keeps a chain of 24 spans: 480 nodes, more than the budget of 100 allows.
+TEST(SelectNodes, ManyDeepChainsStayWithinTheNodeBudget) {
+  std::vector<std::string> lines = {meta_line(), span_start("root", "", 0),
+                                    span_start("m", "root", 0, true)};
+  constexpr std::size_t kChains = 20, kLength = 30;
+  for (std::size_t c = 0; c < kChains; ++c)
+    add_chain(lines, "c" + std::to_string(c) + "-", "m", kLength, 100 * c + 1, 1);
+  lines.push_back(span_end("m", 100'000));
+  lines.push_back(span_end("root", 100'000));
+  const Graph t(join_lines(lines));
+  PayloadLimits limits = small_limits();
+  limits.top_ops = kChains;
+  limits.kept_depth = 25;
+  limits.kept_nodes = std::numeric_limits<std::size_t>::max();
+  const NodeSelection unbounded = select_nodes(t.g, limits);
+  ASSERT_GT(unbounded.kept_count, 100u) << "the budget below would not bind";
+  limits.kept_nodes = 100;
+  const NodeSelection sel = select_nodes(t.g, limits);
+  expect_selection_invariants(t.g, sel, limits);
+  EXPECT_LE(sel.kept_count, limits.kept_nodes);
+  // The slowest op comes second among the ranked candidates, long before the budget binds.
+  std::uint32_t slowest = kNoIndex;
+  for (std::uint32_t i = 0; i < t.g.nodes.size(); ++i)
+    if (t.g.nodes[i].is_op_node() &&
+        (slowest == kNoIndex || t.g.nodes[i].self_time_ns > t.g.nodes[slowest].self_time_ns))
+      slowest = i;
+  ASSERT_NE(slowest, kNoIndex);
+  EXPECT_TRUE(sel.kept[stand_in_of(t.g, slowest, limits.kept_depth)]);
 }
 
 // ---- memory points ---------------------------------------------------------------------------
