@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
@@ -18,6 +19,20 @@ namespace {
 
 constexpr std::uint64_t kSqlDefaultJsonLimit = 100;
 
+// A file named like a database that is not one is read as a trace, whose error ("invalid UTF-8
+// in the line") alone would not say that the database was never recognised.
+TraceDocument load_trace_source(const std::filesystem::path& source, std::string_view step) {
+  try {
+    return load_trace(source, step);
+  } catch (const Error& e) {
+    const std::string ext = source.extension().string();
+    if (ext != ".db" && ext != ".sqlite" && ext != ".sqlite3" && ext != ".db3") throw;
+    throw Error(e.kind(), e.path(), e.line(),
+                e.message() +
+                    " (read as a trace: the file does not start with an SQLite database's header)");
+  }
+}
+
 sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& sources,
                                     std::string_view step) {
   if (sources.size() == 1 && sql::is_sqlite_file(sources[0]))
@@ -29,7 +44,7 @@ sql::QueryDatabase open_sql_sources(const std::vector<std::filesystem::path>& so
       db.add_database(source);
       continue;
     }
-    const TraceDocument doc = load_trace(source, step);
+    const TraceDocument doc = load_trace_source(source, step);
     const std::uint64_t bytes = trace_bytes(source);
     input_bytes += bytes;
     try {

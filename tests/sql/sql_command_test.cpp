@@ -9,6 +9,7 @@
 
 #include "sql/query_database.hpp"
 #include "sql/sql_test_support.hpp"
+#include "support/files.hpp"
 
 namespace {
 
@@ -293,6 +294,27 @@ TEST(SqlCommand, AValueOverSixtyFourMebibytesIsRefused) {
   // 64 MiB exactly: the largest value allowed.
   const json at_cap = cgsql::cg_sql({db.string(), "SELECT length(zeroblob(67108864)) AS n"});
   EXPECT_EQ(at_cap["rows"][0][0], 67108864);
+}
+
+// A file named like a database that lacks SQLite's header is read as a trace, whose error then
+// says that too; the same bytes named .jsonl get the trace's error alone.
+TEST(SqlCommand, AFileNamedLikeADatabaseThatIsNotOneSaysSo) {
+  TempDir dir("cg-sql");
+  std::string bytes(4096, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(0x80 + i % 64);
+  for (const char* name : {"random.db", "random.sqlite", "random.jsonl"}) {
+    SCOPED_TRACE(name);
+    const fs::path file = dir / name;
+    ASSERT_TRUE(candle_graph::testing::write_file(file, bytes));
+    const auto r = run_cli({"sql", file.string(), "SELECT 1"});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
+    const bool named_as_database = fs::path(name).extension() != ".jsonl";
+    EXPECT_EQ(r.err.find("does not start with an SQLite database's header") != std::string::npos,
+              named_as_database)
+        << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
 }
 
 TEST(SqlCommand, AppendAddsRunsAndRefusesADuplicateRunId) {
