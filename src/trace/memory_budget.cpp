@@ -45,9 +45,23 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return value << shift;
 }
 
-std::string mib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f MiB", std::ceil(bytes / (1024.0 * 1024.0)));
+// In the largest unit that leaves at least 1 (a limit of 1 byte and a 3 KiB file both read "1 MiB"
+// when everything was shown in MiB). A need is rounded up and a limit down, so that a need over a
+// limit never reads as equal to it.
+enum class Round { up, down };
+std::string size_text(double bytes, Round round = Round::up) {
+  const auto in = [&](double unit) {
+    return round == Round::up ? std::ceil(bytes / unit) : std::floor(bytes / unit);
+  };
+  char buf[40];
+  if (bytes < 1024.0) {
+    const double n = in(1.0);
+    std::snprintf(buf, sizeof buf, n == 1.0 ? "%.0f byte" : "%.0f bytes", n);
+  } else if (bytes < 1024.0 * 1024.0) {
+    std::snprintf(buf, sizeof buf, "%.0f KiB", in(1024.0));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f MiB", in(1024.0 * 1024.0));
+  }
   return buf;
 }
 
@@ -98,8 +112,8 @@ void refuse_over_limit(const std::string& path, double need, const std::string& 
   const auto limit = memory_limit();
   if (!limit || need <= static_cast<double>(*limit)) return;
   throw Error(ErrorKind::resource, path, 0,
-              what + " needs about " + mib(need) + " of memory, more than the " +
-                  mib(static_cast<double>(*limit)) + " " +
+              what + " needs about " + size_text(need) + " of memory, more than the " +
+                  size_text(static_cast<double>(*limit), Round::down) + " " +
                   (configured ? std::string("that ") + kMemoryLimitVariable + " allows"
                               : "available (MemAvailable)") +
                   "; free memory or set " + kMemoryLimitVariable +
@@ -111,7 +125,7 @@ void refuse_over_limit(const std::string& path, double need, const std::string& 
 void check_memory_budget(const std::string& path, std::uint64_t input_bytes,
                          double bytes_per_input_byte) {
   refuse_over_limit(path, static_cast<double>(input_bytes) * bytes_per_input_byte,
-                    "reading its " + mib(static_cast<double>(input_bytes)));
+                    "reading its " + size_text(static_cast<double>(input_bytes)));
 }
 
 void check_event_budget(const std::string& path, std::uint64_t events, double bytes_per_event) {
@@ -149,8 +163,8 @@ void MemoryWatch::check(std::uint64_t offset) {
   if (!limit_ || held <= *limit_) return;
   throw Error(ErrorKind::resource, path_, 0,
               "reading stopped at byte " + std::to_string(offset) + ": the process holds " +
-                  mib(static_cast<double>(held)) + ", more than the " +
-                  mib(static_cast<double>(*limit_)) + " " +
+                  size_text(static_cast<double>(held)) + ", more than the " +
+                  size_text(static_cast<double>(*limit_), Round::down) + " " +
                   (configured_ ? std::string("that ") + kMemoryLimitVariable + " allows"
                                : "available (MemAvailable) when it passed 64 MiB") +
                   "; free memory or set " + kMemoryLimitVariable +

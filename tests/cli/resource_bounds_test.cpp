@@ -54,6 +54,31 @@ TEST(ResourceBounds, OverTheMemoryLimitFailsBeforeReading) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Small sizes keep a unit that shows them: every size was given in whole MiB, so a 1-byte limit
+// and a 3 KiB file read "1 MiB". The expected texts are worked out here from the sizes (a need
+// rounded up, the limit down).
+TEST(ResourceBounds, SmallSizesAreShownInTheirOwnUnit) {
+  TempDir dir;
+  const fs::path trace = dir.write("small.json", kineto(50));
+  const std::uintmax_t bytes = fs::file_size(trace);
+  ASSERT_GT(bytes, 1024u);
+  ASSERT_LT(bytes, 1024u * 1024u);
+  const std::string file_kib = std::to_string((bytes + 1023) / 1024) + " KiB";
+  const std::vector<std::pair<std::string, std::string>> limits = {
+      {"1", "more than the 1 byte that"},
+      {"1000", "more than the 1000 bytes that"},
+      {"3000", "more than the 2 KiB that"}};
+  for (const auto& [limit_text, expected] : limits) {
+    SCOPED_TRACE(limit_text);
+    const ScopedEnv limit("CANDLE_GRAPH_MEMORY_LIMIT", limit_text.c_str());
+    const RunResult r = run_cli({"validate", trace.string()});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_THAT(r.err, HasSubstr("reading its " + file_kib + " needs about "));
+    EXPECT_THAT(r.err, HasSubstr(expected));
+    EXPECT_THAT(r.err, ::testing::Not(HasSubstr("1 MiB")));
+  }
+}
+
 TEST(ResourceBounds, AnUnreadableLimitIsAUsageError) {
   TempDir dir;
   const fs::path pytorch = dir.write("kineto.json", kineto(3));
