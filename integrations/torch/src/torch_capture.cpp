@@ -31,6 +31,24 @@ std::vector<std::uint64_t> shape_of(const at::Tensor& t) {
   return shape;
 }
 
+// Names `t` for the capture and records it in `span`: its shape, dtype, device and storage size.
+void record_named_tensor(detail::CaptureState& s, TraceSession& session, SpanId span,
+                         std::string_view name, const at::Tensor& t, bool requires_grad,
+                         MemoryCategory category) {
+  detail::label_tensor(s, t, name);
+  const std::vector<std::uint64_t> shape = shape_of(t);
+  const std::string dev = t.device().str();
+  TensorRecord r;
+  r.tensor_id = name;
+  r.shape = shape;
+  r.dtype = s.dtype_labels[static_cast<std::size_t>(t.scalar_type())];
+  r.device = dev;
+  r.requires_grad = requires_grad;
+  r.storage_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
+  r.category = category;
+  session.record_tensor(span, r);
+}
+
 // A recorder's first records are its most expensive: by the time the user's update starts, the
 // work since the previous capture has evicted from the caches LibTorch's RecordFunction path with
 // callbacks on, the allocator reporter's path and the capture's own buffers, and the update's
@@ -207,19 +225,9 @@ TorchCapture::TorchCapture(const std::filesystem::path& trace, ProfileRun run, M
   // not part of the measured step).
   auto checkpoint = [&](const std::string& name, const at::Tensor& t, bool requires_grad) {
     if (!t.defined()) return;
-    detail::label_tensor(s, t, name);
+    record_named_tensor(s, *session_, session_->envelope(), name, t, requires_grad,
+                        MemoryCategory::parameter);
     s.parameter_serials.insert(detail::identify(s, t).serial);
-    const std::vector<std::uint64_t> shape = shape_of(t);
-    TensorRecord r;
-    r.tensor_id = name;
-    r.shape = shape;
-    r.dtype = s.dtype_labels[static_cast<std::size_t>(t.scalar_type())];
-    const std::string dev = t.device().str();
-    r.device = dev;
-    r.requires_grad = requires_grad;
-    r.storage_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
-    r.category = MemoryCategory::parameter;
-    session_->record_tensor(session_->envelope(), r);
   };
   for (const auto& [name, tensor] : model_.data_->parameters) {
     checkpoint(name, tensor, tensor.requires_grad());
@@ -268,18 +276,8 @@ CaptureSpan TorchCapture::begin_span(std::string_view name) {
 
 void TorchCapture::record_input(std::string_view name, const at::Tensor& t) {
   detail::CaptureState& s = *state_;
-  detail::label_tensor(s, t, name);
-  const std::vector<std::uint64_t> shape = shape_of(t);
-  TensorRecord r;
-  r.tensor_id = name;
-  r.shape = shape;
-  r.dtype = s.dtype_labels[static_cast<std::size_t>(t.scalar_type())];
-  const std::string dev = t.device().str();
-  r.device = dev;
-  r.requires_grad = t.requires_grad();
-  r.storage_bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
-  r.category = MemoryCategory::activation;
-  session_->record_tensor(SpanId(s.current_span().number), r);
+  record_named_tensor(s, *session_, SpanId(s.current_span().number), name, t, t.requires_grad(),
+                      MemoryCategory::activation);
 }
 
 void TorchCapture::record_gradients() {
