@@ -23,6 +23,7 @@
 #include "evidence/evidence_json.hpp"
 #include "evidence/packet_builder.hpp"
 #include "evidence/report_digest.hpp"
+#include "output/created_parents.hpp"
 #include "output/json_stream.hpp"
 #include "output/write_guard.hpp"
 #include "viewer/viewer_page.hpp"
@@ -163,31 +164,6 @@ TraceDocument parse_staged(const fs::path& staged, const fs::path& original,
   }
 }
 
-class CreatedParents {
- public:
-  explicit CreatedParents(const fs::path& parent) {
-    std::error_code ec;
-    for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-      made_.push_back(p);
-      if (p == p.parent_path()) break;
-    }
-    fs::create_directories(parent, ec);
-    if (ec) throw Error(parent.string(), 0, "cannot create directory: " + ec.message());
-  }
-  ~CreatedParents() {
-    if (kept_) return;
-    std::error_code ec;
-    for (const auto& p : made_) fs::remove(p, ec);  // innermost first; only empty directories
-  }
-  CreatedParents(const CreatedParents&) = delete;
-  CreatedParents& operator=(const CreatedParents&) = delete;
-  void keep() { kept_ = true; }
-
- private:
-  std::vector<fs::path> made_;
-  bool kept_ = false;
-};
-
 // The path an error about a staged file should name: the same file in the bundle being
 // published (DEST/trace.jsonl), not in the hidden staging directory the user never named;
 // nullopt for an error about another path.
@@ -228,7 +204,8 @@ BundleManifest publish_through_staging(const PublishRequest& req) {
         dest.string(), 0, "already exists; a bundle is never replaced (choose a new directory)");
   const fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
   // Parent directories created here are removed again (when still empty) if publication fails.
-  CreatedParents created(parent);
+  output::CreatedParents created;
+  created.create(parent, dest.string());
 
   remove_stale_staging(dest, req.removed_stale_staging);
   Staging staging(dest);

@@ -156,14 +156,7 @@ AtomicFile::AtomicFile(fs::path target)
     return;
   }
   file_path_ = file_behind_links(target_);
-  const fs::path parent = file_path_.parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    fs::create_directories(parent, ec);
-    if (ec)
-      throw Error(target_.string(), 0,
-                  "cannot create directory " + parent.string() + ": " + ec.message());
-  }
+  parents_.create(file_path_.parent_path(), target_.string());
   remove_stale_temps(file_path_);
   struct stat replaced {};
   replacing_ = ::stat(file_path_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode);
@@ -270,6 +263,7 @@ void AtomicFile::commit() {
     throw Error(target_.string(), 0, "cannot replace output file: " + why);
   }
   temp_on_interrupt_.reset();  // after the rename: the output is complete where it belongs
+  parents_.keep();
 }
 
 void write_file_atomic(const fs::path& target, std::string_view bytes) {

@@ -31,6 +31,7 @@
 #include <memory>
 #include <string_view>
 
+#include "output/created_parents.hpp"
 #include "output/direct_writes.hpp"
 #include "output/interrupt_cleanup.hpp"
 
@@ -53,6 +54,7 @@ class AtomicFile {
   std::filesystem::path target_;     // as given, in every message
   std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name
   std::filesystem::path temp_;
+  CreatedParents parents_;  // removed after the temporary file when the output is not committed
   RemovedOnInterrupt temp_on_interrupt_;
   std::FILE* file_ = nullptr;
   void write_buffered(std::string_view bytes);

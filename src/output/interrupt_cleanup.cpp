@@ -16,9 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+struct Registered {
+  fs::path path;
+  Removal removal;
+};
+
 struct Registry {
   std::mutex mutex;
-  std::map<std::uint64_t, fs::path> paths;
+  std::map<std::uint64_t, Registered> paths;
   std::uint64_t next_id = 1;
 };
 
@@ -45,9 +50,15 @@ sigset_t interrupt_signals() {
     // place meanwhile is complete; its temporary path is then gone and removing it does nothing.
     Registry& r = registry();
     r.mutex.lock();
-    for (const auto& [id, path] : r.paths) {
+    // Newest first: a temporary file before the directories created to hold it.
+    for (auto it = r.paths.rbegin(); it != r.paths.rend(); ++it) {
+      const Registered& entry = it->second;
+      if (entry.removal == Removal::if_empty) {
+        ::rmdir(entry.path.c_str());  // fails, as it should, on a directory that holds anything
+        continue;
+      }
       std::error_code ignored;
-      fs::remove_all(path, ignored);  // a symbolic link inside a directory is removed, not followed
+      fs::remove_all(entry.path, ignored);  // a symbolic link inside is removed, not followed
     }
   }
   // Die of the signal itself, as the default action would have.
@@ -82,25 +93,26 @@ void watch_interrupts() {
 namespace {
 
 // Registers `path` under a new id; the registry's mutex is held by the caller.
-std::uint64_t add_locked(Registry& r, const fs::path& path) {
+std::uint64_t add_locked(Registry& r, const fs::path& path, Removal removal) {
   const std::uint64_t id = r.next_id++;
   // Absolute: nothing changes the working directory meanwhile, but the removal must not depend
   // on it.
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec);
-  r.paths.emplace(id, ec ? path : std::move(absolute));
+  r.paths.emplace(id, Registered{ec ? path : std::move(absolute), removal});
   return id;
 }
 
 }  // namespace
 
-RemovedOnInterrupt::RemovedOnInterrupt(const fs::path& path) {
+RemovedOnInterrupt::RemovedOnInterrupt(const fs::path& path, Removal removal) {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
-  id_ = add_locked(r, path);
+  id_ = add_locked(r, path, removal);
 }
 
-RemovedOnInterrupt RemovedOnInterrupt::create(const std::function<fs::path()>& make, int& error) {
+RemovedOnInterrupt RemovedOnInterrupt::create(const std::function<fs::path()>& make, int& error,
+                                              Removal removal) {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
   RemovedOnInterrupt registered;
@@ -108,7 +120,7 @@ RemovedOnInterrupt RemovedOnInterrupt::create(const std::function<fs::path()>& m
   const fs::path path = make();
   // errno is read before anything else can change it; a failure that set none is still one.
   error = path.empty() ? (errno != 0 ? errno : EIO) : 0;
-  if (!path.empty()) registered.id_ = add_locked(r, path);
+  if (!path.empty()) registered.id_ = add_locked(r, path, removal);
   return registered;
 }
 

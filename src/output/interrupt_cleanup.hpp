@@ -25,17 +25,23 @@ namespace candle_graph::output {
 // threads inherit the blocked mask, so the signals reach only the waiting thread.
 void watch_interrupts();
 
-// Registers `path` (a file, or a directory removed with its contents) for removal on an
-// interrupt, for the lifetime of this object. Removing the path is its owner's job otherwise.
+// How a registered path is removed: whole (a file, or a directory with its contents), or only if
+// it is an empty directory (one an output created above itself, which others may use too).
+enum class Removal : std::uint8_t { whole, if_empty };
+
+// Registers `path` for removal on an interrupt, for the lifetime of this object. Paths are
+// removed newest first, so a temporary file goes before the directories created to hold it.
+// Removing the path is its owner's job otherwise.
 class RemovedOnInterrupt {
  public:
   RemovedOnInterrupt() = default;
-  explicit RemovedOnInterrupt(const std::filesystem::path& path);
+  explicit RemovedOnInterrupt(const std::filesystem::path& path, Removal removal = Removal::whole);
   // Runs `make`, which creates a file or directory and returns its path (empty when it created
   // nothing), and registers that path, with interrupts held off in between: a path whose name is
   // only known once it exists (mkdtemp) is then never left behind by a signal in between.
   // `error` becomes 0 when `make` created its path, else the errno that `make` left.
-  static RemovedOnInterrupt create(const std::function<std::filesystem::path()>& make, int& error);
+  static RemovedOnInterrupt create(const std::function<std::filesystem::path()>& make, int& error,
+                                   Removal removal = Removal::whole);
   ~RemovedOnInterrupt() { reset(); }
   RemovedOnInterrupt(RemovedOnInterrupt&& other) noexcept : id_(other.id_) { other.id_ = 0; }
   RemovedOnInterrupt& operator=(RemovedOnInterrupt&& other) noexcept;

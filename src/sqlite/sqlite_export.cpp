@@ -55,11 +55,7 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   if (exists && !append)
     throw Error(target_.string(), 0,
                 "the database exists; pass --append to add runs to it, or choose another path");
-  if (!file_path_.parent_path().empty()) {
-    fs::create_directories(file_path_.parent_path(), ec);
-    if (ec)
-      throw Error(file_path_.parent_path().string(), 0, "cannot create directory: " + ec.message());
-  }
+  parents_.create(file_path_.parent_path(), target_.string());
   output::remove_stale_temps(file_path_);
   temp_ = output::temp_sibling(file_path_);
   if (exists) {
@@ -172,6 +168,7 @@ void DatabaseFile::commit(const StepProgress& progress) {
   if (ec) throw Error(target_.string(), 0, "cannot rename the finished database: " + ec.message());
   committed_ = true;
   temp_on_interrupt_.reset();  // after the rename: the database is complete where it belongs
+  parents_.keep();
 }
 
 }  // namespace candle_graph::sqlite

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "evidence/evidence_packet.hpp"
+#include "output/created_parents.hpp"
 #include "output/interrupt_cleanup.hpp"
 #include "sqlite/sqlite_handle.hpp"
 #include "sqlite/step_progress.hpp"
@@ -42,6 +43,7 @@ class DatabaseFile {
   std::filesystem::path target_;     // as given, in every message
   std::filesystem::path file_path_;  // the file replaced: target_, or the file its links name
   std::filesystem::path temp_;
+  output::CreatedParents parents_;  // removed after the temporary file unless committed
   output::RemovedOnInterrupt temp_on_interrupt_;
   std::optional<Connection> db_;
   bool committed_ = false;

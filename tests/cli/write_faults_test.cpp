@@ -195,11 +195,12 @@ TEST(WriteFaults, InjectedWriteFailure) {
   for (const WriteCase& c : writing_commands(in)) {
     if (!c.atomic_file) continue;
     SCOPED_TRACE(c.name);
-    const fs::path out = dest / ("out-" + c.name);
+    // In directories the command creates: they go too.
+    const fs::path out = dest / ("new-" + c.name) / "dir" / "out";
     const RunResult r = run_cli(with_output(c.args, out));
     expect_clean_failure(r, out);
     EXPECT_THAT(r.err, HasSubstr(std::strerror(ENOSPC)));
-    EXPECT_TRUE(dest.entries().empty()) << "a temporary file was left";
+    EXPECT_TRUE(dest.entries().empty()) << "left: " << ::testing::PrintToString(dest.entries());
   }
   EXPECT_EQ(in.contents(), before) << "a failed write changed an input";
 }
@@ -407,8 +408,9 @@ TEST(WriteFaults, InterruptedWriteLeavesNothingBehind) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args[0] + " " + c.args[2] + " " + c.args[3] + ", " + strsignal(c.signal));
     TempDir dest("cg-faults-out");
-    const fs::path out = dest / "out";
     const bool replaces = c.args[0] == "export" && c.args[3] == "chrome";
+    // A new output goes into directories the command creates, which go too.
+    const fs::path out = replaces ? dest / "out" : dest / "new" / "out";
     if (replaces) {
       ASSERT_TRUE(write_file(out, "old content"));
     }
@@ -417,7 +419,7 @@ TEST(WriteFaults, InterruptedWriteLeavesNothingBehind) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     bool signalled = false;
     while (!signalled && std::chrono::steady_clock::now() < deadline) {
-      if (has_entry_starting(dest.path(), c.temp_prefix)) {
+      if (has_entry_starting(out.parent_path(), c.temp_prefix)) {
         signalled = ::kill(pid, c.signal) == 0;
         break;
       }
@@ -437,6 +439,30 @@ TEST(WriteFaults, InterruptedWriteLeavesNothingBehind) {
     }
   }
   EXPECT_EQ(read_file(big.trace), big.before) << "the input changed";
+}
+
+// A command that fails leaves none of the directories it created for its output: the SQLite
+// export creates its database's directory before it reads the trace, and a broken trace left it
+// behind, empty.
+TEST(WriteFaults, AFailedCommandLeavesNoDirectoryItCreated) {
+  TempDir in("cg-faults-in");
+  const fs::path broken = in / "broken.jsonl";
+  ASSERT_TRUE(write_file(broken, "not a trace\n"));
+  const std::string t = broken.string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"export", t, "--format", "sqlite", "-o", kOut},
+      {"export", t, "--format", "chrome", "-o", kOut},
+      {"import", t, "-o", kOut},
+      {"report", t, "--bundle", kOut},
+  };
+  for (const auto& args : commands) {
+    SCOPED_TRACE(args[0] + " " + args[2]);
+    TempDir dest("cg-faults-out");
+    const RunResult r = run_cli(with_output(args, dest / "a" / "b" / "out"));
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_THAT(r.err, HasSubstr(t));
+    EXPECT_TRUE(dest.entries().empty()) << "left: " << ::testing::PrintToString(dest.entries());
+  }
 }
 
 // A command started with SIGINT ignored (a background job of a script, `nohup`-like wrappers)
