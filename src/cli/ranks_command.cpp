@@ -12,6 +12,7 @@
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "output/atomic_file.hpp"
+#include "output/created_parents.hpp"
 #include "ranks/rank_reading.hpp"
 #include "ranks/rank_summary.hpp"
 #include "ranks/ranks_output.hpp"
@@ -99,11 +100,9 @@ std::vector<ranks::RankPage> write_rank_pages(ranks::RanksAnalysis& analysis,
                      [r](const ranks::RankProfile& p) { return p.rank == r; }))
       throw UsageError("--rank-pages-for names rank " + std::to_string(r) +
                        ", which no input trace is");
-  std::error_code ec;
-  std::filesystem::create_directories(request.dir, ec);
-  if (ec)
-    throw Error(ErrorKind::io, request.dir.string(), 0,
-                "cannot create the rank pages' directory: " + ec.message());
+  // Directories created here go again, while empty, when an error ends the command.
+  output::CreatedParents created;
+  created.create(request.dir, request.dir.string());
   std::vector<ranks::RankPage> pages;
   for (const ranks::RankProfile& p : analysis.ranks) {
     if (!request.only.empty() && !request.only.contains(p.rank)) continue;
@@ -113,10 +112,10 @@ std::vector<ranks::RankPage> write_rank_pages(ranks::RanksAnalysis& analysis,
       if (out == page || output::same_file(out, page))
         throw UsageError("-o, --markdown and --html must not be a rank page (" + page.string() +
                          ")");
+    std::string text;
     try {
       const TraceDocument doc = load_trace(p.file, step);
-      const std::string text = viewer::render_viewer(build_evidence(doc, nullptr, std::nullopt));
-      emit_output(page, text, {});
+      text = viewer::render_viewer(build_evidence(doc, nullptr, std::nullopt));
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::io || e.kind() == ErrorKind::usage) throw;
       analysis.health.push_back(
@@ -124,10 +123,14 @@ std::vector<ranks::RankPage> write_rank_pages(ranks::RanksAnalysis& analysis,
            "rank " + std::to_string(p.rank) + ": no page for " + p.file + ": " + e.what()});
       continue;
     }
+    // Outside the try: a page that cannot be written (a full disk) ends the command, exit 1; it
+    // is not a rank without a page.
+    emit_output(page, text, {});
     std::fprintf(stderr, "wrote %s (rank %llu)\n", page.string().c_str(),
                  static_cast<unsigned long long>(p.rank));
     pages.push_back({p.rank, page.string(), href_from(html, page)});
   }
+  created.keep();
   return pages;
 }
 

@@ -152,7 +152,7 @@ AtomicFile::AtomicFile(fs::path target)
   if (written_in_place(target_)) {
     file_ = std::fopen(target_.c_str(), "wb");
     if (file_ == nullptr)
-      throw Error(target_.string(), 0, "cannot open output file: " + errno_text());
+      throw Error(ErrorKind::io, target_.string(), 0, "cannot open output file: " + errno_text());
     return;
   }
   file_path_ = file_behind_links(target_);
@@ -171,7 +171,7 @@ AtomicFile::AtomicFile(fs::path target)
       },
       error);
   if (error != 0)
-    throw Error(target_.string(), 0,
+    throw Error(ErrorKind::io, target_.string(), 0,
                 std::string("cannot create output file: ") + std::strerror(error));
 }
 
@@ -184,12 +184,12 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::write(std::string_view bytes) {
-  if (file_ == nullptr) throw Error(target_.string(), 0, "write after commit");
+  if (file_ == nullptr) throw Error(ErrorKind::io, target_.string(), 0, "write after commit");
   if (bytes.empty()) return;
   written_ += bytes.size();
   if (written_ > write_limit_) {
     errno = ENOSPC;
-    throw Error(target_.string(), 0,
+    throw Error(ErrorKind::io, target_.string(), 0,
                 "cannot write output file: " + errno_text() + " (" + kTestWriteLimitVariable + ")");
   }
   try {
@@ -208,21 +208,22 @@ void AtomicFile::write(std::string_view bytes) {
       return;
     }
   } catch (const std::system_error& e) {
-    throw Error(target_.string(), 0, "cannot write output file: " + e.code().message());
+    throw Error(ErrorKind::io, target_.string(), 0,
+                "cannot write output file: " + e.code().message());
   }
   write_buffered(bytes);
 }
 
 void AtomicFile::write_buffered(std::string_view bytes) {
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
-    throw Error(target_.string(), 0, "cannot write output file: " + errno_text());
+    throw Error(ErrorKind::io, target_.string(), 0, "cannot write output file: " + errno_text());
   buffered_ += bytes.size();
   if (replacing_ && buffered_ - written_back_ >= kWritebackEvery) start_writeback();
 }
 
 void AtomicFile::flush() {
   if (std::fflush(file_) != 0)
-    throw Error(target_.string(), 0, "cannot write output file: " + errno_text());
+    throw Error(ErrorKind::io, target_.string(), 0, "cannot write output file: " + errno_text());
 }
 
 // ext4 (auto_da_alloc) writes a file back when it is renamed over an existing one, inside the
@@ -237,12 +238,14 @@ void AtomicFile::start_writeback() {
 }
 
 void AtomicFile::commit() {
-  if (file_ == nullptr) throw Error(target_.string(), 0, "output file committed twice");
+  if (file_ == nullptr)
+    throw Error(ErrorKind::io, target_.string(), 0, "output file committed twice");
   if (direct_) {
     try {
       direct_->finish();
     } catch (const std::system_error& e) {
-      throw Error(target_.string(), 0, "cannot write output file: " + e.code().message());
+      throw Error(ErrorKind::io, target_.string(), 0,
+                  "cannot write output file: " + e.code().message());
     }
     direct_.reset();
   }
@@ -253,14 +256,14 @@ void AtomicFile::commit() {
   if (!flushed || !closed) {
     const std::string why = errno_text();
     if (!in_place()) fs::remove(temp_, ec);
-    throw Error(target_.string(), 0, "cannot write output file: " + why);
+    throw Error(ErrorKind::io, target_.string(), 0, "cannot write output file: " + why);
   }
   if (in_place()) return;
   fs::rename(temp_, file_path_, ec);
   if (ec) {
     const std::string why = ec.message();  // before remove() reuses ec
     fs::remove(temp_, ec);
-    throw Error(target_.string(), 0, "cannot replace output file: " + why);
+    throw Error(ErrorKind::io, target_.string(), 0, "cannot replace output file: " + why);
   }
   temp_on_interrupt_.reset();  // after the rename: the output is complete where it belongs
   parents_.keep();

@@ -33,7 +33,7 @@ void CreatedParents::create(const fs::path& dir, const std::string& output) {
     // Made meanwhile by another program: not this output's to remove.
     if (error == EEXIST && fs::is_directory(*it, ec)) continue;
     if (error != 0)
-      throw Error(output, 0,
+      throw Error(ErrorKind::io, output, 0,
                   "cannot create directory " + it->string() + ": " + std::strerror(error));
     made_.push_back({*it, std::move(on_interrupt)});
   }

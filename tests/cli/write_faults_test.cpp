@@ -80,6 +80,7 @@ std::vector<WriteCase> writing_commands(const Inputs& in) {
       {"synth", {"synth", "--layers", "4", "-o", kOut}},
       {"ranks", {"ranks", in.rank0.string(), in.rank1.string(), "-o", kOut}},
       {"ranks-markdown", {"ranks", in.rank0.string(), in.rank1.string(), "--markdown", kOut}},
+      {"ranks-pages", {"ranks", in.rank0.string(), in.rank1.string(), "--rank-pages", kOut}},
       {"export-sqlite", {"export", t, "--format", "sqlite", "-o", kOut}, false},
       {"report-bundle", {"report", t, "--bundle", kOut}, false},
   };
