@@ -17,6 +17,7 @@
 #include "evidence/packet_builder.hpp"
 #include "export/pipelined_sink.hpp"
 #include "output/atomic_file.hpp"
+#include "output/output_group.hpp"
 
 namespace candle_graph::cli {
 
@@ -131,7 +132,7 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
 
 void emit_json(const std::optional<std::filesystem::path>& out,
                std::initializer_list<std::filesystem::path> inputs,
-               const std::function<void(output::JsonStream&)>& write) {
+               const std::function<void(output::JsonStream&)>& write, output::OutputGroup* group) {
   if (!out || out->empty() || *out == "-") {
     output::JsonStream w(&write_stdout);
     write(w);
@@ -142,7 +143,8 @@ void emit_json(const std::optional<std::filesystem::path>& out,
   for (const auto& in : inputs)
     if (output::same_file(in, *out))
       throw UsageError("refusing to write output over the input file " + in.string());
-  output::AtomicFile file(*out);
+  std::optional<output::AtomicFile> own;
+  output::AtomicFile& file = group ? group->open(*out) : own.emplace(*out);
   // With a second core the file's writes (hundreds of MB for a large trace's evidence, each
   // stage waiting for the disk) run beside the formatting of the next pieces.
   std::optional<exporting::PipelinedSink> pipeline;
@@ -156,7 +158,7 @@ void emit_json(const std::optional<std::filesystem::path>& out,
   write(w);
   w.finish();
   if (pipeline) pipeline->finish();
-  file.commit();
+  if (!group) file.commit();
 }
 
 void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir) {

@@ -13,6 +13,10 @@
 #include "evidence/evidence_packet.hpp"
 #include "output/json_stream.hpp"
 
+namespace candle_graph::output {
+class OutputGroup;
+}  // namespace candle_graph::output
+
 namespace candle_graph::cli {
 
 // What a command's TRACE argument may be, for its --help.
@@ -54,10 +58,12 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
                                         const GraphOptions& options = {});
 
 // Streams a JSON document (plus the trailing newline) to stdout or atomically to `out`,
-// refusing to write over any of `inputs` (UsageError). Nothing is left behind on failure.
+// refusing to write over any of `inputs` (UsageError). Nothing is left behind on failure. With a
+// `group`, the file lands with the group's commit.
 void emit_json(const std::optional<std::filesystem::path>& out,
                std::initializer_list<std::filesystem::path> inputs,
-               const std::function<void(output::JsonStream&)>& write);
+               const std::function<void(output::JsonStream&)>& write,
+               output::OutputGroup* group = nullptr);
 
 // Registration of the CLI11 option `--nsight-dir DIR`.
 void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir);

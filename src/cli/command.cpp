@@ -8,12 +8,13 @@
 
 #include "cli/standard_output.hpp"
 #include "output/atomic_file.hpp"
+#include "output/output_group.hpp"
 #include "output/test_hook.hpp"
 
 namespace candle_graph::cli {
 
 void emit_output(const std::optional<std::filesystem::path>& out, std::string_view text,
-                 std::initializer_list<std::filesystem::path> inputs) {
+                 std::initializer_list<std::filesystem::path> inputs, output::OutputGroup* group) {
   if (!out || out->empty() || *out == "-") {
     write_stdout(text);
     flush_stdout();
@@ -22,7 +23,10 @@ void emit_output(const std::optional<std::filesystem::path>& out, std::string_vi
   for (const auto& in : inputs)
     if (output::same_file(in, *out))
       throw UsageError("refusing to write output over the input file " + in.string());
-  output::write_file_atomic(*out, text);
+  if (group)
+    group->open(*out).write(text);
+  else
+    output::write_file_atomic(*out, text);
 }
 
 // Progress lines are for a person watching a long command: only on a terminal, and only for

@@ -15,6 +15,10 @@
 #include "candle_graph/trace_io.hpp"
 #include "sqlite/step_progress.hpp"
 
+namespace candle_graph::output {
+class OutputGroup;
+}  // namespace candle_graph::output
+
 namespace candle_graph::cli {
 
 enum ExitCode : int { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2, kExitUntrusted = 3 };
@@ -50,9 +54,11 @@ int run_export_chrome(const ExportArgs& args);  // export_chrome_command.cpp
 int run_export_sqlite(const ExportArgs& args);  // export_sqlite_command.cpp
 
 // Writes `text` to `out` atomically, or to stdout when `out` is empty. Refuses to write over any
-// of `inputs` (exit code 2 via UsageError).
+// of `inputs` (exit code 2 via UsageError). With a `group`, the file lands with the group's
+// commit (output/output_group.hpp).
 void emit_output(const std::optional<std::filesystem::path>& out, std::string_view text,
-                 std::initializer_list<std::filesystem::path> inputs);
+                 std::initializer_list<std::filesystem::path> inputs,
+                 output::OutputGroup* group = nullptr);
 
 // A usage problem found after parsing (e.g. the output would overwrite the input): exit 2.
 struct UsageError : Error {

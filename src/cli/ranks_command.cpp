@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "output/atomic_file.hpp"
 #include "output/created_parents.hpp"
+#include "output/output_group.hpp"
 #include "ranks/rank_reading.hpp"
 #include "ranks/rank_summary.hpp"
 #include "ranks/ranks_output.hpp"
@@ -94,15 +95,13 @@ std::vector<ranks::RankPage> write_rank_pages(ranks::RanksAnalysis& analysis,
                                               const RankPageRequest& request,
                                               const std::string& step,
                                               const std::vector<std::filesystem::path>& inputs,
-                                              const std::optional<std::filesystem::path>& html) {
+                                              const std::optional<std::filesystem::path>& html,
+                                              output::OutputGroup& outputs) {
   for (std::uint64_t r : request.only)
     if (std::none_of(analysis.ranks.begin(), analysis.ranks.end(),
                      [r](const ranks::RankProfile& p) { return p.rank == r; }))
       throw UsageError("--rank-pages-for names rank " + std::to_string(r) +
                        ", which no input trace is");
-  // Directories created here go again, while empty, when an error ends the command.
-  output::CreatedParents created;
-  created.create(request.dir, request.dir.string());
   std::vector<ranks::RankPage> pages;
   for (const ranks::RankProfile& p : analysis.ranks) {
     if (!request.only.empty() && !request.only.contains(p.rank)) continue;
@@ -125,19 +124,19 @@ std::vector<ranks::RankPage> write_rank_pages(ranks::RanksAnalysis& analysis,
     }
     // Outside the try: a page that cannot be written (a full disk) ends the command, exit 1; it
     // is not a rank without a page.
-    emit_output(page, text, {});
+    emit_output(page, text, {}, &outputs);
     std::fprintf(stderr, "wrote %s (rank %llu)\n", page.string().c_str(),
                  static_cast<unsigned long long>(p.rank));
     pages.push_back({p.rank, page.string(), href_from(html, page)});
   }
-  created.keep();
   return pages;
 }
 
 void write_analysis(const ranks::RanksAnalysis& analysis, const std::vector<ranks::RankPage>& pages,
                     const std::optional<std::filesystem::path>& output,
                     const std::optional<std::filesystem::path>& markdown,
-                    const std::optional<std::filesystem::path>& html_path) {
+                    const std::optional<std::filesystem::path>& html_path,
+                    output::OutputGroup& outputs) {
   // The page embeds the very document -o writes (compact), so the page and the JSON cannot
   // disagree. Rendered before anything is written: a binary built without the front end fails
   // without leaving a partial set of outputs behind.
@@ -148,10 +147,11 @@ void write_analysis(const ranks::RanksAnalysis& analysis, const std::vector<rank
     compact.finish();
     html = viewer::render_evidence_html(compact.take());
   }
-  if (markdown) emit_output(markdown, ranks::ranks_markdown(analysis, pages), {});
-  if (html_path) emit_output(html_path, html, {});
-  emit_json(output, {},
-            [&](output::JsonStream& w) { ranks::write_ranks_json(w, analysis, pages); });
+  if (markdown) emit_output(markdown, ranks::ranks_markdown(analysis, pages), {}, &outputs);
+  if (html_path) emit_output(html_path, html, {}, &outputs);
+  emit_json(
+      output, {}, [&](output::JsonStream& w) { ranks::write_ranks_json(w, analysis, pages); },
+      &outputs);
 }
 
 }  // namespace
@@ -235,8 +235,10 @@ Runner register_ranks(CLI::App& app) {
     refuse_shared_outputs(args->output, args->markdown, args->html);
     if (args->reduce) {
       refuse_overwrite(args->inputs, {args->output, args->markdown, args->html});
+      output::OutputGroup outputs;
       write_analysis(ranks::analyze_ranks(read_summaries(args->inputs)), {}, args->output,
-                     args->markdown, args->html);
+                     args->markdown, args->html, outputs);
+      outputs.commit();
       return static_cast<int>(kExitOk);
     }
     ImportOptions options = import_options(args->step, "ranks");
@@ -245,15 +247,22 @@ Runner register_ranks(CLI::App& app) {
     refuse_overwrite(files, {args->output, args->markdown, args->html});  // before the reading
     ranks::RanksAnalysis analysis =
         ranks::analyze_ranks(ranks::read_rank_profiles(files, options, args->jobs));
+    // Every output lands at the end, together. The pages' directory, when this command creates
+    // it, goes again if they do not (declared first: removed after the pages' temporary files).
+    output::CreatedParents pages_dir;
+    output::OutputGroup outputs;
     std::vector<ranks::RankPage> rank_pages;
     if (args->rank_pages) {
       RankPageRequest request{
           *args->rank_pages, {args->rank_pages_for.begin(), args->rank_pages_for.end()}, {}};
       for (const auto& out : {args->output, args->markdown, args->html})
         if (out) request.other_outputs.push_back(*out);
-      rank_pages = write_rank_pages(analysis, request, args->step, files, args->html);
+      pages_dir.create(request.dir, request.dir.string());
+      rank_pages = write_rank_pages(analysis, request, args->step, files, args->html, outputs);
     }
-    write_analysis(analysis, rank_pages, args->output, args->markdown, args->html);
+    write_analysis(analysis, rank_pages, args->output, args->markdown, args->html, outputs);
+    outputs.commit();
+    pages_dir.keep();
     return static_cast<int>(kExitOk);
   };
 }

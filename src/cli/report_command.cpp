@@ -21,6 +21,7 @@
 #include "evidence/evidence_json.hpp"
 #include "evidence/report_digest.hpp"
 #include "output/atomic_file.hpp"
+#include "output/output_group.hpp"
 #include "output/write_guard.hpp"
 #include "viewer/html_document.hpp"
 #include "viewer/viewer_page.hpp"
@@ -40,15 +41,17 @@ std::string report_shell_word(const std::string& text) {
   return quoted + "'";
 }
 
-// Copies a published bundle file to a user-named output (atomically, through AtomicFile).
-void copy_bundle_file(const std::filesystem::path& from, const std::filesystem::path& to) {
+// Copies a published bundle file to a user-named output of `outputs` (atomically, with the
+// others).
+void copy_bundle_file(const std::filesystem::path& from, const std::filesystem::path& to,
+                      output::OutputGroup& outputs) {
   const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) throw Error(from.string(), 0, std::string("cannot open: ") + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  output::AtomicFile out(to);
+  output::AtomicFile& out = outputs.open(to);
   std::string buf(std::size_t{1} << 20, '\0');
   for (;;) {
     const ssize_t n = ::read(fd, buf.data(), buf.size());
@@ -57,7 +60,6 @@ void copy_bundle_file(const std::filesystem::path& from, const std::filesystem::
     if (n == 0) break;
     out.write(std::string_view(buf.data(), static_cast<std::size_t>(n)));
   }
-  out.commit();
 }
 
 // A trace argument that names a bundle stands for the bundle's (verified) trace.jsonl.
@@ -158,9 +160,12 @@ Runner register_report(CLI::App& app) {
                      p.string().c_str());
       };
       const bundle::BundleManifest m = bundle::publish_bundle(req);
-      if (args->json) copy_bundle_file(*args->bundle / bundle::kEvidenceName, *args->json);
-      if (args->markdown) copy_bundle_file(*args->bundle / bundle::kReportName, *args->markdown);
-      if (args->html) copy_bundle_file(*args->bundle / bundle::kViewerName, *args->html);
+      output::OutputGroup copies;
+      if (args->json) copy_bundle_file(*args->bundle / bundle::kEvidenceName, *args->json, copies);
+      if (args->markdown)
+        copy_bundle_file(*args->bundle / bundle::kReportName, *args->markdown, copies);
+      if (args->html) copy_bundle_file(*args->bundle / bundle::kViewerName, *args->html, copies);
+      copies.commit();
       std::fprintf(stderr, "published bundle %s (run %s, manifest sha256 %s)\n",
                    args->bundle->string().c_str(), m.run_id.c_str(),
                    bundle::sha256_hex(bundle::manifest_to_json(m)).c_str());
@@ -175,14 +180,17 @@ Runner register_report(CLI::App& app) {
     // The page first: when the front end is not bundled this fails before any file is written.
     std::string html;
     if (args->html) html = viewer::render_viewer(packet);
-    emit_json(*args->json, {args->trace, base},
-              [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); });
+    output::OutputGroup outputs;
+    emit_json(
+        *args->json, {args->trace, base},
+        [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); }, &outputs);
     const evidence::ReportDigest digest = evidence::make_report_digest(packet);
     emit_output(
         *args->markdown,
         evidence::render_markdown(packet) + evidence::render_report_sections(packet, digest),
-        {args->trace, base});
-    if (args->html) emit_output(*args->html, html, {args->trace, base});
+        {args->trace, base}, &outputs);
+    if (args->html) emit_output(*args->html, html, {args->trace, base}, &outputs);
+    outputs.commit();
     if (args->headline) {
       std::string text = evidence::render_headline(packet, digest);
       text += "\nOutputs:\n";

@@ -176,11 +176,10 @@ AtomicFile::AtomicFile(fs::path target)
 }
 
 AtomicFile::~AtomicFile() {
-  if (file_ != nullptr) {
-    std::fclose(file_);
-    std::error_code ec;
-    if (!in_place()) fs::remove(temp_, ec);
-  }
+  if (file_ == nullptr && !finished_) return;  // committed, or never opened
+  if (file_ != nullptr) std::fclose(file_);
+  std::error_code ec;
+  if (!in_place()) fs::remove(temp_, ec);
 }
 
 void AtomicFile::write(std::string_view bytes) {
@@ -237,9 +236,9 @@ void AtomicFile::start_writeback() {
   written_back_ = buffered_;
 }
 
-void AtomicFile::commit() {
+void AtomicFile::finish() {
   if (file_ == nullptr)
-    throw Error(ErrorKind::io, target_.string(), 0, "output file committed twice");
+    throw Error(ErrorKind::io, target_.string(), 0, "output file finished twice");
   if (direct_) {
     try {
       direct_->finish();
@@ -258,7 +257,17 @@ void AtomicFile::commit() {
     if (!in_place()) fs::remove(temp_, ec);
     throw Error(ErrorKind::io, target_.string(), 0, "cannot write output file: " + why);
   }
+  finished_ = true;
+}
+
+void AtomicFile::commit() {
+  if (file_ != nullptr)
+    finish();
+  else if (!finished_)
+    throw Error(ErrorKind::io, target_.string(), 0, "output file committed twice");
+  finished_ = false;
   if (in_place()) return;
+  std::error_code ec;
   fs::rename(temp_, file_path_, ec);
   if (ec) {
     const std::string why = ec.message();  // before remove() reuses ec

@@ -45,8 +45,13 @@ class AtomicFile {
   ~AtomicFile();  // discards the temporary file unless commit() succeeded
 
   void write(std::string_view bytes);
-  // Flush, fsync-free close, rename over the target.
+  // Completes the writes and closes the file (fsync-free) without putting it in place: a write
+  // error (a full disk) surfaces here. Outputs that land together finish all, then commit all.
+  void finish();
+  // finish() unless done, then rename over the target.
   void commit();
+  // Still taking writes: neither finished nor committed.
+  bool is_open() const noexcept { return file_ != nullptr; }
 
   const std::filesystem::path& target() const noexcept { return target_; }
 
@@ -57,6 +62,7 @@ class AtomicFile {
   CreatedParents parents_;  // removed after the temporary file when the output is not committed
   RemovedOnInterrupt temp_on_interrupt_;
   std::FILE* file_ = nullptr;
+  bool finished_ = false;  // closed, and not yet renamed into place
   void write_buffered(std::string_view bytes);
   void flush();
   void start_writeback();

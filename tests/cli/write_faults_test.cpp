@@ -188,6 +188,52 @@ TEST(WriteFaults, ReadOnlyFileSystemFailsEveryWriterWithTheReason) {
   EXPECT_TRUE(disk.entries().empty());
 }
 
+// A command's outputs land together: when its last output cannot be written (on a full disk),
+// the ones before it keep their old contents, instead of new ones beside old ones. Each command
+// is first run with every output writable, to show that it writes them all.
+TEST(WriteFaults, OutputsLandTogetherOrNotAtAll) {
+  FullDisk disk;
+  if (!disk.mounted())
+    GTEST_SKIP() << "mounting a tmpfs is not permitted here (" << disk.refused() << ")";
+  const Inputs in;
+  const std::string t = in.trace.string(), r0 = in.rank0.string(), r1 = in.rank1.string();
+  // {OUT.x} lands in a normal directory; the last output, {FULL}, on the full disk.
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", t, "--json", "{OUT.json}", "--markdown", "{OUT.md}", "--html", "{FULL}"},
+      {"ranks", r0, r1, "-o", "{OUT.json}", "--markdown", "{OUT.md}", "--html", "{FULL}"},
+      {"ranks", r0, r1, "--rank-pages", "{OUT.pages}", "-o", "{FULL}"},
+  };
+  for (const auto& command : commands) {
+    SCOPED_TRACE(command[0] + " " + command[command.size() - 4]);
+    TempDir dest("cg-faults-out");
+    const fs::path out = dest / "out";
+    const auto args_with = [&](const fs::path& full) {
+      std::vector<std::string> args = with_output(command, out);
+      for (auto& a : args)
+        if (a == "{FULL}") a = full.string();
+      return args;
+    };
+    // All writable: every output is written.
+    const RunResult ok = run_cli(args_with(dest / "last"));
+    ASSERT_EQ(ok.exit_code, 0) << describe(ok);
+    const std::vector<std::string> written = dest.entries();
+    ASSERT_GE(written.size(), 2u);
+    // The same outputs again, holding old contents, and the last one on the full disk.
+    fs::remove_all(dest / "out.pages");
+    for (const auto& name : dest.entries()) {
+      ASSERT_TRUE(write_file(dest / name, "old " + name));
+    }
+    const RunResult r = run_cli(args_with(disk.path() / "last"));
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_THAT(r.err, HasSubstr((disk.path() / "last").string()));
+    for (const auto& name : dest.entries()) {
+      EXPECT_EQ(read_file(dest / name), "old " + name) << name << " was replaced";
+    }
+    EXPECT_FALSE(fs::exists(dest / "out.pages")) << "the pages' directory was left";
+    EXPECT_THAT(disk.entries(), ::testing::ElementsAre("filler"));
+  }
+}
+
 TEST(WriteFaults, InjectedWriteFailure) {
   const Inputs in;
   const auto before = in.contents();
