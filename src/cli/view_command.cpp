@@ -29,13 +29,27 @@ std::string read_payload(const std::filesystem::path& path) {
   if (!in) throw Error(path.string(), 0, "cannot open the viewer payload");
   std::ostringstream text;
   text << in.rdbuf();
+  // The payload is written out again below, which recurses once per level of nesting: a million
+  // levels overflowed the stack. A viewer payload nests a few levels.
+  constexpr int kMaxDepth = 512;
+  using Event = nlohmann::json::parse_event_t;
+  const auto bounded = [&](int depth, Event event, nlohmann::json&) {
+    // `depth` counts the containers around this one: the outermost is at 0.
+    if ((event == Event::object_start || event == Event::array_start) && depth >= kMaxDepth)
+      throw Error(path.string(), 0,
+                  "the payload nests deeper than " + std::to_string(kMaxDepth) + " levels");
+    return true;
+  };
   nlohmann::json value;
   try {
-    value = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
+    value = nlohmann::json::parse(text.str(), bounded);
+  } catch (const nlohmann::json::exception& e) {
+    // Also a number beyond a double (`1e999`), an out_of_range error rather than a parse_error.
     throw Error(path.string(), 0, std::string("invalid JSON: ") + e.what());
   }
-  if (!value.is_object() || value.value("schema", "") != viewer::kViewerSchema)
+  const auto schema = value.is_object() ? value.find("schema") : value.end();
+  if (schema == value.end() || !schema->is_string() ||
+      schema->get_ref<const std::string&>() != viewer::kViewerSchema)
     throw Error(
         path.string(), 0,
         "not a " + std::string(viewer::kViewerSchema) + " payload (wrong or missing schema)");
