@@ -20,6 +20,7 @@
 #include "bundle/bundle_staging.hpp"
 #include "bundle/bundle_verify.hpp"
 #include "bundle/sha256.hpp"
+#include "compare/comparison_parts.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/packet_builder.hpp"
 #include "evidence/report_digest.hpp"
@@ -253,7 +254,11 @@ BundleManifest publish_through_staging(const PublishRequest& req) {
   read.progress = req.import.progress;
   const TraceDocument doc = parse_staged(stage / kTraceName, req.trace, read);
   std::optional<TraceDocument> baseline;
-  if (req.baseline) baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
+  if (req.baseline) {
+    baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
+    evidence::check_span_keys_fit(*baseline, req.baseline->string());
+    evidence::check_span_keys_fit(doc, req.trace.string());
+  }
   m.run_id = std::string(doc.run().run_id);
   std::optional<evidence::EvidencePacket> built;
   try {

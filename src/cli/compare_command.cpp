@@ -21,6 +21,7 @@
 #include "cli/command.hpp"
 #include "compare/cohort_comparison.hpp"
 #include "compare/cohort_json.hpp"
+#include "compare/comparison_parts.hpp"
 #include "evidence/evidence_json.hpp"
 #include "output/atomic_file.hpp"
 
@@ -221,7 +222,9 @@ Runner register_compare(CLI::App& app) {
     if (args->baseline.empty() || args->candidate.empty())
       throw UsageError("compare needs BASELINE CANDIDATE, or --baseline … --candidate …");
     const TraceDocument baseline = load_trace(args->baseline, args->step);
+    evidence::check_span_keys_fit(baseline, args->baseline.string());
     const TraceDocument candidate = load_trace(args->candidate, args->step);
+    evidence::check_span_keys_fit(candidate, args->candidate.string());
     const Comparison cmp = compare_documents(baseline, candidate);
     emit_json(args->output, {args->baseline, args->candidate}, [&](output::JsonStream& w) {
       evidence::write_comparison(w, cmp, output::KeyOrder::declaration);

@@ -18,6 +18,7 @@
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
 #include "cli/standard_output.hpp"
+#include "compare/comparison_parts.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/report_digest.hpp"
 #include "output/atomic_file.hpp"
@@ -173,7 +174,11 @@ Runner register_report(CLI::App& app) {
     }
     const TraceDocument doc = load_trace(args->trace, args->step);
     std::optional<TraceDocument> baseline;
-    if (args->baseline) baseline = load_trace(*args->baseline, args->step);
+    if (args->baseline) {
+      baseline = load_trace(*args->baseline, args->step);
+      evidence::check_span_keys_fit(*baseline, args->baseline->string());
+      evidence::check_span_keys_fit(doc, args->trace.string());
+    }
     const evidence::EvidencePacket packet = build_evidence(
         doc, baseline ? &*baseline : nullptr, nsight_dir_for(args->trace, args->nsight_dir));
     const std::filesystem::path base = args->baseline.value_or(args->trace);

@@ -9,6 +9,7 @@
 #include "candle_graph/error.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
+#include "compare/comparison_parts.hpp"
 #include "viewer/html_document.hpp"
 #include "viewer/viewer_payload.hpp"
 
@@ -84,7 +85,11 @@ Runner register_view(CLI::App& app) {
     } else if (!opts->trace.empty()) {
       const TraceDocument doc = load_trace(opts->trace, opts->step);
       std::optional<TraceDocument> baseline;
-      if (opts->baseline) baseline = load_trace(*opts->baseline, opts->step);
+      if (opts->baseline) {
+        baseline = load_trace(*opts->baseline, opts->step);
+        evidence::check_span_keys_fit(*baseline, opts->baseline->string());
+        evidence::check_span_keys_fit(doc, opts->trace.string());
+      }
       const evidence::EvidencePacket packet = build_evidence(
           doc, baseline ? &*baseline : nullptr, nsight_dir_for(opts->trace, opts->nsight_dir));
       json = viewer::project(packet);

@@ -8,6 +8,7 @@
 #include "candle_graph/analysis.hpp"
 #include "compare/comparison_parts.hpp"
 #include "events/saturating.hpp"
+#include "trace/memory_budget.hpp"
 
 namespace candle_graph {
 namespace {
@@ -110,7 +111,70 @@ class RootPaths {
 
 }  // namespace
 
+namespace {
+
+// The bytes of every span's root path as RootPaths builds it (names joined by `/`), without
+// building any: each span's is its name, `/` and its parent's, and a span on a parent cycle holds
+// the cycle's names once (the walk stops where it repeats). Memoized walks: linear overall.
+std::vector<std::uint64_t> root_path_bytes(const TraceDocument& doc) {
+  const auto& parent = doc.span_parent();
+  const std::size_t n = doc.spans().size();
+  std::vector<std::uint64_t> bytes(n, 0);
+  enum : std::uint8_t { unknown, on_walk, known };
+  std::vector<std::uint8_t> state(n, unknown);
+  std::vector<std::uint32_t> walk;
+  const auto name_bytes = [&](std::uint32_t s) {
+    return static_cast<std::uint64_t>(doc.spans()[s].name.size());
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (state[i] == known) continue;
+    walk.clear();
+    std::uint32_t a = i;
+    for (; a != kNoIndex && state[a] == unknown; a = parent[a]) {
+      state[a] = on_walk;
+      walk.push_back(a);
+    }
+    std::size_t below = walk.size();  // walk[0, below) are resolved from their parents
+    if (a != kNoIndex && state[a] == on_walk) {
+      // walk[at..] is a cycle: each of its spans' paths holds all its names once.
+      const std::size_t at =
+          static_cast<std::size_t>(std::find(walk.begin(), walk.end(), a) - walk.begin());
+      std::uint64_t cycle = walk.size() - at - 1;  // the separators
+      for (std::size_t k = at; k < walk.size(); ++k) cycle = sat_add(cycle, name_bytes(walk[k]));
+      for (std::size_t k = at; k < walk.size(); ++k) {
+        bytes[walk[k]] = cycle;
+        state[walk[k]] = known;
+      }
+      below = at;
+    }
+    for (std::size_t k = below; k-- > 0;) {
+      const std::uint32_t s = walk[k], up = parent[s];
+      bytes[s] = up == kNoIndex ? name_bytes(s) : sat_add(name_bytes(s), sat_add(1, bytes[up]));
+      state[s] = known;
+    }
+  }
+  return bytes;
+}
+
+// What span_cost_list holds per span besides its key's text: the memoized path's slice, the
+// key's string and its entry in the list and in the index.
+constexpr double kPerSpanKeyBytes = 128;
+
+}  // namespace
+
+void check_span_keys_fit(const TraceDocument& doc, const std::string& source) {
+  const std::vector<std::uint64_t> path = root_path_bytes(doc);
+  double need = 0;
+  for (std::uint32_t s : measured_subtree(doc))
+    need += 2.0 * static_cast<double>(path[s]) + kPerSpanKeyBytes;  // the memo and the key
+  check_memory_need(source, need,
+                    "comparing the spans of run `" + std::string(doc.run().run_id) +
+                        "` by their root paths (the keys of trace6.md §9.4, which grow with the "
+                        "square of the nesting)");
+}
+
 std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc) {
+  check_span_keys_fit(doc, "");
   const std::vector<std::uint32_t> spans = measured_subtree(doc);
   std::vector<std::pair<std::string, SpanCost>> out;
   out.reserve(spans.size());  // never reallocated: `place` holds views of its keys

@@ -21,8 +21,14 @@ struct SpanCost {
 };
 
 // trace6.md §9.4 span aggregation: per key `{root path} [{kind}]/{Step}` of the measured subtree,
-// the count and saturating total duration; the keys in the order of their first span.
+// the count and saturating total duration; the keys in the order of their first span. Throws
+// Error (kind resource) when the keys would not fit in memory (check_span_keys_fit).
 std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc);
+
+// The keys hold every span's whole root path, so their size grows with the square of the depth:
+// a chain of a million nested spans needs terabytes. Throws Error (kind resource) naming `source`
+// (and the run) when they would need more memory than memory_limit(); linear in the spans.
+void check_span_keys_fit(const TraceDocument& doc, const std::string& source);
 // The same, by key.
 std::map<std::string, SpanCost> span_costs(const TraceDocument& doc);
 

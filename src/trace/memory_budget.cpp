@@ -45,9 +45,10 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return value << shift;
 }
 
-// In the largest unit that leaves at least 1 (a limit of 1 byte and a 3 KiB file both read "1 MiB"
-// when everything was shown in MiB). A need is rounded up and a limit down, so that a need over a
-// limit never reads as equal to it.
+// In the largest unit that leaves at least 1 below 1 MiB (a limit of 1 byte and a 3 KiB file both
+// read "1 MiB" when everything was shown in MiB), and at least 10 above (up to 10 GiB, MiB say
+// more). A need is rounded up and a limit down, so that a need over a limit never reads as equal
+// to it.
 enum class Round { up, down };
 std::string size_text(double bytes, Round round = Round::up) {
   const auto in = [&](double unit) {
@@ -59,8 +60,12 @@ std::string size_text(double bytes, Round round = Round::up) {
     std::snprintf(buf, sizeof buf, n == 1.0 ? "%.0f byte" : "%.0f bytes", n);
   } else if (bytes < 1024.0 * 1024.0) {
     std::snprintf(buf, sizeof buf, "%.0f KiB", in(1024.0));
-  } else {
+  } else if (bytes < 10.0 * 1024 * 1024 * 1024) {
     std::snprintf(buf, sizeof buf, "%.0f MiB", in(1024.0 * 1024.0));
+  } else if (bytes < 10.0 * 1024 * 1024 * 1024 * 1024) {
+    std::snprintf(buf, sizeof buf, "%.0f GiB", in(1024.0 * 1024.0 * 1024.0));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f TiB", in(1024.0 * 1024.0 * 1024.0 * 1024.0));
   }
   return buf;
 }
@@ -126,6 +131,10 @@ void check_memory_budget(const std::string& path, std::uint64_t input_bytes,
                          double bytes_per_input_byte) {
   refuse_over_limit(path, static_cast<double>(input_bytes) * bytes_per_input_byte,
                     "reading its " + size_text(static_cast<double>(input_bytes)));
+}
+
+void check_memory_need(const std::string& path, double bytes, const std::string& what) {
+  refuse_over_limit(path, bytes, what);
 }
 
 void check_event_budget(const std::string& path, std::uint64_t events, double bytes_per_event) {

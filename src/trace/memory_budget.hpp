@@ -50,6 +50,11 @@ inline constexpr double kTraceEventBytesPerEvent = 480;
 // than memory_limit(); called between decoding and building the document.
 void check_event_budget(const std::string& path, std::uint64_t events, double bytes_per_event);
 
+// Throws Error (kind resource) naming `path` when `what` (e.g. "comparing its spans") needs
+// `bytes` of memory, more than memory_limit(). Below kAlwaysAvailableBytes only a configured limit
+// is checked.
+void check_memory_need(const std::string& path, double bytes, const std::string& what);
+
 // Watches the process's peak resident memory while a trace is read: check() throws Error (kind
 // resource) naming the file and the byte reached once it exceeds the limit (the configured one,
 // else what the process holds when it first passes kAlwaysAvailableBytes plus the memory then

@@ -15,6 +15,7 @@
 #include "cli_test_support.hpp"
 #include "support/sanitizers.hpp"
 #include "support/scoped_env.hpp"
+#include "support/trace_lines.hpp"
 
 namespace {
 
@@ -214,6 +215,72 @@ TEST(ResourceBounds, SmallEventsOverTheLimitAreStoppedOnceCounted) {
   const RunResult r = run_cli({"validate", "-j", "1", path.string()});
   EXPECT_THAT(r.err, HasSubstr(path.string() + ": analysing its 800000 events needs about "));
   EXPECT_THAT(r.err, HasSubstr("that CANDLE_GRAPH_MEMORY_LIMIT allows"));
+}
+
+// A chain of nested spans: every span's comparison key holds its whole root path (trace6.md
+// §9.4), so the keys grow with the square of the depth. A chain of a million spans took 24 GB
+// before the OOM killer ended `compare` after 77 s; now every command that compares refuses it
+// up front, naming the file. Here 2,000 spans of 200-byte names: about 400 MB of paths.
+TEST(ResourceBounds, SpanKeysThatWouldNotFitAreRefusedBeforeTheyAreBuilt) {
+  if (kSanitized)
+    GTEST_SKIP() << "ASan's own memory would trip the limit; runs in the Release pass";
+  TempDir dir;
+  constexpr std::size_t kDepth = 2000, kName = 200;
+  std::string text = cgtest::meta_line() + "\n";
+  text +=
+      R"({"kind":"span_start","id":"root","name":"root","start_ns":0,"span_kind":"function","measured":false})"
+      "\n";
+  text +=
+      R"({"kind":"span_start","id":"m","parent_id":"root","name":"m","start_ns":0,"span_kind":"function","measured":true})"
+      "\n";
+  std::string parent = "m";
+  for (std::size_t i = 0; i < kDepth; ++i) {
+    const std::string id = "c" + std::to_string(i);
+    text += R"({"kind":"span_start","id":")" + id + R"(","parent_id":")" + parent +
+            R"(","name":")" + std::string(kName - 1, 'n') + std::to_string(i % 10) +
+            R"(","start_ns":)" + std::to_string(i + 1) +
+            R"(,"span_kind":"function","measured":false})" + "\n";
+    parent = id;
+  }
+  for (std::size_t i = kDepth; i-- > 0;)
+    text += R"({"kind":"span_end","id":"c)" + std::to_string(i) + R"(","duration_ns":)" +
+            std::to_string(2 * (kDepth - i)) + "}\n";
+  text += R"({"kind":"span_end","id":"m","duration_ns":100000})"
+          "\n";
+  text += R"({"kind":"span_end","id":"root","duration_ns":100000})"
+          "\n";
+  const fs::path trace = dir.write("deep.jsonl", text);
+  // The paths' bytes, summed here by walking the chain: "root/m", then "/" and a name per level,
+  // for m and each span below it (the measured subtree).
+  double paths = 0, path = std::string("root/m").size();
+  paths += path;
+  for (std::size_t i = 0; i < kDepth; ++i) paths += (path += 1 + kName);
+  ASSERT_GT(paths, 300e6);
+  const ScopedEnv limit("CANDLE_GRAPH_MEMORY_LIMIT", "256M");
+  const std::string t = trace.string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"compare", t, t, "-o", (dir / "c.json").string()},
+      {"compare", "--baseline", t, t, "--candidate", t, t, "-o", (dir / "c2.json").string()},
+      {"report", t, "--baseline", t, "--json", (dir / "r.json").string(), "--markdown",
+       (dir / "r.md").string()},
+  };
+  for (const auto& args : commands) {
+    SCOPED_TRACE(args[0] + " " + args[1]);
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_THAT(r.err, HasSubstr("error: " + t + ": comparing the spans of run"));
+    EXPECT_THAT(r.err, HasSubstr("that CANDLE_GRAPH_MEMORY_LIMIT allows"));
+    // The need stated covers the keys and their memoized paths (twice the paths' bytes).
+    const std::size_t at = r.err.find("needs about ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const double mib = std::strtod(r.err.c_str() + at + 12, nullptr);
+    EXPECT_GE(mib * 1024 * 1024, 2 * paths) << r.err;
+    const auto [code, peak_kib] = run_measured(args);
+    EXPECT_EQ(code, 1);
+    EXPECT_LT(peak_kib, 128 * 1024) << "the keys were built before the refusal";
+  }
+  EXPECT_TRUE(dir.entries() == std::vector<std::string>{"deep.jsonl"})
+      << ::testing::PrintToString(dir.entries());
 }
 
 }  // namespace
