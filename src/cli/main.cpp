@@ -1,9 +1,12 @@
 // candle-graph: argv → one subcommand → exit code. 0 ok, 1 runtime error, 2 usage error,
 // 3 untrusted trace where a command was asked to require trust.
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <exception>
 #include <limits>
 #include <map>
+#include <string>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -27,6 +30,24 @@ int with_stdout_written(int code) {
     return candle_graph::cli::kExitRuntime;
   }
   return code;
+}
+
+// The message for memory that could not be had: the command and its inputs (the positional
+// arguments), and the address-space limit when one is set (`ulimit -v`), the usual cause when
+// the machine itself has memory to spare.
+std::string out_of_memory_message(const CLI::App& command) {
+  std::string inputs;
+  for (const CLI::Option* opt : command.get_options()) {
+    if (!opt->get_positional()) continue;
+    for (const std::string& value : opt->results()) inputs += (inputs.empty() ? "" : ", ") + value;
+  }
+  std::string text = "out of memory in `" + command.get_name() + "`";
+  if (!inputs.empty()) text += " on " + inputs;
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    text += " (the address-space limit, `ulimit -v`, is " + std::to_string(limit.rlim_cur >> 20) +
+            " MiB)";
+  return text;
 }
 
 }  // namespace
@@ -87,9 +108,11 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
+  const CLI::App* running = nullptr;
   try {
     for (auto& [sub, run] : runners) {
       if (!sub->parsed()) continue;
+      running = sub;
       const int code = run();
       // Whatever a command left in stdout's buffer, and any write to it that failed unseen.
       flush_stdout();
@@ -100,7 +123,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return e.kind() == ErrorKind::usage ? kExitUsage : kExitRuntime;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
+    // Built in a string of its own, which may fail too: then the bare words.
+    try {
+      std::fprintf(stderr, "error: %s\n",
+                   running ? out_of_memory_message(*running).c_str() : "out of memory");
+    } catch (const std::bad_alloc&) {
+      std::fputs("error: out of memory\n", stderr);
+    }
     return kExitRuntime;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -283,4 +283,37 @@ TEST(ResourceBounds, SpanKeysThatWouldNotFitAreRefusedBeforeTheyAreBuilt) {
       << ::testing::PrintToString(dir.entries());
 }
 
+// Memory the process cannot have (here an address-space limit, as `ulimit -v` sets) ends the
+// command with exit 1 and an error that names the command, its inputs and the limit; it said
+// only "error: out of memory".
+TEST(ResourceBounds, OutOfMemoryNamesTheCommandItsInputsAndTheLimit) {
+  if (kSanitized) GTEST_SKIP() << "the sanitizers' shadow memory needs the address space";
+  TempDir dir;
+  const fs::path trace = dir / "trace.jsonl";
+  ASSERT_EQ(run_cli({"synth", "--layers", "2000", "-o", trace.string()}).exit_code, 0);
+  constexpr rlim_t kLimit = rlim_t{32} << 20;  // validate of this trace needs about 48 MiB
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    std::freopen("/dev/null", "w", stdout);
+    const struct rlimit limit { kLimit, kLimit };
+    ::setrlimit(RLIMIT_AS, &limit);
+    ::execl(CG_BINARY, CG_BINARY, "validate", "-j", "1", trace.c_str(), nullptr);
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  std::string err;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) err.append(buf, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_THAT(err, HasSubstr("error: out of memory in `validate` on " + trace.string()));
+  EXPECT_THAT(err, HasSubstr("`ulimit -v`, is 32 MiB"));
+}
+
 }  // namespace
