@@ -14,6 +14,13 @@ namespace candle_graph::output {
 
 class OutputGroup {
  public:
+  OutputGroup() = default;
+  OutputGroup(const OutputGroup&) = delete;
+  OutputGroup& operator=(const OutputGroup&) = delete;
+  // Removes the temporary files of an uncommitted group, the last opened first: a directory the
+  // first file created for them all goes once the others' files are gone.
+  ~OutputGroup();
+
   // A new output of the group. The one opened before it must be complete: it is finished (closed,
   // its buffers freed) now, so that a group of many files holds one open at a time.
   AtomicFile& open(const std::filesystem::path& target);

@@ -38,6 +38,22 @@ TEST(OutputGroup, NothingLandsBeforeCommitAndEverythingAfter) {
   EXPECT_THAT(dir.entries(), UnorderedElementsAre("a", "b"));
 }
 
+// Both outputs in a directory the first one created: when the second fails, the directory goes
+// too (it is only empty once the second's temporary file is gone as well).
+TEST(OutputGroup, AFailedGroupLeavesNoDirectoryItCreated) {
+  TempDir dir("cg-group");
+  ::setenv(candle_graph::output::kTestWriteLimitVariable, "8", 1);
+  try {
+    OutputGroup group;
+    group.open(dir / "new" / "a").write("new a");
+    group.open(dir / "new" / "b").write("new b, too long");
+    ADD_FAILURE() << "the write over the limit was accepted";
+  } catch (const candle_graph::Error&) {
+  }
+  ::unsetenv(candle_graph::output::kTestWriteLimitVariable);
+  EXPECT_TRUE(dir.entries().empty()) << ::testing::PrintToString(dir.entries());
+}
+
 TEST(OutputGroup, AFailedOutputLeavesEveryOtherAsItWas) {
   TempDir dir("cg-group");
   ASSERT_TRUE(write_file(dir / "a", "old a"));
