@@ -253,8 +253,7 @@ ReducedRun reduce_run(const TraceDocument& doc, std::string source) {
   }
   r.measured_total_ns = evidence::measured_total(doc);
   r.peak_bytes = memory_summary(doc).peak_bytes;
-  evidence::check_span_keys_fit(doc, r.source);  // before the keys, naming the file
-  for (auto& [key, cost] : evidence::span_cost_list(doc))
+  for (auto& [key, cost] : evidence::span_cost_list(doc, r.source))
     reduced.span_totals.emplace_back(std::move(key), cost.total_ns);
   for (auto& [parameter, fact] : evidence::gradient_facts(doc))
     reduced.gradients.emplace_back(parameter, RunGradient{0, fact.state, fact.norm});

@@ -160,12 +160,12 @@ std::vector<std::uint64_t> root_path_bytes(const TraceDocument& doc) {
 // key's string and its entry in the list and in the index.
 constexpr double kPerSpanKeyBytes = 128;
 
-}  // namespace
-
-void check_span_keys_fit(const TraceDocument& doc, const std::string& source) {
+// check_span_keys_fit for the keys of `spans` (the measured subtree).
+void check_keys_fit(const TraceDocument& doc, const std::vector<std::uint32_t>& spans,
+                    const std::string& source) {
   const std::vector<std::uint64_t> path = root_path_bytes(doc);
   double need = 0;
-  for (std::uint32_t s : measured_subtree(doc))
+  for (std::uint32_t s : spans)
     need += 2.0 * static_cast<double>(path[s]) + kPerSpanKeyBytes;  // the memo and the key
   check_memory_need(source, need,
                     "comparing the spans of run `" + std::string(doc.run().run_id) +
@@ -173,9 +173,16 @@ void check_span_keys_fit(const TraceDocument& doc, const std::string& source) {
                         "square of the nesting)");
 }
 
-std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc) {
-  check_span_keys_fit(doc, "");
+}  // namespace
+
+void check_span_keys_fit(const TraceDocument& doc, const std::string& source) {
+  check_keys_fit(doc, measured_subtree(doc), source);
+}
+
+std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc,
+                                                             const std::string& source) {
   const std::vector<std::uint32_t> spans = measured_subtree(doc);
+  check_keys_fit(doc, spans, source);
   std::vector<std::pair<std::string, SpanCost>> out;
   out.reserve(spans.size());  // never reallocated: `place` holds views of its keys
   std::unordered_map<std::string_view, std::size_t> place;

@@ -22,8 +22,10 @@ struct SpanCost {
 
 // trace6.md §9.4 span aggregation: per key `{root path} [{kind}]/{Step}` of the measured subtree,
 // the count and saturating total duration; the keys in the order of their first span. Throws
-// Error (kind resource) when the keys would not fit in memory (check_span_keys_fit).
-std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc);
+// Error (kind resource) naming `source` when the keys would not fit in memory
+// (check_span_keys_fit).
+std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc,
+                                                             const std::string& source = {});
 
 // The keys hold every span's whole root path, so their size grows with the square of the depth:
 // a chain of a million nested spans needs terabytes. Throws Error (kind resource) naming `source`
