@@ -97,7 +97,8 @@ class JsonStream {
 
   // string and u64 right after a key, with room in the buffer, are written inline.
   JsonStream& string(std::string_view s) {
-    if (!after_key_ || len_ + 6 * s.size() + 2 > buf_.size()) return string_slow(s);
+    if (!after_key_ || s.size() > shorten_over_ || len_ + 6 * s.size() + 2 > buf_.size())
+      return string_slow(s);
     after_key_ = false;
     len_ = static_cast<std::size_t>(write_json_string(cursor(), s) - buf_.data());
     return *this;
@@ -121,6 +122,14 @@ class JsonStream {
   // From now on full buffers go to `handover` (a writing thread: PipelinedSink::hand_over)
   // instead of being copied by the sink.
   void set_handover(Handover handover) { handover_ = std::move(handover); }
+  // From now on a string value longer than `bytes` is written as `shorten(value)`, which must be
+  // at most `bytes` long (keys are never shortened). For documents read by people, where a
+  // name of 50 MB written a dozen times makes a page no browser opens.
+  void shorten_strings_over(std::size_t bytes,
+                            std::function<std::string(std::string_view)> shorten) {
+    shorten_over_ = bytes;
+    shorten_ = std::move(shorten);
+  }
 
  private:
   // A newline and 63 spaces: one copy writes the line break and the indentation of any level up
@@ -150,6 +159,8 @@ class JsonStream {
   JsonStream& schema_key_slow(std::string_view k);
   JsonStream& open_slow(char bracket, bool array);
   JsonStream& string_slow(std::string_view s);
+  std::size_t shorten_over_ = static_cast<std::size_t>(-1);
+  std::function<std::string(std::string_view)> shorten_;
   JsonStream& u64_slow(std::uint64_t v);
   void before_value();
   void newline_indent();

@@ -1,6 +1,9 @@
 #include "viewer/viewer_payload.hpp"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -24,11 +27,37 @@ namespace {
 
 using output::KeyOrder;
 
+// No string of the page is longer than this: a name of 50 MB was written a dozen times (the
+// trace nodes, the tables, the findings), 630 MB of HTML that no browser opens. Real names, the
+// longest templated kernel names included, stay far below it.
+constexpr std::size_t kPageStringBytes = std::size_t{16} << 10;
+
+// A string over kPageStringBytes: its start, cut at a UTF-8 boundary, then its length and the
+// start of its SHA-256, so that ids and the references to them stay equal to each other and
+// distinct from every other id however they were cut.
+std::string shortened_for_page(std::string_view s) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int size = 0;
+  EVP_Digest(s.data(), s.size(), digest.data(), &size, EVP_sha256(), nullptr);
+  char hex[17] = {};
+  for (int i = 0; i < 8; ++i) std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  const std::string tail = "… [" + std::to_string(s.size()) + " bytes, sha256 " + hex + "…]";
+  std::size_t cut = kPageStringBytes - tail.size();
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + tail;
+}
+
+output::JsonStream page_json() {
+  output::JsonStream w({}, output::JsonStyle::compact);
+  w.shorten_strings_over(kPageStringBytes, &shortened_for_page);
+  return w;
+}
+
 // Small parts reuse the evidence/memory writers (sorted keys) in the compact style the page
 // embeds (trace6.md §12.1).
 template <typename F>
 std::string sorted_json(F&& write) {
-  output::JsonStream w({}, output::JsonStyle::compact);
+  output::JsonStream w = page_json();
   write(w);
   return w.take();
 }
@@ -488,7 +517,7 @@ std::string project(const evidence::EvidencePacket& p, const PayloadLimits& limi
     node_position[kept[i]] = static_cast<std::int64_t>(i);
   const bool has_device = !p.gpu_trace.devices.empty();
 
-  output::JsonStream w({}, output::JsonStyle::compact);
+  output::JsonStream w = page_json();
   w.begin_object();
   // A trace with device work opens on its Overview (the TensorBoard profiler plugin's first page).
   w.key("default_view").string(has_device ? "overview" : "evidence");

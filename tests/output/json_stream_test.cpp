@@ -277,3 +277,22 @@ TEST(JsonStream, CompactStyleIsThePrettyDocumentWithoutWhitespace) {
   keys.begin_object().schema_key("n").u64(7).key("t").string("v").end_object();
   EXPECT_EQ(keys.take(), R"({"n":7,"t":"v"})");
 }
+
+// shorten_strings_over: a value longer than the bound is written as the shortener's text, in the
+// inline path (right after a key) and the other (an array element) alike; a value of exactly the
+// bound and every key are written whole. The expected text is built here with nlohmann::json.
+TEST(JsonStream, StringsOverTheBoundAreShortenedKeysNever) {
+  JsonStream w({}, JsonStyle::compact);
+  w.shorten_strings_over(8, [](std::string_view s) { return "<" + std::to_string(s.size()) + ">"; });
+  const std::string long_key(20, 'k');
+  w.begin_object();
+  w.key(long_key).string("123456789");  // 9 bytes: over
+  w.key("at").string("12345678");        // 8 bytes: at the bound
+  w.key("list").begin_array().string("abcdefghij").string("short").end_array();
+  w.end_object();
+  nlohmann::ordered_json expected = nlohmann::ordered_json::object();
+  expected[long_key] = "<9>";
+  expected["at"] = "12345678";
+  expected["list"] = {"<10>", "short"};
+  EXPECT_EQ(w.take(), expected.dump());
+}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -203,6 +204,60 @@ TEST(ViewerPayload, HostileNamesSurviveThePageUnchanged) {
   for (const Json& n : back["views"]["trace"]["nodes"])
     found |= n["label"] == "mat</script><!--mul\xE2\x80\xA8x";
   EXPECT_TRUE(found);
+}
+
+namespace {
+
+// Every string value of `j` (keys aside), depth first.
+void each_string(const Json& j, const std::function<void(const std::string&)>& f) {
+  if (j.is_string()) f(j.get_ref<const std::string&>());
+  if (j.is_object() || j.is_array())
+    for (const Json& v : j) each_string(v, f);
+}
+
+}  // namespace
+
+// Strings longer than 16 KiB are cut on the page (a 50 MB name, written a dozen times, made a
+// 630 MB page): two spans whose 20 KiB ids differ only at their end, with 100 KiB names. The ids
+// and every reference to them must stay consistent and distinct.
+TEST(ViewerPayload, LongStringsAreCutAndIdsStayDistinct) {
+  constexpr std::size_t kPage = std::size_t{16} << 10;
+  const std::string stem(20 << 10, 'i');
+  const std::string a = stem + "-a", b = stem + "-b", name(100 << 10, 'n');
+  std::string text = cg_viewer_test::read_fixture("spec_example.jsonl");
+  // The fixture's spans s3 and s4 take the long ids (every reference to them too) and s3 the
+  // long name.
+  const auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all(R"("s3")", "\"" + a + "\"");
+  replace_all(R"("s4")", "\"" + b + "\"");
+  replace_all(R"("name":"demo/update-000000000001/forward")", R"("name":")" + name + "\"");
+  const Packet p(text);
+  ASSERT_NE(p.doc.find_span(a), kNoIndex);
+  ASSERT_NE(p.doc.find_span(b), kNoIndex);
+  ASSERT_EQ(p.doc.spans()[p.doc.find_span(a)].name, name);
+  const Json j = Json::parse(viewer::project(p.packet));
+  std::size_t cut = 0;
+  each_string(j, [&](const std::string& v) {
+    EXPECT_LE(v.size(), kPage);
+    cut += v.find("bytes, sha256 ") != std::string::npos ? 1 : 0;
+  });
+  EXPECT_GT(cut, 0u);
+  std::set<std::string> ids;
+  for (const Json& n : j["views"]["trace"]["nodes"]) ids.insert(n["id"].get<std::string>());
+  EXPECT_EQ(ids.size(), j["views"]["trace"]["nodes"].size()) << "two ids became one";
+  for (const Json& n : j["views"]["trace"]["nodes"]) {
+    if (!n["parent_id"].is_null()) {
+      EXPECT_TRUE(ids.count(n["parent_id"].get<std::string>())) << n["id"];
+    }
+  }
+  // A short name is left whole.
+  bool short_kept = false;
+  for (const Json& n : j["views"]["trace"]["nodes"]) short_kept |= n["label"] == "matmul";
+  EXPECT_TRUE(short_kept);
 }
 
 // tests/fixtures/device_work.jsonl, worked out by hand (trace6.md §4.5.1): on thread 1,
