@@ -135,13 +135,11 @@ JsonStream& JsonStream::end_array() {
 }
 
 JsonStream& JsonStream::string_slow(std::string_view s) {
+  std::string shortened;
   if (s.size() > shorten_over_ && shorten_) {
-    const std::string shortened = shorten_(s);
+    shortened = shorten_(s);
     assert(shortened.size() <= shorten_over_);
-    before_value();
-    reserve(6 * shortened.size() + 2);
-    len_ = static_cast<std::size_t>(write_json_string(cursor(), shortened) - buf_.data());
-    return *this;
+    s = shortened;
   }
   before_value();
   reserve(6 * s.size() + 2);

@@ -6,13 +6,17 @@ OutputGroup::~OutputGroup() {
   while (!files_.empty()) files_.pop_back();
 }
 
-AtomicFile& OutputGroup::open(const std::filesystem::path& target) {
+void OutputGroup::finish_last() {
   if (!files_.empty() && files_.back()->is_open()) files_.back()->finish();
+}
+
+AtomicFile& OutputGroup::open(const std::filesystem::path& target) {
+  finish_last();
   return *files_.emplace_back(std::make_unique<AtomicFile>(target));
 }
 
 void OutputGroup::commit() {
-  if (!files_.empty() && files_.back()->is_open()) files_.back()->finish();
+  finish_last();
   for (const auto& file : files_) file->commit();
   files_.clear();
 }

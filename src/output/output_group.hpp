@@ -29,6 +29,7 @@ class OutputGroup {
   void commit();
 
  private:
+  void finish_last();  // the file opened last, if it still takes writes
   std::vector<std::unique_ptr<AtomicFile>> files_;
 };
 
