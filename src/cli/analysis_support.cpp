@@ -90,7 +90,8 @@ std::optional<unsigned>& threads_given() {
 void add_threads_option(CLI::App* cmd) {
   cmd->add_option_function<unsigned>(
          "-j,--threads", [](const unsigned& n) { threads_given() = n; },
-         "threads that read the trace, or, for cohorts of runs, runs read at once (default: "
+         "threads that read the trace and format its JSON's large arrays, or, for cohorts of "
+         "runs, runs read at once (default: "
          "$CANDLE_GRAPH_THREADS, else the number of cores); the output is the same for any "
          "number")
       ->check(CLI::Range(1u, kMaxReadThreads));
@@ -135,6 +136,7 @@ void emit_json(const std::optional<std::filesystem::path>& out,
                const std::function<void(output::JsonStream&)>& write, output::OutputGroup* group) {
   if (!out || out->empty() || *out == "-") {
     output::JsonStream w(&write_stdout);
+    w.set_format_threads(read_threads());
     write(w);
     w.finish();
     flush_stdout();
@@ -150,6 +152,8 @@ void emit_json(const std::optional<std::filesystem::path>& out,
   std::optional<exporting::PipelinedSink> pipeline;
   if (read_threads() > 1) pipeline.emplace([&](std::string_view piece) { file.write(piece); });
   output::JsonStream w([&](std::string_view piece) { file.write(piece); });
+  // The large arrays' elements are formatted on every reading thread (output/parallel_elements).
+  w.set_format_threads(read_threads());
   // The stream's full buffers go to the writing thread whole: copying them there was the
   // formatting thread's largest single cost after the formatting (712 MB for `import` of 295 MB).
   if (pipeline)

@@ -1,6 +1,7 @@
 #include "graph/graph_json.hpp"
 
 #include "memory/memory_json.hpp"
+#include "output/parallel_elements.hpp"
 
 namespace candle_graph::graph {
 
@@ -164,13 +165,17 @@ void write_gradient_record(JsonStream& w, const GradientEvent& g, KeyOrder order
 
 void write_graph_nodes(JsonStream& w, const ExecutionGraph& g, KeyOrder order) {
   w.begin_array();
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) write_graph_node(w, g, i, order);
+  output::write_elements(w, g.nodes.size(), [&](JsonStream& out, std::size_t i) {
+    write_graph_node(out, g, static_cast<std::uint32_t>(i), order);
+  });
   w.end_array();
 }
 
 void write_graph_edges(JsonStream& w, const ExecutionGraph& g, KeyOrder order) {
   w.begin_array();
-  for (const GraphEdge& e : g.edges) write_graph_edge(w, g.edge_of(e), order);
+  output::write_elements(w, g.edges.size(), [&](JsonStream& out, std::size_t i) {
+    write_graph_edge(out, g.edge_of(g.edges[i]), order);
+  });
   w.end_array();
 }
 

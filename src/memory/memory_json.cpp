@@ -1,5 +1,7 @@
 #include "memory/memory_json.hpp"
 
+#include "output/parallel_elements.hpp"
+
 namespace candle_graph::memory {
 
 using output::JsonStream;
@@ -64,31 +66,32 @@ void write_timeline(JsonStream& w, const std::vector<MemoryTimelinePoint>& timel
   static constexpr std::array<std::string_view, 6> kKeys{
       "timestamp_ns", "device", "live_bytes", "heap_bytes", "free_bytes", "by_category"};
   w.begin_array();
-  for (const MemoryTimelinePoint& p : timeline) {
-    write_object(w, order, kKeys, [&](std::size_t i, std::string_view k) {
-      w.schema_key(k);
+  output::write_elements(w, timeline.size(), [&](JsonStream& out, std::size_t n) {
+    const MemoryTimelinePoint& p = timeline[n];
+    write_object(out, order, kKeys, [&](std::size_t i, std::string_view k) {
+      out.schema_key(k);
       switch (i) {
         case 0:
-          w.u64(p.timestamp_ns);
+          out.u64(p.timestamp_ns);
           break;
         case 1:
-          w.string(p.device);
+          out.string(p.device);
           break;
         case 2:
-          w.u64(p.live_bytes);
+          out.u64(p.live_bytes);
           break;
         case 3:
-          w.u64(p.live_bytes);
+          out.u64(p.live_bytes);
           break;  // heap_bytes: the same value in graph/3
         case 4:
-          w.u64(p.free_bytes);
+          out.u64(p.free_bytes);
           break;
         default:
-          write_category_bytes(w, p.by_category);
+          write_category_bytes(out, p.by_category);
           break;
       }
     });
-  }
+  });
   w.end_array();
 }
 

@@ -199,6 +199,35 @@ void JsonStream::finish() {
   if (sink_) pass_on();
 }
 
+JsonStream JsonStream::fragment(std::string buffer, bool after_element) const {
+  JsonStream f({}, compact_ ? JsonStyle::compact : JsonStyle::pretty, flush_at_);
+  if (buffer.size() > f.buf_.size()) f.buf_ = std::move(buffer);
+  f.stack_ = stack_;
+  if (after_element && !f.stack_.empty()) f.stack_.back().empty = false;
+  f.shorten_over_ = shorten_over_;
+  f.shorten_ = shorten_;
+  return f;
+}
+
+void JsonStream::append_fragment(JsonStream& fragment) {
+  assert(!after_key_ && fragment.stack_.size() == stack_.size() && !fragment.after_key_);
+  if (fragment.len_ == 0) return;
+  if (!stack_.empty()) stack_.back().empty = false;
+  const std::string_view text(fragment.buf_.data(), fragment.len_);
+  if (!sink_) {
+    raw(text);
+  } else {
+    // Whole, after what this stream holds: a fragment is a batch of elements (about a MB), and
+    // the writing thread takes it without a copy.
+    if (len_ > 0) pass_on();
+    if (handover_)
+      handover_(fragment.buf_, fragment.len_);
+    else
+      sink_(text);
+  }
+  fragment.len_ = 0;
+}
+
 std::string JsonStream::take() {
   buf_.resize(len_);
   len_ = 0;

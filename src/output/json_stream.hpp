@@ -131,6 +131,28 @@ class JsonStream {
     shorten_ = std::move(shorten);
   }
 
+  // How many threads may format the elements of this stream's large arrays
+  // (output/parallel_elements.hpp); 1, the default, formats everything on the calling thread.
+  void set_format_threads(unsigned threads) { format_threads_ = threads > 0 ? threads : 1; }
+  unsigned format_threads() const noexcept { return format_threads_; }
+  // A stream without a sink whose text continues this one's at its present level: the same
+  // style, depth and string bound, writing into `buffer` (its bytes are written over; a short
+  // one is grown). With `after_element` its first element is preceded by a separator, as when
+  // elements were written at this level before it. It formats on one thread. Reading this
+  // stream only, it may be called from several threads at once.
+  JsonStream fragment(std::string buffer, bool after_element) const;
+  // Writes the text of `fragment` (made by fragment() at this level) as if this stream had
+  // written it. The fragment is left empty with a buffer to reuse (its own, or the one the
+  // handover gave back).
+  void append_fragment(JsonStream& fragment);
+  // The length of the text written and not yet passed on.
+  std::size_t size() const noexcept { return len_; }
+  // The buffer itself, for the next fragment (its bytes are not cleared).
+  std::string release_buffer() {
+    len_ = 0;
+    return std::move(buf_);
+  }
+
  private:
   // A newline and 63 spaces: one copy writes the line break and the indentation of any level up
   // to 31 (deeper levels take the slow path).
@@ -194,6 +216,7 @@ class JsonStream {
   };
   std::vector<Level> stack_;
   bool after_key_ = false;
+  unsigned format_threads_ = 1;
 };
 
 // Writes an object whose fields are numbered 0..N-1 in declaration order; in sorted mode they

@@ -10,9 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_dom_helpers.hpp"
 #include "output/json_stream.hpp"
 
 using namespace candle_graph::output;
+using candle_graph::test::write_dom;
 
 namespace {
 
@@ -20,43 +22,6 @@ using OrderedJson = nlohmann::ordered_json;
 
 std::string to_pretty(const OrderedJson& value) {
   return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
-// A DOM written value by value through the stream.
-void write_dom(JsonStream& w, const OrderedJson& v) {
-  switch (v.type()) {
-    case nlohmann::json::value_t::object:
-      w.begin_object();
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        w.key(it.key());
-        write_dom(w, it.value());
-      }
-      w.end_object();
-      break;
-    case nlohmann::json::value_t::array:
-      w.begin_array();
-      for (const auto& item : v) write_dom(w, item);
-      w.end_array();
-      break;
-    case nlohmann::json::value_t::string:
-      w.string(v.get_ref<const std::string&>());
-      break;
-    case nlohmann::json::value_t::boolean:
-      w.boolean(v.get<bool>());
-      break;
-    case nlohmann::json::value_t::number_unsigned:
-      w.u64(v.get<std::uint64_t>());
-      break;
-    case nlohmann::json::value_t::number_integer:
-      w.i64(v.get<std::int64_t>());
-      break;
-    case nlohmann::json::value_t::number_float:
-      w.f64(v.get<double>());
-      break;
-    default:
-      w.null();
-      break;
-  }
 }
 
 }  // namespace
@@ -283,11 +248,12 @@ TEST(JsonStream, CompactStyleIsThePrettyDocumentWithoutWhitespace) {
 // bound and every key are written whole. The expected text is built here with nlohmann::json.
 TEST(JsonStream, StringsOverTheBoundAreShortenedKeysNever) {
   JsonStream w({}, JsonStyle::compact);
-  w.shorten_strings_over(8, [](std::string_view s) { return "<" + std::to_string(s.size()) + ">"; });
+  w.shorten_strings_over(8,
+                         [](std::string_view s) { return "<" + std::to_string(s.size()) + ">"; });
   const std::string long_key(20, 'k');
   w.begin_object();
   w.key(long_key).string("123456789");  // 9 bytes: over
-  w.key("at").string("12345678");        // 8 bytes: at the bound
+  w.key("at").string("12345678");       // 8 bytes: at the bound
   w.key("list").begin_array().string("abcdefghij").string("short").end_array();
   w.end_object();
   nlohmann::ordered_json expected = nlohmann::ordered_json::object();

@@ -4,8 +4,9 @@
 trace fixture (tests/fixtures, ../shared/fixtures/pytorch-chrome-trace) and on a synth trace of
 several read chunks give byte for byte the same stdout, stderr, exit code and output files with `-j 1`, `-j 2`,
 CANDLE_GRAPH_THREADS=2, and `-j 3` with 61-byte chunks (CANDLE_GRAPH_TEST_CHUNK_BYTES, so chunk
-boundaries fall inside lines everywhere) and the Chrome export's events formatted in batches of 7
-(CANDLE_GRAPH_TEST_EXPORT_BATCH, so that batches meet everywhere). The `-j 1` run is the reference: it is the
+boundaries fall inside lines everywhere) and the Chrome export's events and the evidence's graph
+nodes, edges and memory timeline formatted in batches of 7 (CANDLE_GRAPH_TEST_EXPORT_BATCH,
+CANDLE_GRAPH_TEST_JSON_BATCH, so that batches meet everywhere). The `-j 1` run is the reference: it is the
 single-threaded reader the other suites check. SQLite databases are compared as `sqlite3 .dump`. With more than one thread `validate` and the
 Chrome export also run two groups of health checks on threads of their own, so the same
 comparison covers their issues' order and the verdict.
@@ -28,6 +29,7 @@ COMMANDS = [
     ("validate", ["validate", "{trace}"], []),
     ("summary", ["summary", "{trace}"], []),
     ("import", ["import", "{trace}", "-o", "evidence.json"], ["evidence.json"]),
+    ("import-stdout", ["import", "{trace}"], []),
     ("report", ["report", "{trace}", "--json", "e.json", "--markdown", "r.md", "--headline"],
      ["e.json", "r.md"]),
     ("chrome", ["export", "{trace}", "--format", "chrome", "-o", "t.json"], ["t.json"]),
@@ -41,7 +43,8 @@ VARIANTS = [
     ("j2", ["-j", "2"], {}),
     ("env2", [], {"CANDLE_GRAPH_THREADS": "2"}),
     ("j3-tiny-chunks", ["-j", "3"], {"CANDLE_GRAPH_TEST_CHUNK_BYTES": "61",
-                                      "CANDLE_GRAPH_TEST_EXPORT_BATCH": "7"}),
+                                      "CANDLE_GRAPH_TEST_EXPORT_BATCH": "7",
+                                      "CANDLE_GRAPH_TEST_JSON_BATCH": "7"}),
 ]
 
 
