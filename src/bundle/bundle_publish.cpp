@@ -250,20 +250,27 @@ BundleManifest publish_through_staging(const PublishRequest& req) {
   }
   step("nsight", dest);
 
+  // The same threads as the command's own read, analyses and writes (`-j`): the bundle's files
+  // do not depend on them.
   ReadOptions read;
   read.progress = req.import.progress;
+  read.threads = req.import.threads;
   const TraceDocument doc = parse_staged(stage / kTraceName, req.trace, read);
   std::optional<TraceDocument> baseline;
   if (req.baseline) {
-    baseline = parse_staged(stage / kBaselineName, *req.baseline, {});
+    ReadOptions baseline_read;
+    baseline_read.threads = req.import.threads;
+    baseline = parse_staged(stage / kBaselineName, *req.baseline, baseline_read);
     evidence::check_span_keys_fit(*baseline, req.baseline->string());
     evidence::check_span_keys_fit(doc, req.trace.string());
   }
   m.run_id = std::string(doc.run().run_id);
   std::optional<evidence::EvidencePacket> built;
+  GraphOptions analyses;
+  analyses.threads = req.import.threads;
   try {
     built.emplace(evidence::build_packet(doc, baseline ? &*baseline : nullptr, staged_nsight,
-                                         std::string(kNsightDirName)));
+                                         std::string(kNsightDirName), analyses));
   } catch (const Error& e) {  // an untrusted trace: name the user's file
     if (!e.path().empty()) throw;
     throw Error(req.trace.string(), 0, e.message());
@@ -272,6 +279,7 @@ BundleManifest publish_through_staging(const PublishRequest& req) {
   {
     StagedFile out(stage, std::string(kEvidenceName));
     output::JsonStream w([&](std::string_view piece) { out.write(piece); });
+    w.set_format_threads(req.import.threads);
     evidence::write_evidence_packet(w, packet);
     w.finish();
     m.files.push_back(out.close());

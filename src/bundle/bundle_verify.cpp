@@ -499,6 +499,7 @@ class Verifier {
     }
     compare_file(kEvidenceName, "evidence", [&](const output::JsonStream::Sink& sink) {
       output::JsonStream w(sink);
+      w.set_format_threads(options_.threads);
       evidence::write_evidence_packet(w, *packet);
       w.finish();
     });

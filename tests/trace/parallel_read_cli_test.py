@@ -1,6 +1,7 @@
 """Reading with several threads changes nothing a command writes.
 
-`validate`, `summary`, `import`, `report` and `export` (Chrome, gzip Chrome and SQLite) on every
+`validate`, `summary`, `import` (to a file and to stdout), `report` (and its evidence bundle) and
+`export` (Chrome, gzip Chrome and SQLite) on every
 trace fixture (tests/fixtures, ../shared/fixtures/pytorch-chrome-trace) and on a synth trace of
 several read chunks give byte for byte the same stdout, stderr, exit code and output files with `-j 1`, `-j 2`,
 CANDLE_GRAPH_THREADS=2, and `-j 3` with 61-byte chunks (CANDLE_GRAPH_TEST_CHUNK_BYTES, so chunk
@@ -32,6 +33,8 @@ COMMANDS = [
     ("import-stdout", ["import", "{trace}"], []),
     ("report", ["report", "{trace}", "--json", "e.json", "--markdown", "r.md", "--headline"],
      ["e.json", "r.md"]),
+    ("report-bundle", ["report", "{trace}", "--bundle", "b"],
+     ["b/bundle.json", "b/evidence.json", "b/report.md", "b/viewer.html", "b/trace.jsonl"]),
     ("chrome", ["export", "{trace}", "--format", "chrome", "-o", "t.json"], ["t.json"]),
     # The gzip file itself, not only its text: its compressor sees the pieces the threads cut.
     ("chrome-gz", ["export", "{trace}", "--format", "chrome", "-o", "t.json.gz"], ["t.json.gz"]),
