@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -55,7 +56,12 @@ class BatchFormatter {
         helpers.clear();
       }
     } stop{*this, helpers};
-    for (unsigned t = 1; t < w_.format_threads(); ++t) helpers.emplace_back([this] { help(); });
+    // A helper that cannot be started (no memory for its stack under `ulimit -v`) is done
+    // without: the calling thread formats whatever the helpers do not take.
+    try {
+      for (unsigned t = 1; t < w_.format_threads(); ++t) helpers.emplace_back([this] { help(); });
+    } catch (const std::system_error&) {
+    }
 
     std::unique_lock<std::mutex> lock(mutex_);
     while (appended_ < taken_ || next_element_ < count_) {
@@ -106,31 +112,35 @@ class BatchFormatter {
   }
 
   // Takes the next batch and formats it with the lock released; records its fragment, or what
-  // it threw.
+  // it threw. Nothing escapes: on a helper thread an exception (memory running out under
+  // `ulimit -v`) would end the process, where the calling thread reports it.
   void format_next(std::unique_lock<std::mutex>& lock) {
-    const std::size_t k = taken_++, begin = next_element_;
-    const std::size_t end = begin + std::min(batch_, count_ - begin);
-    next_element_ = end;
-    waiting_.emplace_back();
-    std::string buffer;
-    if (!spares_.empty()) {
-      buffer = std::move(spares_.back());
-      spares_.pop_back();
-    }
-    // Room for the largest fragment so far and a quarter more, made once per buffer: a buffer
-    // that grows by doubling as its batch is written copies and clears its pages at every step.
-    const std::size_t room = largest_ + largest_ / 4, grown = largest_ + largest_ / 2;
-    lock.unlock();
-    if (buffer.size() < room) buffer.resize(grown);
+    std::size_t k = 0, begin = 0, end = 0;
     std::optional<JsonStream> fragment;
     std::exception_ptr failure;
     try {
+      waiting_.emplace_back();  // first: if it throws, nothing is taken
+      k = taken_++;
+      begin = next_element_;
+      end = begin + std::min(batch_, count_ - begin);
+      next_element_ = end;
+      std::string buffer;
+      if (!spares_.empty()) {
+        buffer = std::move(spares_.back());
+        spares_.pop_back();
+      }
+      // Room for the largest fragment so far and a quarter more, made once per buffer: a
+      // buffer that grows by doubling as its batch is written copies and clears its pages at
+      // every step.
+      const std::size_t room = largest_ + largest_ / 4, grown = largest_ + largest_ / 2;
+      lock.unlock();
+      if (buffer.size() < room) buffer.resize(grown);
       fragment.emplace(pattern_.fragment(std::move(buffer), begin > 0));
       write_range_(*fragment, begin, end);
     } catch (...) {
       failure = std::current_exception();
     }
-    lock.lock();
+    if (!lock.owns_lock()) lock.lock();
     if (failure) {
       if (!failure_) failure_ = failure;
       room_.notify_all();
