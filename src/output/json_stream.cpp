@@ -217,8 +217,8 @@ void JsonStream::append_fragment(JsonStream& fragment) {
   if (!sink_) {
     raw(text);
   } else {
-    // Whole, after what this stream holds: a fragment is a batch of elements (about a MB), and
-    // the writing thread takes it without a copy.
+    // Whole, after what this stream holds: a fragment is a batch of elements (about half a MB),
+    // and the writing thread takes it without a copy.
     if (len_ > 0) pass_on();
     if (handover_)
       handover_(fragment.buf_, fragment.len_);
