@@ -17,6 +17,7 @@
 #include "candle_graph/instrument.hpp"
 #include "candle_graph/trace.hpp"
 #include "instrument/session_test_support.hpp"
+#include "support/forked_child.hpp"
 #include "support/sanitizers.hpp"
 
 namespace candle_graph {
@@ -26,17 +27,7 @@ using testing_support::ScratchDir;
 
 constexpr rlim_t kFileLimit = 1 << 20;  // 1 MiB: several hand-offs to the writer thread
 
-// Runs `body` in a forked child (a resource limit there cannot affect the other tests) and
-// returns its exit code; -1 when it did not exit normally, -2 when fork failed.
-template <typename Body>
-int exit_code_in_child(Body&& body) {
-  const pid_t child = ::fork();
-  if (child < 0) return -2;
-  if (child == 0) ::_exit(body());
-  int status = 0;
-  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
+using testing::exit_code_in_child;
 
 // Child exit codes: 0 = an InstrumentError with the expected text, else what went wrong.
 int record_until_the_file_limit(const std::filesystem::path& path) {
@@ -86,16 +77,8 @@ TEST(InstrumentWriteError, WriterThreadFailureIsThrownToTheRecorderAndTheFileSta
 // naming the file and the cause, and creates no file (line_sink.cpp maps before it opens).
 // Child exit codes: 0 = as expected, else what went wrong. Unused under ASan (test skipped).
 [[maybe_unused]] int open_sessions_until_the_buffer_cannot_be_mapped(const ScratchDir& dir) {
-  long pages = 0;  // current size of the address space (statm's first field, in pages)
-  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
-    std::fclose(f);
-  }
-  if (pages <= 0) return 10;
   // Room for small heap growth, not for another 380 KiB buffer.
-  const rlim_t bytes = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
-  const rlimit limit{bytes + (128 << 10), bytes + (128 << 10)};
-  if (::setrlimit(RLIMIT_AS, &limit) != 0) return 11;
+  if (const int failed = testing::limit_address_space_to_present_and(128 << 10)) return failed;
   // Sessions kept open: a finished session's buffer would be reused by the next one (and the
   // parent may have left spare buffers that this child inherited).
   std::vector<std::unique_ptr<TraceSession>> open;
