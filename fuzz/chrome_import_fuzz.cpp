@@ -1,6 +1,7 @@
 // libFuzzer target for the reader of our own Chrome export (docs/format/chrome.md): any bytes
 // must end in a document or a clean Error naming the file; a document must round-trip through
-// trace/6. The recogniser sees the same bytes and must not crash either.
+// trace/6, and the read with the scan on a second thread (`-j 2`) must end alike. The recogniser
+// sees the same bytes and must not crash either.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -16,11 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const import::chrome::ChromeExportImporter importer;
   InputHead head{path, bytes.substr(0, kInputHeadBytes), false};
   (void)importer.recognizes(head);
-  try {
-    const ImportedTrace imported = importer.read(path, ImportOptions{});
-    fuzz::check_round_trip(imported.document);
-  } catch (const Error& e) {
-    fuzz::check_error(e, "fuzz.perfetto.json");
-  }
+  fuzz::check_import_on_one_and_two_threads(importer, path, ImportOptions{}, "fuzz.perfetto.json");
   return 0;
 }

@@ -1,12 +1,16 @@
 // Checks every importer's document must pass: what an importer returns is a trace/6 document,
 // so our writer must turn it into text our reader accepts, and reading that text back must give
-// the same document (the converted trace a user writes with `convert` must open again).
+// the same document (the converted trace a user writes with `convert` must open again); and
+// `-j`, which moves the scan to a second thread, must not change what an import gives.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "candle_graph/error.hpp"
+#include "candle_graph/importer.hpp"
 #include "candle_graph/trace.hpp"
 #include "fuzz_support.hpp"
 
@@ -27,6 +31,39 @@ inline void check_error(const Error& e, std::string_view file_name) {
   const std::string what = e.what();
   if (e.message().empty() || what.find(file_name) == std::string::npos)
     fail("an error that does not name the file", what);
+}
+
+// Reads `path` with `options` on one thread and again with the scan on a second one (`-j 2`):
+// both reads must end alike, in an equal document and import report or in the same error. The
+// document must round-trip through trace/6 and the error must name `file_name`.
+inline void check_import_on_one_and_two_threads(const Importer& importer,
+                                                const std::filesystem::path& path,
+                                                ImportOptions options, std::string_view file_name) {
+  std::optional<ImportedTrace> one;
+  std::optional<Error> one_error;
+  options.threads = 1;
+  try {
+    one = importer.read(path, options);
+    check_round_trip(one->document);
+  } catch (const Error& e) {
+    check_error(e, file_name);
+    one_error = e;
+  }
+  options.threads = 2;
+  try {
+    const ImportedTrace two = importer.read(path, options);
+    if (!one) fail("only the read on two threads took the file", one_error->what());
+    if (!(two.document == one->document)) fail("the documents of -j 1 and -j 2 differ", "");
+    const ImportReport &a = one->report, &b = two.report;
+    if (a.format != b.format || a.measured != b.measured || a.source_events != b.source_events ||
+        a.repairs != b.repairs)
+      fail("the import reports of -j 1 and -j 2 differ", "");
+  } catch (const Error& e) {
+    if (one) fail("only the read on one thread took the file", e.what());
+    if (e.kind() != one_error->kind() || e.line() != one_error->line() ||
+        e.message() != one_error->message())
+      fail("-j 1 and -j 2 failed differently", std::string(one_error->what()) + "\n" + e.what());
+  }
 }
 
 }  // namespace candle_graph::fuzz

@@ -99,6 +99,20 @@ def trace_reader():
         shutil.copyfile(path, d / f"{path.parent.name}-{path.name}")
 
 
+def parallel_read():
+    """The trace/6 fixtures behind a control byte (parallel_read_fuzz.cpp) that varies from one
+    to the next: 2 or 3 threads, file or pipe, and chunks from 1 byte to the default."""
+    d = target_dir("parallel_read")
+    paths = sorted((ROOT / "tests" / "fixtures").glob("**/*.jsonl"))
+    small = [p for p in paths if p.stat().st_size < MAX_SEED]
+    for i in range(4 * len(small)):
+        path = small[i % len(small)]
+        control = (i % 2) | (2 if i // 2 % 2 else 0) | (4 if i % 5 == 0 else 0)
+        control |= (i * 7 % 32) << 3
+        name = f"{path.parent.name}-{path.stem}-{control:02x}"
+        (d / name).write_bytes(bytes([control]) + path.read_bytes())
+
+
 def committed(name):
     d = target_dir(name)
     for path in sorted((FUZZ / "seeds" / name).glob("*")):
@@ -136,6 +150,7 @@ def sql_statement():
 
 
 trace_reader()
+parallel_read()
 pytorch_import()
 pytorch_stream()
 committed("pytorch_stream")  # inputs that once broke the target (docs/testing.md)

@@ -1,6 +1,8 @@
 // libFuzzer target for the PyTorch profiler importer, whole file: Kineto objects and legacy
 // arrays, plain or gzip, with every way of choosing the measured step. Any bytes must end in a
-// document or a clean Error naming the file; a document must round-trip through trace/6.
+// document or a clean Error naming the file; a document must round-trip through trace/6. The
+// read with the scan on a second thread (`-j 2`) must end as the one-thread read ends: an equal
+// document and import report, or the same error.
 //
 // Input: one control byte, then the file. Control bit 0: gzip the file; bit 1: --step all;
 // bit 2: --step N with N = the top five bits.
@@ -20,12 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ImportOptions options;
   options.all_steps = (in.control & 2) != 0;
   if (in.control & 4) options.step = in.control >> 3;
-  const import::pytorch::PytorchImporter importer;
-  try {
-    const ImportedTrace imported = importer.read(path, options);
-    fuzz::check_round_trip(imported.document);
-  } catch (const Error& e) {
-    fuzz::check_error(e, name);
-  }
+  fuzz::check_import_on_one_and_two_threads(import::pytorch::PytorchImporter{}, path, options,
+                                            name);
   return 0;
 }

@@ -2,7 +2,8 @@
 // (never a crash, a hang, a leak or a sanitizer report). A document that parses must survive
 // health analysis, and writing it out and reading it back must give the same document. Every
 // line the reader's fast scanner takes must read to the same event through the simdjson path
-// alone (parse_event_line), which never uses the scanner.
+// alone (parse_event_line), which never uses the scanner; and every line of a trace the reader
+// accepts (batched, many lines to one stage 1) must be accepted by that path on its own.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
 #include "trace/fast_line_scanner.hpp"
+#include "trace/line_feeder.hpp"
 
 namespace {
 
@@ -51,6 +53,29 @@ void check_fast_scanner(std::string_view text) {
   }
 }
 
+// The reader takes most lines in batches; each line it accepted must parse alone as well.
+void check_lines_parse_alone(std::string_view text) {
+  using namespace candle_graph;
+  Arena arena;
+  std::uint64_t line_number = 0;
+  std::size_t pos = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) pos = 3;  // the reader skips a byte-order mark
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    ++line_number;
+    const std::string_view line = trim_line(text.substr(pos, nl - pos));
+    if (!line.empty()) {
+      try {
+        (void)parse_event_line(line, arena, "fuzz.jsonl", line_number);
+      } catch (const Error& e) {
+        fail("the reader accepted a line the per-line path rejects", std::string(e.what()));
+      }
+    }
+    pos = nl + 1;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -65,6 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (e.path() != "fuzz.jsonl" || e.message().empty()) fail("malformed error", e.what());
     return 0;
   }
+  check_lines_parse_alone(text);
   const TraceHealth health = analyze_health(doc);
   if (health.trusted != (health.error_summary().empty())) fail("trusted flag disagrees", "");
 

@@ -829,10 +829,13 @@ LineParserBackend::BatchResult Backend::parse_batch(const char* data, std::size_
     } catch (const Error&) {
       return done;  // the per-line path reports it, byte for byte
     }
-    // The next token (the next document, or the end of the batch) bounds this one.
+    // The next token (the start of the next document) bounds this one. The batch's last
+    // document has none, and where its object closed is then unknown: stage 1 cuts documents by
+    // depth, so `{…}0}` at the end of a batch is one document, which would pass every check
+    // below as if its object ended at the last brace. The per-line path takes that line alone.
     const char* loc = nullptr;
-    const std::size_t bound =
-        doc.current_location().get(loc) ? size : static_cast<std::size_t>(loc - data);
+    if (doc.current_location().get(loc)) return done;
+    const std::size_t bound = static_cast<std::size_t>(loc - data);
     if (bound <= start || bound > size) return done;
     std::size_t end = bound;  // one past the closing brace
     while (end > start && is_json_space(data[end - 1])) --end;

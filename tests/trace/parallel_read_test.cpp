@@ -79,6 +79,21 @@ TEST(ParallelRead, EveryTraceFixtureReadsTheSame) {
   EXPECT_GE(files, 5u);  // tests/fixtures holds at least the five trace/6 fixtures
 }
 
+// Found by fuzz_parallel_read: line 9 of this file has `0,"timestamp_ns":…}` after its object and
+// line 10 ends inside a string. With small chunks `-j 2` named line 10: line 9 ended a batch of
+// lines, where the text after its object passed for part of one document. Every read names line
+// 9, the line with the text after the object (read off the file by eye: sed -n 9p).
+TEST(ParallelRead, TextAfterTheObjectIsTheFirstErrorWhateverTheChunks) {
+  const fs::path file = fixture("trace/fuzz/value-and-brace-after-the-object.jsonl");
+  const std::string expected = "error input " + file.string() +
+                               ":9: invalid JSON: trailing characters after the event object";
+  EXPECT_EQ(outcome(file, 1), expected);
+  for (const std::size_t chunk : {1, 19, 40, 64, 300, 4096})
+    for (const unsigned threads : {2u, 3u})
+      EXPECT_EQ(outcome(file, threads, chunk), expected)
+          << threads << " threads, chunks of " << chunk;
+}
+
 TEST(ParallelRead, SynthTraceOfManyChunksReadsTheSame) {
   TempDir dir;
   // ~6 MB (synth writes ~4.8 KB a layer): many of the reader's 512 KiB chunks, with their

@@ -78,6 +78,18 @@ TEST(ReaderBatch, TwoEventsOnOneLineAnywhere) {
   }
 }
 
+// A value and a brace after the object at the end of a batch passed for one document
+// (ReaderHostile.AValueAndABraceAfterTheObject): here on both sides of the batch boundaries.
+TEST(ReaderBatch, AValueAndABraceAfterTheObjectAnywhere) {
+  const auto base = large_trace();
+  for (std::size_t i : positions(base)) {
+    auto lines = base;
+    lines[i] += "0}";
+    SCOPED_TRACE("line " + std::to_string(i + 1));
+    expect_rejected(text(lines), i + 1, "invalid JSON: trailing characters after the event object");
+  }
+}
+
 TEST(ReaderBatch, EventSpanningTwoLinesIsRejectedAtItsFirstLine) {
   const auto base = large_trace();
   for (std::size_t i : positions(base)) {

@@ -194,6 +194,22 @@ TEST(ReaderHostile, TrailingGarbageAfterTheObject) {
   expect_rejected(meta_line() + meta_line() + "\n", 1, kAnyMessage);
 }
 
+// A value and a closing brace after the object (`{…}0}`). simdjson's stage 1 cuts a batch of
+// lines into documents by depth, so such a line at the end of a batch was one document, and its
+// last brace passed for the object's own: the line was accepted. Here on the meta line (a batch
+// of its own: the fast scanner takes no meta line), in the middle and on the last line.
+TEST(ReaderHostile, AValueAndABraceAfterTheObject) {
+  const std::string edge = R"({"kind":"edge","from_span":"a","to_span":"b","duration_ns":1})";
+  for (const std::string& tail :
+       std::vector<std::string>{"0}", "x}", "\"s\"}", "[]}", " 0 }", "1,\"a\":2}", "{}}", "0]"}) {
+    SCOPED_TRACE(tail);
+    const auto invalid = StartsWith("invalid JSON");
+    expect_rejected(text_of({meta_line() + tail, edge}), 1, invalid);
+    expect_rejected(text_of({meta_line(), edge + tail, edge}), 2, invalid);
+    expect_rejected(text_of({meta_line(), edge, edge + tail}), 3, invalid);
+  }
+}
+
 // Unknown fields are ignored but must be valid JSON (serde parses them to skip them).
 TEST(ReaderHostile, MalformedJsonInsideAnIgnoredField) {
   const std::string head =
