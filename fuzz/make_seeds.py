@@ -93,8 +93,9 @@ def pytorch_stream():
                 break
 
 
-def trace_reader():
-    d = target_dir("trace_reader")
+def trace_fixtures(target):
+    """The trace/6 fixtures as they are (trace_reader, chrome_export)."""
+    d = target_dir(target)
     for path in sorted((ROOT / "tests" / "fixtures").glob("**/*.jsonl")):
         shutil.copyfile(path, d / f"{path.parent.name}-{path.name}")
 
@@ -149,7 +150,8 @@ def sql_statement():
     committed("sql_statement")
 
 
-trace_reader()
+trace_fixtures("trace_reader")
+trace_fixtures("chrome_export")
 parallel_read()
 pytorch_import()
 pytorch_stream()

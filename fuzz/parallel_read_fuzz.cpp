@@ -1,8 +1,9 @@
 // libFuzzer target for reading trace/6 on several threads: whatever the bytes, the read with 2 or
 // 3 threads (chunks cut by position, parsed side by side, placed in turns) must end as the
 // one-thread read of the same bytes ends: the same document, or the same first error (kind, line,
-// message), and health run on threads must find what it finds on one. The one-thread read is the
-// reference here; fuzz_trace_reader checks it against the writer and the simdjson path.
+// message), and health run on threads must find what it finds on one. The reader of bytes in
+// memory (parse_trace_text) must end alike as well. The one-thread read of the file is the
+// reference here; fuzz_trace_reader checks the reader against the writer and the simdjson path.
 //
 // Input: a control byte, then the file.
 //   bit 0      3 reading threads instead of 2
@@ -88,6 +89,34 @@ void check_same_health(const TraceDocument& doc, unsigned threads) {
          one.error_summary() + "\n" + many.error_summary());
 }
 
+Outcome read_text(std::string_view text, const std::string& source) {
+  try {
+    return {parse_trace_text(text, source), std::nullopt};
+  } catch (const Error& e) {
+    return {std::nullopt, e};
+  }
+}
+
+// `other` must end as `reference` (the one-thread read of the file) ends: an equal document, or
+// an error of the same kind, line and message, naming the same file when `same_name` (a pipe is
+// read under a name of its own).
+void check_same(const Outcome& reference, const Outcome& other, const std::string& what,
+                bool same_name) {
+  const std::string both =
+      "one thread: " + describe(reference) + "\n" + what + ": " + describe(other);
+  if (reference.doc.has_value() != other.doc.has_value())
+    fail("one read ended in a document, the other in an error", both);
+  if (reference.doc) {
+    if (!(*reference.doc == *other.doc)) fail("the documents differ", both);
+    return;
+  }
+  const Error& a = *reference.error;
+  const Error& b = *other.error;
+  if (a.kind() != b.kind() || a.line() != b.line() || a.message() != b.message())
+    fail("the reads failed differently", both);
+  if (same_name && a.path() != b.path()) fail("the errors name different files", both);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -105,20 +134,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           chunk_code == 31 ? std::nullopt : std::optional<std::size_t>(chunk_bytes));
   const Outcome parallel = through_pipe ? read_pipe(text, threads) : read_path(path, threads);
 
-  const std::string both = "one thread: " + describe(reference) + "\n" + std::to_string(threads) +
-                           " threads: " + describe(parallel);
-  if (reference.doc.has_value() != parallel.doc.has_value())
-    fail("one read ended in a document, the other in an error", both);
-  if (reference.doc) {
-    if (!(*reference.doc == *parallel.doc)) fail("the documents differ", both);
-    check_same_health(*reference.doc, threads);
-    return 0;
-  }
-  // The pipe is read under its own name; a read by position names the same file.
-  const Error& a = *reference.error;
-  const Error& b = *parallel.error;
-  if (a.kind() != b.kind() || a.line() != b.line() || a.message() != b.message())
-    fail("the reads failed differently", both);
-  if (!through_pipe && a.path() != b.path()) fail("the errors name different files", both);
+  check_same(reference, parallel, std::to_string(threads) + " threads", !through_pipe);
+  if (reference.doc) check_same_health(*reference.doc, threads);
+  // The reader of bytes in memory (parse_trace_text, under the file's name) ends alike too.
+  check_same(reference, read_text(text, path), "the bytes in memory", true);
   return 0;
 }

@@ -1,0 +1,70 @@
+// libFuzzer target for the Chrome export (src/export) and its way back (src/import/chrome): every
+// trace/6 file the reader accepts and health trusts is exported, and
+//   - the export with its slices formatted on 2 threads, in batches of 3 events so that batches
+//     meet everywhere, is byte for byte the one-thread export;
+//   - the text is valid JSON (simdjson's DOM parser, which checks the whole document);
+//   - our Chrome importer reads it back without an error, with as many spans and ops
+//     (docs/format/chrome.md: the export carries every span and op, `convert` brings them back).
+// Input: the trace/6 file.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "candle_graph/error.hpp"
+#include "candle_graph/health.hpp"
+#include "candle_graph/trace.hpp"
+#include "export/chrome_trace_writer.hpp"
+#include "fuzz_support.hpp"
+#include "import/chrome/chrome_importer.hpp"
+
+namespace {
+
+using namespace candle_graph;
+using candle_graph::fuzz::fail;
+
+std::string export_text(const TraceDocument& doc, unsigned threads) {
+  std::string text;
+  exporting::write_chrome_trace(
+      doc, [&](std::string_view piece) { text.append(piece); }, threads);
+  return text;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  ::setenv("CANDLE_GRAPH_TEST_EXPORT_BATCH", "3", 1);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  TraceDocument doc;
+  try {
+    doc = parse_trace_text(bytes, "fuzz.jsonl");
+  } catch (const Error&) {
+    return 0;  // fuzz_trace_reader checks the reader's errors
+  }
+  if (!analyze_health(doc).trusted) return 0;  // callers export trusted traces only
+
+  const std::string text = export_text(doc, 1);
+  if (export_text(doc, 2) != text) fail("the export on 2 threads differs from one thread's", "");
+  simdjson::dom::parser json;
+  simdjson::dom::element root;
+  if (const auto err = json.parse(text).get(root))
+    fail("the export is not valid JSON", simdjson::error_message(err));
+
+  const auto path = fuzz::write_scratch("fuzz.perfetto.json", text);
+  try {
+    const ImportedTrace back = import::chrome::ChromeExportImporter{}.read(path, ImportOptions{});
+    if (back.document.spans().size() != doc.spans().size() ||
+        back.document.ops().size() != doc.ops().size())
+      fail("the export read back has other span or op counts", text);
+  } catch (const Error& e) {
+    fail("our importer refuses our export", std::string(e.what()) + "\n" + text);
+  }
+  return 0;
+}
