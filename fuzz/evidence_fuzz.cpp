@@ -1,0 +1,77 @@
+// libFuzzer target for the analyses behind `import`, `summary` and `report` (src/graph,
+// src/memory, src/evidence, src/output): for every trace/6 file the reader accepts and health
+// trusts, the evidence packet is built and written as JSON, and
+//   - the packet built on 2 threads and written with its large arrays formatted on 3 threads, in
+//     batches of 2 elements so that batches meet everywhere, is byte for byte the one-thread
+//     text (`import -j N` promises the same bytes);
+//   - the evidence and the summary are valid JSON (simdjson's DOM parser).
+// Input: the trace/6 file.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "candle_graph/error.hpp"
+#include "candle_graph/health.hpp"
+#include "candle_graph/trace.hpp"
+#include "evidence/evidence_json.hpp"
+#include "evidence/packet_builder.hpp"
+#include "fuzz_support.hpp"
+#include "output/json_stream.hpp"
+
+namespace {
+
+using namespace candle_graph;
+using candle_graph::fuzz::fail;
+
+std::string evidence_text(const TraceDocument& doc, unsigned threads) {
+  GraphOptions options;
+  options.threads = threads;
+  const evidence::EvidencePacket packet =
+      evidence::build_packet(doc, nullptr, std::nullopt, std::nullopt, options);
+  output::JsonStream w;
+  w.set_format_threads(threads == 1 ? 1 : 3);
+  evidence::write_evidence_packet(w, packet);
+  w.finish();
+  std::string text = w.take();
+  output::JsonStream summary;
+  evidence::write_summary_document(summary, packet);
+  summary.finish();
+  return text + "\n" + summary.take();
+}
+
+void check_json(std::string_view text, const char* what) {
+  simdjson::dom::parser json;
+  simdjson::dom::document_stream docs;
+  if (const auto err = json.parse_many(text.data(), text.size(), text.size() + 1).get(docs))
+    fail(what, simdjson::error_message(err));
+  for (auto doc : docs)
+    if (doc.error()) fail(what, simdjson::error_message(doc.error()));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  ::setenv("CANDLE_GRAPH_TEST_JSON_BATCH", "2", 1);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  TraceDocument doc;
+  try {
+    doc = parse_trace_text(bytes, "fuzz.jsonl");
+  } catch (const Error&) {
+    return 0;  // fuzz_trace_reader checks the reader's errors
+  }
+  if (!analyze_health(doc).trusted) return 0;  // the commands refuse untrusted traces
+
+  const std::string one = evidence_text(doc, 1);
+  if (evidence_text(doc, 2) != one) fail("the evidence on threads differs from one thread's", one);
+  check_json(one, "the evidence or the summary is not valid JSON");
+  return 0;
+}
