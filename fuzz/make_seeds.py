@@ -94,7 +94,7 @@ def pytorch_stream():
 
 
 def trace_fixtures(target):
-    """The trace/6 fixtures as they are (trace_reader, chrome_export, evidence)."""
+    """The trace/6 fixtures as they are (the targets that read trace/6 files)."""
     d = target_dir(target)
     for path in sorted((ROOT / "tests" / "fixtures").glob("**/*.jsonl")):
         shutil.copyfile(path, d / f"{path.parent.name}-{path.name}")
@@ -153,6 +153,7 @@ def sql_statement():
 trace_fixtures("trace_reader")
 trace_fixtures("chrome_export")
 trace_fixtures("evidence")
+trace_fixtures("sqlite_export")
 parallel_read()
 pytorch_import()
 pytorch_stream()
