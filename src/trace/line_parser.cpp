@@ -746,24 +746,53 @@ void Backend::parse_object(od::object obj) {
   // clang-format on
 }
 
+constexpr std::string_view kTrailing = "invalid JSON: trailing characters after the event object";
+
+// Whether `line` (readable to `capacity`) starts with one whole JSON object that something
+// follows. simdjson takes a line's root object to end at its last token, so `{…}0` or `{…},`
+// fail as an object that "ended early"; read as a stream of documents instead, the first one
+// ends at its own brace. Asked on that failure only.
+bool object_then_more(std::string_view line, std::size_t capacity) {
+  if (capacity < line.size() + simdjson::SIMDJSON_PADDING) return false;
+  od::parser parser;
+  od::document_stream stream;
+  const std::size_t batch = std::max<std::size_t>(line.size(), 1024);
+  if (parser.iterate_many(line.data(), line.size(), batch).get(stream)) return false;
+  auto it = stream.begin();
+  if (!(it != stream.end())) return false;
+  od::document_reference doc;
+  od::object obj;
+  if ((*it).get(doc) || doc.get_object().get(obj)) return false;
+  for (auto f : obj) {
+    od::field field;
+    if (std::move(f).get(field)) return false;
+  }
+  const char* rest = nullptr;
+  return !doc.current_location().get(rest);
+}
+
 const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,
                                  std::string_view source, std::uint64_t line_number) {
   Impl& p = impl_;
   p.source = source;
   p.line_number = line_number;
   p.kind_name = "trace";
+  const auto fail_json = [&](simdjson::error_code err) {
+    if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && object_then_more(line, capacity))
+      p.fail(std::string(kTrailing));
+    p.fail(describe_error(err));
+  };
   od::document doc;
-  p.check(p.parser.iterate(line.data(), line.size(), capacity).get(doc));
+  if (auto err = p.parser.iterate(line.data(), line.size(), capacity).get(doc)) fail_json(err);
   od::object obj;
   if (auto err = doc.get_object().get(obj)) {
-    if (err != simdjson::INCORRECT_TYPE) p.fail(describe_error(err));
+    if (err != simdjson::INCORRECT_TYPE) fail_json(err);
     p.fail("expected a JSON object per line");
   }
   parse_object(obj);
   // Every field has been visited; anything still in bounds is a second value on the line.
   const char* rest = nullptr;
-  if (!doc.current_location().get(rest))
-    p.fail("invalid JSON: trailing characters after the event object");
+  if (!doc.current_location().get(rest)) p.fail(std::string(kTrailing));
   return p.event;
 }
 

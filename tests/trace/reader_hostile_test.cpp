@@ -210,6 +210,23 @@ TEST(ReaderHostile, AValueAndABraceAfterTheObject) {
   }
 }
 
+// A value after the object without a closing brace (`{…}0`, `{…},`) is named for what it is:
+// simdjson alone reports the line's object as one that "ended early", since it takes a root
+// object to end at the line's last token. A line cut inside its object keeps that message.
+TEST(ReaderHostile, AValueAfterTheObjectIsTrailingCharacters) {
+  const std::string edge = R"({"kind":"edge","from_span":"a","to_span":"b","duration_ns":1})";
+  for (const std::string& tail :
+       std::vector<std::string>{"0", " 1", "\"s\"", "x", ",", "0 0", "[]", "true"}) {
+    SCOPED_TRACE(tail);
+    expect_rejected(text_of({meta_line() + tail, edge}), 1,
+                    "invalid JSON: trailing characters after the event object");
+    expect_rejected(text_of({meta_line(), edge + tail}), 2,
+                    "invalid JSON: trailing characters after the event object");
+  }
+  expect_rejected(text_of({meta_line(), R"({"kind":"edge","from_span":"a",)"}), 2,
+                  "invalid JSON: JSON document ended early in the middle of an object or array.");
+}
+
 // Unknown fields are ignored but must be valid JSON (serde parses them to skip them).
 TEST(ReaderHostile, MalformedJsonInsideAnIgnoredField) {
   const std::string head =
