@@ -20,6 +20,7 @@
 #include "export/chrome_trace_writer.hpp"
 #include "fuzz_support.hpp"
 #include "import/chrome/chrome_importer.hpp"
+#include "trace_input.hpp"
 
 namespace {
 
@@ -36,19 +37,13 @@ std::string export_text(const TraceDocument& doc, unsigned threads) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  ::setenv("CANDLE_GRAPH_TEST_EXPORT_BATCH", "3", 1);
-  return 0;
+  return fuzz::set_test_hook("CANDLE_GRAPH_TEST_EXPORT_BATCH", "3");
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  TraceDocument doc;
-  try {
-    doc = parse_trace_text(bytes, "fuzz.jsonl");
-  } catch (const Error&) {
-    return 0;  // fuzz_trace_reader checks the reader's errors
-  }
-  if (!analyze_health(doc).trusted) return 0;  // callers export trusted traces only
+  const std::optional<TraceDocument> input = fuzz::trace_input(data, size, fuzz::Traces::trusted);
+  if (!input) return 0;
+  const TraceDocument& doc = *input;
 
   const std::string text = export_text(doc, 1);
   if (export_text(doc, 2) != text) fail("the export on 2 threads differs from one thread's", "");

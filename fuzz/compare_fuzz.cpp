@@ -15,6 +15,7 @@
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
 #include "fuzz_support.hpp"
+#include "trace_input.hpp"
 
 namespace {
 
@@ -28,13 +29,9 @@ bool zero_or_absent(const std::optional<double>& d) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  TraceDocument doc;
-  try {
-    doc = parse_trace_text(bytes, "fuzz.jsonl");
-  } catch (const Error&) {
-    return 0;  // fuzz_trace_reader checks the reader's errors
-  }
+  const std::optional<TraceDocument> input = fuzz::trace_input(data, size, fuzz::Traces::any);
+  if (!input) return 0;
+  const TraceDocument& doc = *input;
   const Comparison c = compare_documents(doc, doc);
   if (analyze_health(doc).trusted && !c.comparable) fail("a trusted trace is not comparable", "");
   if (c.total_delta_ns != 0 || !zero_or_absent(c.total_delta_percent))

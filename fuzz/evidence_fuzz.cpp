@@ -22,6 +22,7 @@
 #include "evidence/packet_builder.hpp"
 #include "fuzz_support.hpp"
 #include "output/json_stream.hpp"
+#include "trace_input.hpp"
 
 namespace {
 
@@ -56,19 +57,13 @@ void check_json(std::string_view text, const char* what) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  ::setenv("CANDLE_GRAPH_TEST_JSON_BATCH", "2", 1);
-  return 0;
+  return fuzz::set_test_hook("CANDLE_GRAPH_TEST_JSON_BATCH", "2");
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  TraceDocument doc;
-  try {
-    doc = parse_trace_text(bytes, "fuzz.jsonl");
-  } catch (const Error&) {
-    return 0;  // fuzz_trace_reader checks the reader's errors
-  }
-  if (!analyze_health(doc).trusted) return 0;  // the commands refuse untrusted traces
+  const std::optional<TraceDocument> input = fuzz::trace_input(data, size, fuzz::Traces::trusted);
+  if (!input) return 0;
+  const TraceDocument& doc = *input;
 
   const std::string one = evidence_text(doc, 1);
   if (evidence_text(doc, 2) != one) fail("the evidence on threads differs from one thread's", one);

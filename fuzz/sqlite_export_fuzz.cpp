@@ -21,6 +21,7 @@
 #include "evidence/packet_builder.hpp"
 #include "fuzz_support.hpp"
 #include "sqlite/sqlite_export.hpp"
+#include "trace_input.hpp"
 
 namespace {
 
@@ -54,14 +55,9 @@ void expect_names(sqlite3* db, const char* sql, const Events& events, Name name,
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  TraceDocument doc;
-  try {
-    doc = parse_trace_text(bytes, "fuzz.jsonl");
-  } catch (const Error&) {
-    return 0;  // fuzz_trace_reader checks the reader's errors
-  }
-  if (!analyze_health(doc).trusted) return 0;  // the export refuses untrusted traces
+  const std::optional<TraceDocument> input = fuzz::trace_input(data, size, fuzz::Traces::trusted);
+  if (!input) return 0;
+  const TraceDocument& doc = *input;
 
   const std::filesystem::path path = fuzz::scratch_dir() / "fuzz.db";
   std::filesystem::remove(path);
