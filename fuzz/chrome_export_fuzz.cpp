@@ -12,14 +12,13 @@
 #include <string>
 #include <string_view>
 
-#include <simdjson.h>
-
 #include "candle_graph/error.hpp"
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
 #include "export/chrome_trace_writer.hpp"
 #include "fuzz_support.hpp"
 #include "import/chrome/chrome_importer.hpp"
+#include "json_check.hpp"
 #include "trace_input.hpp"
 
 namespace {
@@ -47,10 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const std::string text = export_text(doc, 1);
   if (export_text(doc, 2) != text) fail("the export on 2 threads differs from one thread's", "");
-  simdjson::dom::parser json;
-  simdjson::dom::element root;
-  if (const auto err = json.parse(text).get(root))
-    fail("the export is not valid JSON", simdjson::error_message(err));
+  fuzz::check_valid_json(text, "the export is not valid JSON");
 
   const auto path = fuzz::write_scratch("fuzz.perfetto.json", text);
   try {

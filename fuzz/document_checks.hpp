@@ -60,8 +60,7 @@ inline void check_import_on_one_and_two_threads(const Importer& importer,
       fail("the import reports of -j 1 and -j 2 differ", "");
   } catch (const Error& e) {
     if (one) fail("only the read on one thread took the file", e.what());
-    if (e.kind() != one_error->kind() || e.line() != one_error->line() ||
-        e.message() != one_error->message())
+    if (!same_error(e, *one_error))
       fail("-j 1 and -j 2 failed differently", std::string(one_error->what()) + "\n" + e.what());
   }
 }

@@ -11,16 +11,11 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
-#include <string_view>
 
-#include <simdjson.h>
-
-#include "candle_graph/error.hpp"
-#include "candle_graph/health.hpp"
-#include "candle_graph/trace.hpp"
 #include "evidence/evidence_json.hpp"
 #include "evidence/packet_builder.hpp"
 #include "fuzz_support.hpp"
+#include "json_check.hpp"
 #include "output/json_stream.hpp"
 #include "trace_input.hpp"
 
@@ -29,7 +24,12 @@ namespace {
 using namespace candle_graph;
 using candle_graph::fuzz::fail;
 
-std::string evidence_text(const TraceDocument& doc, unsigned threads) {
+struct Texts {
+  std::string evidence, summary;
+  bool operator==(const Texts&) const = default;
+};
+
+Texts evidence_texts(const TraceDocument& doc, unsigned threads) {
   GraphOptions options;
   options.threads = threads;
   const evidence::EvidencePacket packet =
@@ -38,20 +38,10 @@ std::string evidence_text(const TraceDocument& doc, unsigned threads) {
   w.set_format_threads(threads == 1 ? 1 : 3);
   evidence::write_evidence_packet(w, packet);
   w.finish();
-  std::string text = w.take();
   output::JsonStream summary;
   evidence::write_summary_document(summary, packet);
   summary.finish();
-  return text + "\n" + summary.take();
-}
-
-void check_json(std::string_view text, const char* what) {
-  simdjson::dom::parser json;
-  simdjson::dom::document_stream docs;
-  if (const auto err = json.parse_many(text.data(), text.size(), text.size() + 1).get(docs))
-    fail(what, simdjson::error_message(err));
-  for (auto doc : docs)
-    if (doc.error()) fail(what, simdjson::error_message(doc.error()));
+  return {w.take(), summary.take()};
 }
 
 }  // namespace
@@ -65,8 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!input) return 0;
   const TraceDocument& doc = *input;
 
-  const std::string one = evidence_text(doc, 1);
-  if (evidence_text(doc, 2) != one) fail("the evidence on threads differs from one thread's", one);
-  check_json(one, "the evidence or the summary is not valid JSON");
+  const Texts one = evidence_texts(doc, 1);
+  if (!(evidence_texts(doc, 2) == one))
+    fail("the evidence on threads differs from one thread's", one.evidence);
+  fuzz::check_valid_json(one.evidence, "the evidence is not valid JSON");
+  fuzz::check_valid_json(one.summary, "the summary is not valid JSON");
   return 0;
 }

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "candle_graph/error.hpp"
+
 namespace candle_graph::fuzz {
 
 [[noreturn]] inline void fail(const char* what, std::string_view detail) {
@@ -61,6 +63,12 @@ inline std::string gzip_member(std::string_view bytes, int level = 1) {
   deflateEnd(&z);
   if (rc != Z_STREAM_END) fail("deflate did not finish", "");
   return out;
+}
+
+// Whether two reads of the same bytes failed alike: the same kind, line and message (the file's
+// name aside, which a pipe or a second copy changes).
+inline bool same_error(const Error& a, const Error& b) {
+  return a.kind() == b.kind() && a.line() == b.line() && a.message() == b.message();
 }
 
 // Reads the leading control byte of an input: the rest is the document.

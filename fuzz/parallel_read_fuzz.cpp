@@ -112,8 +112,7 @@ void check_same(const Outcome& reference, const Outcome& other, const std::strin
   }
   const Error& a = *reference.error;
   const Error& b = *other.error;
-  if (a.kind() != b.kind() || a.line() != b.line() || a.message() != b.message())
-    fail("the reads failed differently", both);
+  if (!fuzz::same_error(a, b)) fail("the reads failed differently", both);
   if (same_name && a.path() != b.path()) fail("the errors name different files", both);
 }
 
