@@ -27,7 +27,8 @@ struct ImportOptions {
   // Called now and then while the file is read: bytes read, the file's size.
   ProgressCallback progress;
   // Called now and then while the events of a format that is converted (PyTorch's, a Chrome
-  // export's) are placed into the document after the read: events placed, events to place.
+  // export's) are placed into the document after the read: events placed, events to place
+  // (0 of 1 at the start, before the count is known).
   ProgressCallback converting;
   // Threads that parse the file, where the format's reader can split it (trace/6); any number
   // gives the same document and the same errors.

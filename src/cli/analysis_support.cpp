@@ -1,5 +1,7 @@
 #include "cli/analysis_support.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -131,15 +133,56 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
   return evidence::build_packet(doc, baseline, nsight_dir, label, with_threads);
 }
 
+evidence::EvidencePacket analyse_trace(const TraceDocument& doc, const std::filesystem::path& trace,
+                                       const TraceDocument* baseline,
+                                       const std::optional<std::filesystem::path>& nsight_dir,
+                                       const GraphOptions& options) {
+  StageLine line("analysing " + trace.string(), trace_bytes(trace));
+  evidence::EvidencePacket packet = build_evidence(doc, baseline, nsight_dir, options);
+  line.done();
+  return packet;
+}
+
+namespace {
+
+// Counts the large arrays' elements `w` writes on a progress line "writing OUT", when the input
+// is large and stderr a terminal; ends the line when the document is written.
+class ElementsProgress {
+ public:
+  ElementsProgress(output::JsonStream& w, std::string_view out,
+                   std::initializer_list<std::filesystem::path> inputs, std::uint64_t total)
+      : total_(total) {
+    if (total_ == 0 || inputs.size() == 0) return;
+    line_ = write_progress_on_stderr("writing " + std::string(out), trace_bytes(*inputs.begin()));
+    if (!line_) return;
+    line_(0, total_);
+    w.on_elements_written([this](std::size_t n) { line_(done_ += n, total_); });
+  }
+  void finish() {
+    if (line_) line_(total_, total_);
+  }
+
+ private:
+  std::uint64_t total_, done_ = 0;
+  ProgressCallback line_;
+};
+
+}  // namespace
+
 void emit_json(const std::optional<std::filesystem::path>& out,
                std::initializer_list<std::filesystem::path> inputs,
-               const std::function<void(output::JsonStream&)>& write, output::OutputGroup* group) {
+               const std::function<void(output::JsonStream&)>& write, output::OutputGroup* group,
+               std::uint64_t large_elements) {
   if (!out || out->empty() || *out == "-") {
     output::JsonStream w(&write_stdout);
     w.set_format_threads(read_threads());
+    // A document printed on the terminal itself gets no line drawn into it.
+    ElementsProgress progress(w, "<stdout>", inputs,
+                              ::isatty(STDOUT_FILENO) == 1 ? 0 : large_elements);
     write(w);
     w.finish();
     flush_stdout();
+    progress.finish();
     return;
   }
   for (const auto& in : inputs)
@@ -159,9 +202,11 @@ void emit_json(const std::optional<std::filesystem::path>& out,
   if (pipeline)
     w.set_handover(
         [&](std::string& buffer, std::size_t used) { pipeline->hand_over(buffer, used); });
+  ElementsProgress progress(w, out->string(), inputs, large_elements);
   write(w);
   w.finish();
   if (pipeline) pipeline->finish();
+  progress.finish();
   if (!group) file.commit();
 }
 
@@ -171,7 +216,8 @@ void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir)
 }
 
 std::function<int()> register_packet_command(CLI::App& app, const char* name, const char* help,
-                                             const GraphOptions& options, PacketWriter write) {
+                                             const GraphOptions& options, PacketWriter write,
+                                             PacketElements count) {
   struct Args {
     std::filesystem::path trace;
     std::optional<std::filesystem::path> output;
@@ -185,11 +231,13 @@ std::function<int()> register_packet_command(CLI::App& app, const char* name, co
   add_nsight_option(cmd, args->nsight_dir);
   add_step_option(cmd, args->step);
   add_threads_option(cmd);
-  return [args, options, write] {
+  return [args, options, write, count] {
     const TraceDocument doc = load_trace(args->trace, args->step);
-    const evidence::EvidencePacket packet =
-        build_evidence(doc, nullptr, nsight_dir_for(args->trace, args->nsight_dir), options);
-    emit_json(args->output, {args->trace}, [&](output::JsonStream& w) { write(w, packet); });
+    const evidence::EvidencePacket packet = analyse_trace(
+        doc, args->trace, nullptr, nsight_dir_for(args->trace, args->nsight_dir), options);
+    emit_json(
+        args->output, {args->trace}, [&](output::JsonStream& w) { write(w, packet); }, nullptr,
+        count ? count(packet) : 0);
     return static_cast<int>(kExitOk);
   };
 }

@@ -57,13 +57,22 @@ evidence::EvidencePacket build_evidence(const TraceDocument& doc, const TraceDoc
                                         const std::optional<std::filesystem::path>& nsight_dir,
                                         const GraphOptions& options = {});
 
+// build_evidence for a command that reads one `trace` and analyses it next: on a terminal, a
+// large trace's analysis shows as the line "analysing TRACE ..." (cli/command.hpp StageLine).
+evidence::EvidencePacket analyse_trace(const TraceDocument& doc, const std::filesystem::path& trace,
+                                       const TraceDocument* baseline,
+                                       const std::optional<std::filesystem::path>& nsight_dir,
+                                       const GraphOptions& options = {});
+
 // Streams a JSON document (plus the trailing newline) to stdout or atomically to `out`,
 // refusing to write over any of `inputs` (UsageError). Nothing is left behind on failure. With a
-// `group`, the file lands with the group's commit.
+// `group`, the file lands with the group's commit. `large_elements` is how many elements `write`
+// writes as large arrays (output::write_elements): when the first input is large, a terminal
+// shows "writing OUT:  45%" over them.
 void emit_json(const std::optional<std::filesystem::path>& out,
                std::initializer_list<std::filesystem::path> inputs,
                const std::function<void(output::JsonStream&)>& write,
-               output::OutputGroup* group = nullptr);
+               output::OutputGroup* group = nullptr, std::uint64_t large_elements = 0);
 
 // Registration of the CLI11 option `--nsight-dir DIR`.
 void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir);
@@ -71,8 +80,11 @@ void add_nsight_option(CLI::App* cmd, std::optional<std::filesystem::path>& dir)
 // The commands that turn one trace into one packet document (`import`, `summary`):
 // `NAME TRACE [-o FILE] [--nsight-dir DIR]`, the packet built with `options`, then streamed with
 // `write` to stdout or atomically to FILE.
+// `count` says how many large-array elements `write` writes (none when it is null).
 using PacketWriter = void (*)(output::JsonStream&, const evidence::EvidencePacket&);
+using PacketElements = std::uint64_t (*)(const evidence::EvidencePacket&);
 std::function<int()> register_packet_command(CLI::App& app, const char* name, const char* help,
-                                             const GraphOptions& options, PacketWriter write);
+                                             const GraphOptions& options, PacketWriter write,
+                                             PacketElements count = nullptr);
 
 }  // namespace candle_graph::cli

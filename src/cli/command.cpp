@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 
@@ -39,25 +40,57 @@ bool progress_wanted(std::uint64_t input_bytes) {
 
 namespace {
 
+// Whether a progress line was drawn and not ended: what is printed next starts a line of its own.
+// Readers draw from their threads, one at a time.
+std::atomic<bool> line_open{false};
+
 // What a progress line shows last: it is redrawn only when that changes, and ended once. Shared
 // by the callback's copies (readers hand theirs on).
 struct ShownLine {
   std::uint64_t shown = ~std::uint64_t{0};
   bool ended = false;
-  // False when `value` is what the line shows already.
+  // False when `value` is what the line shows already; true when the caller draws it now.
   bool change(std::uint64_t value) {
     if (ended || value == shown) return false;
     shown = value;
+    line_open = true;
     return true;
   }
   void end_when(bool done) {
     if (!done) return;
     ended = true;
+    line_open = false;
     std::fputc('\n', stderr);
   }
 };
 
 }  // namespace
+
+void end_open_progress_line() {
+  if (!line_open.exchange(false)) return;
+  std::fputc('\n', stderr);
+}
+
+StageLine::StageLine(std::string what, std::uint64_t input_bytes)
+    : what_(std::move(what)), shown_(progress_wanted(input_bytes)) {
+  if (!shown_) return;
+  end_open_progress_line();
+  std::fprintf(stderr, "%s ...", what_.c_str());
+  std::fflush(stderr);
+  line_open = true;
+}
+
+void StageLine::done() {
+  if (!shown_ || !line_open) return;
+  std::fprintf(stderr, "\r%s: done\n", what_.c_str());
+  std::fflush(stderr);
+  line_open = false;
+  shown_ = false;
+}
+
+StageLine::~StageLine() {
+  if (shown_) end_open_progress_line();
+}
 
 ProgressCallback progress_on_stderr(std::string label) {
   auto line = std::make_shared<ShownLine>();

@@ -74,6 +74,24 @@ ProgressCallback progress_on_stderr(std::string label);
 // events): "WHAT:  45%" ("writing runs.db (indices):  45%"). Empty, so that the writer need not
 // count, when no line would show.
 ProgressCallback write_progress_on_stderr(std::string what, std::uint64_t input_bytes);
+// A step with nothing to count (the analysis of a trace), shown as the progress lines are:
+// "WHAT ..." while it runs, redrawn as "WHAT: done" by done(). Left without done() (the step
+// threw), the line is ended so that the error starts a line of its own.
+class StageLine {
+ public:
+  StageLine(std::string what, std::uint64_t input_bytes);
+  StageLine(const StageLine&) = delete;
+  StageLine& operator=(const StageLine&) = delete;
+  ~StageLine();
+  void done();
+
+ private:
+  std::string what_;
+  bool shown_;
+};
+// Ends a progress line left open (an error interrupted its step), so that what is printed next
+// starts a line of its own.
+void end_open_progress_line();
 // The steps of a database load, each on a line of its own: "WHAT (STEP):  45%"; `what` ends with
 // " (" or with a prefix of the step inside the brackets ("writing runs.db (run 2 of 3, ").
 sqlite::StepProgress database_progress(std::string what, std::uint64_t input_bytes);

@@ -15,7 +15,7 @@ Runner register_import(CLI::App& app) {
       "Exit: 0 ok, 1 unreadable or untrusted trace (`trace is structurally untrusted: …`),\n"
       "      2 usage error.\n"
       "Example: candle-graph import run/trace.jsonl -o run/evidence.json",
-      GraphOptions{}, evidence::write_evidence_packet);
+      GraphOptions{}, evidence::write_evidence_packet, evidence::evidence_packet_elements);
 }
 
 }  // namespace candle_graph::cli

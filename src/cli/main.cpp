@@ -120,9 +120,11 @@ int main(int argc, char** argv) {
     }
     return kExitUsage;
   } catch (const Error& e) {
+    end_open_progress_line();
     std::fprintf(stderr, "error: %s\n", e.what());
     return e.kind() == ErrorKind::usage ? kExitUsage : kExitRuntime;
   } catch (const std::bad_alloc&) {
+    end_open_progress_line();
     // Built in a string of its own, which may fail too: then the bare words.
     try {
       std::fprintf(stderr, "error: %s\n",
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
     }
     return kExitRuntime;
   } catch (const std::exception& e) {
+    end_open_progress_line();
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitRuntime;
   }

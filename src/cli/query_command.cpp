@@ -65,8 +65,9 @@ Runner register_query(CLI::App& app) {
     const evidence::QueryKind kind = *evidence::parse_query_kind(args->kind);
     const TraceDocument doc = load_trace(args->trace, args->step);
     const bool edges = kind == evidence::QueryKind::spans;  // only `spans` shows edges
-    evidence::EvidencePacket packet = build_evidence(
-        doc, nullptr, nsight_dir_for(args->trace, std::nullopt), GraphOptions{.edges = edges});
+    evidence::EvidencePacket packet =
+        analyse_trace(doc, args->trace, nullptr, nsight_dir_for(args->trace, std::nullopt),
+                      GraphOptions{.edges = edges});
     auto ns = [](double us) { return static_cast<std::uint64_t>(std::llround(us * 1000.0)); };
     const device::GpuOptions gpu{ns(args->kernel_wait_us), ns(args->runtime_cutoff_us),
                                  ns(args->delay_cutoff_us)};

@@ -179,8 +179,9 @@ Runner register_report(CLI::App& app) {
       evidence::check_span_keys_fit(*baseline, args->baseline->string());
       evidence::check_span_keys_fit(doc, args->trace.string());
     }
-    const evidence::EvidencePacket packet = build_evidence(
-        doc, baseline ? &*baseline : nullptr, nsight_dir_for(args->trace, args->nsight_dir));
+    const evidence::EvidencePacket packet =
+        analyse_trace(doc, args->trace, baseline ? &*baseline : nullptr,
+                      nsight_dir_for(args->trace, args->nsight_dir));
     const std::filesystem::path base = args->baseline.value_or(args->trace);
     // The page first: when the front end is not bundled this fails before any file is written.
     std::string html;
@@ -188,7 +189,8 @@ Runner register_report(CLI::App& app) {
     output::OutputGroup outputs;
     emit_json(
         *args->json, {args->trace, base},
-        [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); }, &outputs);
+        [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); }, &outputs,
+        evidence::evidence_packet_elements(packet));
     const evidence::ReportDigest digest = evidence::make_report_digest(packet);
     emit_output(
         *args->markdown,

@@ -90,8 +90,9 @@ Runner register_view(CLI::App& app) {
         evidence::check_span_keys_fit(*baseline, opts->baseline->string());
         evidence::check_span_keys_fit(doc, opts->trace.string());
       }
-      const evidence::EvidencePacket packet = build_evidence(
-          doc, baseline ? &*baseline : nullptr, nsight_dir_for(opts->trace, opts->nsight_dir));
+      const evidence::EvidencePacket packet =
+          analyse_trace(doc, opts->trace, baseline ? &*baseline : nullptr,
+                        nsight_dir_for(opts->trace, opts->nsight_dir));
       json = viewer::project(packet);
     } else {
       throw UsageError("view needs a TRACE (or --payload FILE)");

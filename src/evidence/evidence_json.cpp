@@ -269,6 +269,10 @@ void write_evidence_packet(JsonStream& w, const EvidencePacket& p) {
   });
 }
 
+std::uint64_t evidence_packet_elements(const EvidencePacket& p) {
+  return p.graph.nodes.size() + p.graph.edges.size() + p.graph.memory.timeline.size();
+}
+
 void write_summary_document(JsonStream& w, const EvidencePacket& p) {
   const KeyOrder order = KeyOrder::sorted;  // trace6.md §17.1: the original built it with json!
   w.begin_object();

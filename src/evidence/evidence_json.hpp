@@ -14,6 +14,10 @@ void write_provenance(output::JsonStream& w, const TraceRunMeta& run, output::Ke
 void write_health(output::JsonStream& w, const TraceHealth& health, output::KeyOrder order);
 void write_comparison(output::JsonStream& w, const Comparison& c, output::KeyOrder order);
 void write_evidence_packet(output::JsonStream& w, const EvidencePacket& p);
+// The elements write_evidence_packet writes as large arrays (output::write_elements: the graph's
+// nodes and edges, the memory timeline), which its stream counts as it goes: a progress line's
+// total.
+std::uint64_t evidence_packet_elements(const EvidencePacket& p);
 
 inline constexpr std::string_view kSummarySchema = "candle-graph/summary/1";
 inline constexpr std::string_view kQuerySchema = "candle-graph/trace-query/1";

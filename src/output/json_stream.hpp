@@ -135,6 +135,15 @@ class JsonStream {
   // (output/parallel_elements.hpp); 1, the default, formats everything on the calling thread.
   void set_format_threads(unsigned threads) { format_threads_ = threads > 0 ? threads : 1; }
   unsigned format_threads() const noexcept { return format_threads_; }
+  // From now on `counted(n)` hears of every n elements of large arrays (write_elements in
+  // output/parallel_elements.hpp) written into this stream, a batch at a time: what a progress
+  // line counts while a large document is written. Fragments do not inherit it.
+  void on_elements_written(std::function<void(std::size_t)> counted) {
+    elements_written_ = std::move(counted);
+  }
+  void count_elements(std::size_t n) {
+    if (elements_written_) elements_written_(n);
+  }
   // A stream without a sink whose text continues this one's at its present level: the same
   // style, depth and string bound, writing into `buffer` (its bytes are written over; a short
   // one is grown). With `after_element` its first element is preceded by a separator, as when
@@ -217,6 +226,7 @@ class JsonStream {
   std::vector<Level> stack_;
   bool after_key_ = false;
   unsigned format_threads_ = 1;
+  std::function<void(std::size_t)> elements_written_;
 };
 
 // Writes an object whose fields are numbered 0..N-1 in declaration order; in sorted mode they

@@ -65,7 +65,7 @@ class BatchFormatter {
 
     std::unique_lock<std::mutex> lock(mutex_);
     while (appended_ < taken_ || next_element_ < count_) {
-      while (taken_ == appended_ || !waiting_.front()) {
+      while (taken_ == appended_ || !waiting_.front().text) {
         if (failure_) {
           const std::exception_ptr failure = failure_;
           lock.unlock();
@@ -79,12 +79,14 @@ class BatchFormatter {
       }
       // Taken off together: a batch being formatted finds its place as its number less the
       // batches appended.
-      JsonStream fragment = std::move(*waiting_.front());
+      JsonStream fragment = std::move(*waiting_.front().text);
+      const std::size_t elements = waiting_.front().elements;
       waiting_.pop_front();
       ++appended_;
       largest_ = std::max(largest_, fragment.size());
       lock.unlock();
       w_.append_fragment(fragment);  // may wait for the writing thread, or throw
+      w_.count_elements(elements);
       lock.lock();
       spares_.push_back(fragment.release_buffer());
       // The helpers sleep while the window is full and are woken once it has room for a batch
@@ -124,6 +126,7 @@ class BatchFormatter {
       begin = next_element_;
       end = begin + std::min(batch_, count_ - begin);
       next_element_ = end;
+      waiting_.back().elements = end - begin;
       std::string buffer;
       if (!spares_.empty()) {
         buffer = std::move(spares_.back());
@@ -150,7 +153,7 @@ class BatchFormatter {
     // Later batches hold about `target_bytes_` of text, at this batch's bytes per element.
     if (target_bytes_ > 0 && fragment->size() > 0)
       batch_ = std::max<std::size_t>(1, target_bytes_ * (end - begin) / fragment->size());
-    waiting_[k - appended_] = std::move(fragment);
+    waiting_[k - appended_].text = std::move(fragment);
     if (k == appended_) ready_.notify_all();  // the batch the calling thread waits for
   }
 
@@ -167,8 +170,13 @@ class BatchFormatter {
   std::size_t next_element_ = 0;   // the first element not taken yet
   std::size_t taken_ = 0;          // batches taken
   std::size_t appended_ = 0;       // batches appended to the stream
-  // The batches taken and not appended yet, in order; empty while one is being formatted.
-  std::deque<std::optional<JsonStream>> waiting_;
+  // The batches taken and not appended yet, in order; a batch's text is empty while it is
+  // being formatted.
+  struct Batch {
+    std::optional<JsonStream> text;
+    std::size_t elements = 0;
+  };
+  std::deque<Batch> waiting_;
   std::vector<std::string> spares_;  // fragments' buffers, to write over
   std::size_t largest_ = 0;          // the longest fragment's text so far
   unsigned sleeping_helpers_ = 0;

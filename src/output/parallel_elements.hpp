@@ -4,6 +4,7 @@
 // in order, so the text is byte for byte what one thread writes.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 
@@ -39,11 +40,17 @@ void write_batches_in_parallel(JsonStream& w, std::size_t count, const ElementBa
 // Writes `count` elements of the array `w` has open, `write_one(stream, i)` each, on several
 // threads when the stream allows it and there are at least two first batches of them;
 // `write_one` must only read shared data.
+// The stream's count_elements hears of them as they are written, a batch at a time.
 template <typename WriteOne>
 void write_elements(JsonStream& w, std::size_t count, WriteOne&& write_one) {
   const ElementBatches batches = element_batches();
   if (w.format_threads() <= 1 || count < 2 * batches.first) {
-    for (std::size_t i = 0; i < count; ++i) write_one(w, i);
+    constexpr std::size_t kCountEvery = 4096;
+    for (std::size_t begin = 0; begin < count; begin += kCountEvery) {
+      const std::size_t end = std::min(count, begin + kCountEvery);
+      for (std::size_t i = begin; i < end; ++i) write_one(w, i);
+      w.count_elements(end - begin);
+    }
     return;
   }
   write_batches_in_parallel(w, count, batches,

@@ -1,15 +1,18 @@
-"""Progress lines on a terminal: reading, converting a PyTorch trace, and writing exports.
+"""Progress lines on a terminal: reading, converting a PyTorch trace, analysing, and writing.
 
 A person watching a long command sees one line per step, redrawn in place (carriage returns) and
-ended with a newline at 100%: `reading T: P% (a of b MiB)`, `converting T: P%`, `writing OUT: P%`
-for the Chrome export, `writing DB (trace tables|analysis tables|indices): P%` for SQLite, and
-the database `sql` builds over traces.
+ended with a newline at 100%: `reading T: P% (a of b MiB)`, `converting T: P%`, `analysing T ...`
+ended as `analysing T: done` (a step with nothing to count), `writing OUT: P%` for the Chrome
+export and the evidence of `import` and `report`, `writing DB (trace tables|analysis
+tables|indices): P%` for SQLite, and the database `sql` builds over traces. An error that stops a
+step starts a line of its own.
 They appear only when stderr is a terminal (a pseudo-terminal here, from Python's `pty`) and the
 input is large (64 MiB; CANDLE_GRAPH_TEST_PROGRESS_BYTES=1 lowers that so small inputs show them);
 a pipe or a small input gets none. What a line says is read back from the terminal's bytes, not
 from the code that draws it.
 """
 
+import json
 import os
 import pty
 import re
@@ -124,6 +127,99 @@ def test_chrome_export_draws_its_write(synth, tmp_path):
     expect_step(err, f"reading {synth}")
     expect_step(err, "writing t.json")
     assert os.path.getsize(tmp_path / "t.json") > 0
+
+
+def expect_stage(stderr, what):
+    """A step without a count: drawn as `WHAT ...`, then redrawn once as `WHAT: done` and ended."""
+    lines = drawn_lines(stderr)
+    assert f"{what} ..." in lines, f"no `{what} ...` line in {stderr!r}"
+    assert lines.index(f"{what}: done") > lines.index(f"{what} ...")
+    assert stderr.count(f"{what}: done\n") == 1, stderr
+
+
+def evidence_elements(path):
+    """The large arrays' elements of an evidence file: what its `writing` line counts."""
+    with open(path) as f:
+        graph = json.load(f)["graph"]
+    return len(graph["spans"]) + len(graph["edges"]) + len(graph["memory"]["timeline"])
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_import_draws_its_analysis_and_its_write(synth, tmp_path, threads):
+    # Batches of 7 elements: the two-thread writer appends many, each counted as it lands.
+    env = dict(SHOW_SMALL, CANDLE_GRAPH_TEST_JSON_BATCH="7")
+    code, err = run_on_terminal(["import", str(synth), "-o", "e.json", "-j", threads], env,
+                                tmp_path)
+    assert code == 0, err
+    lines = drawn_lines(err)
+    expect_step(err, f"reading {synth}")
+    expect_stage(err, f"analysing {synth}")
+    expect_step(err, "writing e.json")
+    # In the order they run; the write is drawn as it goes: every 4096 elements on one thread,
+    # every batch of 7 on two (the count's exactness: EvidenceElements.* in C++).
+    last_read = max(i for i, line in enumerate(lines) if line.startswith("reading"))
+    first_write = min(i for i, line in enumerate(lines) if line.startswith("writing"))
+    assert last_read < lines.index(f"analysing {synth} ...") < first_write, lines
+    seen = percents(err, "writing e.json")
+    elements = evidence_elements(tmp_path / "e.json")
+    assert len(seen) >= (min(100, elements // 7) if threads == "2" else elements // 4096), seen
+
+
+def test_report_draws_its_analysis_and_the_evidence_write(synth, tmp_path):
+    code, err = run_on_terminal(["report", str(synth), "--json", "e.json", "--markdown", "r.md"],
+                                SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_stage(err, f"analysing {synth}")
+    expect_step(err, "writing e.json")
+
+
+def test_evidence_written_to_a_terminal_draws_no_write_line(synth, tmp_path):
+    # stdout on the same terminal: a line drawn into the JSON would garble it.
+    main, sub = pty.openpty()
+    proc = subprocess.Popen([CG, "import", str(synth)], stdout=sub, stderr=sub, cwd=tmp_path,
+                            env=dict(os.environ, **SHOW_SMALL))
+    os.close(sub)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 1 << 20)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    assert proc.wait() == 0
+    assert b"writing" not in out and b"analysing" in out
+
+
+def test_an_untrusted_trace_ends_the_analysis_line_before_its_error(synth, tmp_path):
+    # The first span_end removed: the span stays open, and the analysis refuses the trace.
+    lines = synth.read_text().splitlines(keepends=True)
+    first_end = next(i for i, line in enumerate(lines) if '"kind":"span_end"' in line)
+    broken = tmp_path / "open-span.jsonl"
+    broken.write_text("".join(lines[:first_end] + lines[first_end + 1:]))
+    code, err = run_on_terminal(["import", str(broken), "-o", "e.json"], SHOW_SMALL, tmp_path)
+    assert code == 1, err
+    assert f"analysing {broken} ...\nerror: trace is structurally untrusted" in err, err
+    assert not os.path.exists(tmp_path / "e.json")
+
+
+def test_an_error_while_reading_starts_a_line_of_its_own(tmp_path):
+    # A Kineto trace past the reader's first 4 MiB report, broken after it: the reading line is
+    # drawn and left short of 100% when the error comes.
+    trace = tmp_path / "broken.json"
+    event = ('{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":%d,"dur":1,'
+             '"args":{"pad":"%s"}}')
+    events, size = [], 0
+    while size < int(4.6 * 2**20):
+        events.append(event % (len(events) * 2, "x" * 200))
+        size += len(events[-1]) + 1
+    trace.write_text('{"traceEvents":[' + ",".join(events) + ",@]}")
+    code, err = run_on_terminal(["validate", str(trace)], SHOW_SMALL, tmp_path)
+    assert code == 1, err
+    assert percents(err, f"reading {trace}")[-1] < 100, err
+    assert re.search(r"MiB\)\nerror: " + re.escape(str(trace)), err), err
 
 
 def test_pytorch_trace_draws_its_conversion(tmp_path):

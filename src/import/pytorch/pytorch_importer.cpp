@@ -94,6 +94,9 @@ ImportedTrace PytorchImporter::read(const std::filesystem::path& path,
   trace_event::ScannedTrace scanned =
       trace_event::scan_trace_events(path, options.progress, options.threads);
   Model& m = scanned.model;
+  // The conversion's line shows from its start: placing the events (a second for millions of
+  // them) comes before the count that drives it.
+  if (options.converting) options.converting(0, 1);
   scanned.source.format = scanned.source.bare_array ? "legacy-autograd-profiler" : "kineto";
   RepairCounts rep;
   Assembly a;
