@@ -748,27 +748,38 @@ void Backend::parse_object(od::object obj) {
 
 constexpr std::string_view kTrailing = "invalid JSON: trailing characters after the event object";
 
-// Whether `line` (readable to `capacity`) starts with one whole JSON object that something
-// follows. simdjson takes a line's root object to end at its last token, so `{…}0` or `{…},`
-// fail as an object that "ended early"; read as a stream of documents instead, the first one
-// ends at its own brace. Asked on that failure only.
-bool object_then_more(std::string_view line, std::size_t capacity) {
-  if (capacity < line.size() + simdjson::SIMDJSON_PADDING) return false;
+// Read as a stream of documents, whether `text` (readable to `capacity`) starts with one whole
+// JSON object: nullopt when it does not, else whether more text follows that object.
+std::optional<bool> leading_object(std::string_view text, std::size_t capacity) {
+  if (capacity < text.size() + simdjson::SIMDJSON_PADDING) return std::nullopt;
   od::parser parser;
   od::document_stream stream;
-  const std::size_t batch = std::max<std::size_t>(line.size(), 1024);
-  if (parser.iterate_many(line.data(), line.size(), batch).get(stream)) return false;
+  const std::size_t batch = std::max<std::size_t>(text.size(), 1024);
+  if (parser.iterate_many(text.data(), text.size(), batch).get(stream)) return std::nullopt;
   auto it = stream.begin();
-  if (!(it != stream.end())) return false;
+  if (!(it != stream.end())) return std::nullopt;
   od::document_reference doc;
   od::object obj;
-  if ((*it).get(doc) || doc.get_object().get(obj)) return false;
+  if ((*it).get(doc) || doc.get_object().get(obj)) return std::nullopt;
   for (auto f : obj) {
     od::field field;
-    if (std::move(f).get(field)) return false;
+    if (std::move(f).get(field)) return std::nullopt;
   }
   const char* rest = nullptr;
   return !doc.current_location().get(rest);
+}
+
+// Whether `line` starts with one whole JSON object that something follows. simdjson takes a
+// line's root object to end at its last token, so `{…}0` or `{…},` fail as an object that "ended
+// early"; read as a stream of documents instead, the first one ends at its own brace. A stray
+// bracket after the object (`{…}]`, `{…}0]`) fails the whole stream: then the line is read up
+// to its last brace, which is the object's own when what follows holds none. Asked on that
+// failure only.
+bool object_then_more(std::string_view line, std::size_t capacity) {
+  if (leading_object(line, capacity).value_or(false)) return true;
+  const std::size_t brace = line.rfind('}');
+  if (brace == std::string_view::npos || brace + 1 == line.size()) return false;
+  return leading_object(line.substr(0, brace + 1), capacity).has_value();
 }
 
 const TraceEvent& Backend::parse(std::string_view line, std::size_t capacity,

@@ -227,6 +227,27 @@ TEST(ReaderHostile, AValueAfterTheObjectIsTrailingCharacters) {
                   "invalid JSON: JSON document ended early in the middle of an object or array.");
 }
 
+// A stray closing bracket after the object (the last line of a JSON array cut into lines, `{…}]`)
+// makes the line no stream of documents at all; it is still text after a whole object. An object
+// that never closes keeps simdjson's own message, a string that never ends too.
+TEST(ReaderHostile, AStrayBracketAfterTheObjectIsTrailingCharacters) {
+  const std::string edge = R"({"kind":"edge","from_span":"a","to_span":"b","duration_ns":1})";
+  for (const std::string& tail : std::vector<std::string>{
+           "]", " ]", "0]", "x]", "0]]", "\"}\"]", "]}", "[", "{", "]0}"}) {
+    SCOPED_TRACE(tail);
+    expect_rejected(text_of({meta_line() + tail, edge}), 1,
+                    "invalid JSON: trailing characters after the event object");
+    expect_rejected(text_of({meta_line(), edge + tail}), 2,
+                    "invalid JSON: trailing characters after the event object");
+  }
+  const std::string open = R"({"kind":"edge","extra":{"from_span":"a"})";
+  expect_rejected(text_of({meta_line(), open + "]"}), 2,
+                  "invalid JSON: JSON document ended early in the middle of an object or array.");
+  expect_rejected(text_of({meta_line(), open + " ]"}), 2,
+                  "invalid JSON: JSON document ended early in the middle of an object or array.");
+  expect_rejected(text_of({meta_line(), edge + "\"]"}), 2, "invalid JSON: unterminated string");
+}
+
 // Unknown fields are ignored but must be valid JSON (serde parses them to skip them).
 TEST(ReaderHostile, MalformedJsonInsideAnIgnoredField) {
   const std::string head =
