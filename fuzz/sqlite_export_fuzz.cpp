@@ -55,9 +55,7 @@ void expect_names(sqlite3* db, const char* sql, const Events& events, Name name,
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::optional<TraceDocument> input = fuzz::trace_input(data, size, fuzz::Traces::trusted);
-  if (!input) return 0;
-  const TraceDocument& doc = *input;
+  const TraceDocument doc = fuzz::trace_input(data, size, fuzz::Traces::trusted);
 
   const std::filesystem::path path = fuzz::scratch_dir() / "fuzz.db";
   std::filesystem::remove(path);
