@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "device/device_time.hpp"
@@ -75,19 +76,22 @@ GapCause gap_cause(const TraceDocument& doc, const OpEvent& work, std::uint64_t 
 }
 
 // Adds the idle gaps of `items` (device work, sorted by start) to host, kernel and other, each
-// gap measured from the latest end so far.
+// gap measured from the latest end so far. Work of no duration is no busy time: it neither ends
+// a gap nor starts the window (merge_intervals drops it too), so the gaps add up to the window
+// less the busy time even when such work comes first or last.
 void add_gaps(const TraceDocument& doc, const std::vector<std::uint32_t>& items,
               const std::unordered_map<std::uint64_t, std::uint32_t>& calls,
               const GpuOptions& options, std::uint64_t (&by_cause)[3]) {
-  std::uint64_t reach = 0;
-  for (std::size_t n = 0; n < items.size(); ++n) {
-    const OpEvent& w = doc.device_ops()[items[n]];
+  std::optional<std::uint64_t> reach;
+  for (std::uint32_t item : items) {
+    const OpEvent& w = doc.device_ops()[item];
     const TimeInterval iv = interval_of(w);
-    if (n > 0 && iv.first > reach) {
-      const auto cause = static_cast<int>(gap_cause(doc, w, reach, calls, options));
-      by_cause[cause] = sat_add(by_cause[cause], iv.first - reach);
+    if (iv.second <= iv.first) continue;
+    if (reach && iv.first > *reach) {
+      const auto cause = static_cast<int>(gap_cause(doc, w, *reach, calls, options));
+      by_cause[cause] = sat_add(by_cause[cause], iv.first - *reach);
     }
-    reach = n == 0 ? iv.second : std::max(reach, iv.second);
+    reach = reach ? std::max(*reach, iv.second) : iv.second;
   }
 }
 

@@ -137,6 +137,8 @@ def expected_devices(events, region):
             reach = None
             for e in items:
                 start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+                if end <= start:  # no busy time: it ends no gap (as merged() drops it)
+                    continue
                 if reach is not None and start > reach:
                     gap = start - reach
                     call = in_region_calls.get((e.get("args") or {}).get("correlation"))
@@ -154,6 +156,8 @@ def expected_devices(events, region):
         reach = None
         for e in sorted(work, key=lambda e: ns(e["ts"])):
             start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+            if end <= start:
+                continue
             if reach is not None and start > reach:
                 call = in_region_calls.get((e.get("args") or {}).get("correlation"))
                 key = ("host_wait_ns" if call and call[0] > reach else
@@ -235,6 +239,40 @@ def test_gpu_analysis_matches_the_reference(name, step):
     host_sync = expected_host_sync(events, region)
     stalls = {s["call"]: [s["ns"], s["count"]] for d in got.values() for s in d["sync_stalls"]}
     assert stalls == host_sync
+
+
+def test_work_of_no_duration_is_no_busy_time_and_ends_no_gap(tmp_path):
+    # Kernels of 0 µs (a duration the profiler rounded away, or one the importer zeroed) before,
+    # between and after the real work: they make no busy time, so they must neither stretch the
+    # window nor end an idle gap, or the gaps' causes add up to more than the idle time (a fuzzed
+    # trace had host waits equal to the whole idle time and "other" gaps on top of it).
+    def kernel(name, ts, dur, corr):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                "args": {"correlation": corr, "device": 0, "stream": 7}}
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::step", "pid": 1, "tid": 1, "ts": 0,
+           "dur": 300}]
+    for corr, ts in enumerate([1, 2, 3, 4, 5], start=1):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                   "tid": 1, "ts": ts, "dur": 0.5, "args": {"correlation": corr}})
+    ev += [kernel("empty_first", 10, 0, 1), kernel("A", 50, 10, 2), kernel("empty_mid", 100, 0, 3),
+           kernel("B", 150, 20, 4), kernel("empty_last", 250, 0, 5)]
+    path = tmp_path / "zero.json"
+    import json
+    path.write_text(json.dumps({"traceEvents": ev}))
+    d = query(str(path), "gpu", None)["devices"][0]
+    # Busy: A 50..60 and B 150..170 µs; the window runs from A's start to B's end.
+    assert (d["busy_ns"], d["window_ns"], d["idle_ns"]) == (30_000, 120_000, 90_000)
+    # The one gap, 60..150 µs, ends at B, whose launch (at 4 µs) came before it: "other".
+    assert (d["idle_host_wait_ns"], d["idle_kernel_wait_ns"], d["idle_other_ns"]) == (0, 0, 90_000)
+    [stream] = d["streams"]
+    assert stream["host_wait_ns"] + stream["kernel_wait_ns"] + stream["other_wait_ns"] == 90_000
+    # And the reference computation agrees on everything it states.
+    events = load_events(str(path))
+    want = expected_devices(events, region_of(events, None))["cuda:0"]
+    c = want["idle_causes"]
+    assert (c["host_wait_ns"], c["kernel_wait_ns"], c["other_wait_ns"]) == (0, 0, 90_000)
+    assert {s["stream"]: {k: v for k, v in s.items() if k != "stream"}
+            for s in d["streams"]} == want["streams"]
 
 
 def test_thresholds_are_options_in_microseconds():
