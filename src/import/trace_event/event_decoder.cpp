@@ -200,6 +200,7 @@ void EventDecoder::flush() {
 struct EventDecoder::Fields {
   std::string_view ph, cat, name;
   bool has_cat = false;
+  bool has_name = false;  // a string, which may be empty (a trace/6 span may have an empty name)
   std::optional<std::int64_t> ts_ns;  // absent when missing or not a number of µs
   element ts;
   bool has_ts = false;
@@ -221,7 +222,7 @@ EventDecoder::Fields EventDecoder::read_fields(simdjson::dom::object obj) const 
       f.cat = as_string(kv.value);
       f.has_cat = true;
     } else if (k == "name") {
-      f.name = as_string(kv.value);
+      f.has_name = kv.value.get_string().get(f.name) == simdjson::SUCCESS;
     } else if (k == "ts") {
       f.ts = kv.value;
       f.has_ts = true;
@@ -284,7 +285,7 @@ bool EventDecoder::reject_without_time(const Fields& f) {
 
 void EventDecoder::decode_slice(const Fields& f) {
   if (reject_without_time(f)) return;
-  if (f.name.empty()) {
+  if (!f.has_name) {
     ++m_.malformed_events;
     m_.bad_values.reject("missing_name", f.offset);
     return;

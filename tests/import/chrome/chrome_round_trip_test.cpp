@@ -81,5 +81,41 @@ TEST(ChromeRoundTrip, ConvertOfExportKeepsSpansOpsAndDurationsToTheMicrosecond) 
   EXPECT_EQ(measured(b.doc), measured(a));
 }
 
+// An empty name is a name in trace/6: the export writes `"name":""`, and reading it back must
+// keep the span and the op (the decoder took an empty name for a missing one and dropped the
+// slice, so a trace whose root had no name came back "without span events").
+TEST(ChromeRoundTrip, EmptyNamesComeBack) {
+  TempDir dir;
+  const fs::path original = dir.write(
+      "empty-names.jsonl",
+      R"({"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c",)"
+      R"("entrypoint":"e","phase":"infer","timestamp":"2026-01-01T00:00:00.000Z",)"
+      R"("capture_step":1,"warmup_steps":0,"device":"cpu",)"
+      R"("measured_region_device_synchronized":false,"timing_mode":"host","tags":{}})"
+      "\n"
+      R"({"kind":"span_start","id":"s1","name":"","start_ns":0,"span_kind":"function",)"
+      R"("measured":true})"
+      "\n"
+      R"({"kind":"op","span_id":"s1","op_name":"","inputs":[],"shape":[],"dtype":"f32",)"
+      R"("device":"cpu","duration_ns":2000,"timestamp_ns":1000})"
+      "\n"
+      R"({"kind":"span_end","id":"s1","duration_ns":5000})"
+      "\n");
+  const TraceDocument a = candle_graph::parse_trace(original);
+  ASSERT_TRUE(candle_graph::analyze_health(a).trusted);
+  const fs::path exported = dir.path() / "empty-names.chrome.json";
+  {
+    candle_graph::output::AtomicFile out(exported);
+    candle_graph::exporting::write_chrome_trace(a,
+                                                [&](std::string_view piece) { out.write(piece); });
+    out.commit();
+  }
+  const Converted b = convert_and_read(exported, dir.path() / "round.jsonl");
+  EXPECT_TRUE(b.health.trusted) << error_codes(b.health);
+  EXPECT_EQ(span_rows(b.doc), span_rows(a));
+  EXPECT_EQ(op_rows(b.doc), op_rows(a));
+  EXPECT_EQ(b.tag("convert.rejected.missing_name"), "");
+}
+
 }  // namespace
 }  // namespace cgimport

@@ -39,6 +39,22 @@ TEST(RejectedEvents, SeveralReasonsAreListedWithTheFirstOne) {
       << e;
 }
 
+TEST(RejectedEvents, AnEmptyNameIsANameAndANumberIsNone) {
+  TempDir dir;
+  // Two ops named "" (kept, as a Chrome viewer shows them) and one whose name is a number (no
+  // name: dropped as missing_name), counted from the text below.
+  const std::string text = R"({"traceEvents": [)"
+                           R"({"ph":"X","cat":"cpu_op","name":"","ts":1,"dur":5},)"
+                           R"({"ph":"X","cat":"cpu_op","name":"","ts":10,"dur":5},)"
+                           R"({"ph":"X","cat":"cpu_op","name":7,"ts":20,"dur":5}]})";
+  const fs::path in = dir.write("names.json", text);
+  const Converted c = convert_and_read(in, dir / "out.jsonl");
+  EXPECT_EQ(c.tag("convert.rejected.missing_name"), "1");
+  std::size_t unnamed = 0;
+  for (const auto& op : c.doc.ops()) unnamed += op.op_name.empty();
+  EXPECT_EQ(unnamed, 2u);
+}
+
 TEST(RejectedEvents, ChromeExportWithoutUsableSpansSaysWhy) {
   TempDir dir;
   // Our Chrome export's one span, with a ts beyond int64 ns: rejected, so no span is left.
