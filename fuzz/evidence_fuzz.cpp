@@ -1,11 +1,12 @@
 // libFuzzer target for the analyses behind `import`, `summary` and `report` (src/graph,
-// src/memory, src/evidence, src/output): for every trace/6 file the reader accepts and health
-// trusts, the evidence packet is built and written as JSON, and
+// src/memory, src/device, src/evidence, src/output): for every trace/6 file the reader accepts
+// and health trusts, and every generated one, the evidence packet is built and written as JSON:
 //   - the packet built on 2 threads and written with its large arrays formatted on 3 threads, in
 //     batches of 2 elements so that batches meet everywhere, is byte for byte the one-thread
 //     text (`import -j N` promises the same bytes);
 //   - the evidence and the summary are valid JSON (simdjson's DOM parser);
-//   - the numbers that must add up do: no node's self time exceeds its total; on every device
+//   - the numbers that must add up do: no node's self time exceeds its total; no point of the
+//     memory timeline above the peak, no more frees than allocations; on every device
 //     the busy and idle time make the window, the idle time's causes make the idle time, the
 //     kernel types (with their overlaps) make the busy time, each class of work and each stream
 //     lies within it, the communication hidden by compute within both, and the launch delays'
@@ -61,6 +62,13 @@ void check_laws(const evidence::EvidencePacket& p) {
   for (const GraphNode& n : p.graph.nodes)
     law(n.self_time_ns <= n.total_time_ns, "a node's self time exceeds its total", n.self_time_ns,
         n.total_time_ns);
+  const MemoryProfile& memory = p.graph.memory;
+  for (const MemoryTimelinePoint& point : memory.timeline)
+    law(point.live_bytes <= memory.summary.peak_bytes, "live memory exceeds the peak",
+        point.live_bytes, memory.summary.peak_bytes);
+  law(memory.summary.free_count <= memory.summary.alloc_count,
+      "more frees than allocations in a trusted trace", memory.summary.free_count,
+      memory.summary.alloc_count);
   for (const device::DeviceGpu& d : p.gpu_trace.devices) {
     law(d.busy_ns + d.idle_ns == d.window_ns, "busy and idle do not make the window",
         d.busy_ns + d.idle_ns, d.window_ns);
