@@ -33,8 +33,7 @@ class TraceGenerator {
     out_ += train ? "train" : "infer";
     out_ += R"(","timestamp":"2026-01-01T00:00:00.000Z","capture_step":1,"warmup_steps":0,)";
     out_ += R"("device":")" + device_ + R"(","measured_region_device_synchronized":false,)";
-    out_ += R"("timing_mode":"host","tags":{}})";
-    out_ += '\n';
+    out_ += R"("timing_mode":"host","tags":{)" + tags() + "}}\n";
     const std::uint64_t root_ns = in_.ConsumeIntegralInRange<std::uint64_t>(1, kMaxNs);
     measured_at_ = in_.ConsumeIntegralInRange<unsigned>(0, 8);
     // Counted before the spans take what is left of the bytes.
@@ -49,13 +48,42 @@ class TraceGenerator {
 
  private:
   static constexpr std::uint64_t kMaxNs = std::uint64_t{1} << 50;
+
+  // What a distributed run's converted trace says of itself (the `ranks` command reads it): its
+  // rank, the world size, the backend, an absolute start for the clock alignment, and a process
+  // group. Each present or not.
+  std::string tags() {
+    std::string t;
+    const auto add = [&](std::string_view key, const std::string& value) {
+      if (!in_.ConsumeBool()) return;
+      if (!t.empty()) t += ',';
+      t += '"' + std::string(key) + R"(":)";
+      output::append_json_string(t, value);
+    };
+    add("source.rank", std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, 4)));
+    add("source.world_size", std::to_string(in_.ConsumeIntegralInRange<unsigned>(1, 4)));
+    add("source.backend", "nccl");
+    add("source.region_start_ns", std::to_string(in_.ConsumeIntegralInRange<std::int64_t>(
+                                      -(std::int64_t{1} << 40), std::int64_t{1} << 40)));
+    add("source.process_group.0", R"({"pg_name":"0","ranks":[0,1,2,3]})");
+    return t;
+  }
   static constexpr int kMaxDepth = 12;
   static constexpr unsigned kMaxSpans = 300;
 
   std::string name() {
-    static constexpr std::array<std::string_view, 8> kNames{
-        "aten::mm", "forward", "layer\"0\\", "é∑", "", "aten::add_", "a\tb", "cudaLaunchKernel"};
-    if (in_.ConsumeBool()) return std::string(kNames[in_.ConsumeIntegralInRange<unsigned>(0, 7)]);
+    static constexpr std::array<std::string_view, 9> kNames{
+        "aten::mm",
+        "forward",
+        "layer\"0\\",
+        "é∑",
+        "",
+        "aten::add_",
+        "a\tb",
+        "cudaLaunchKernel",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
+    if (in_.ConsumeBool())
+      return std::string(kNames[in_.ConsumeIntegralInRange<std::size_t>(0, kNames.size() - 1)]);
     std::string s = in_.ConsumeRandomLengthString(24);
     return output::is_valid_utf8(s) ? s : "not UTF-8";  // the reader refuses invalid UTF-8
   }
@@ -124,7 +152,11 @@ class TraceGenerator {
                 std::string(kDevice[in_.ConsumeIntegralInRange<unsigned>(0, 3)]) +
                 R"(","total_ns":)" + std::to_string(total) + R"(,"stream":)" +
                 std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, 3)) + R"(,"correlation":)" +
-                std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, correlations_ + 1)) + "}\n";
+                std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, correlations_ + 1));
+        if (in_.ConsumeBool())  // a collective's call, as PyTorch's record_param_comms names it
+          out_ += R"(,"collective":"allreduce","process_group":"0","collective_seq":)" +
+                  std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, 8));
+        out_ += "}\n";
         continue;
       }
       const std::uint64_t self = in_.ConsumeIntegralInRange<std::uint64_t>(0, total);

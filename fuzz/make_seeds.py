@@ -114,6 +114,18 @@ def parallel_read():
         (d / name).write_bytes(bytes([control]) + path.read_bytes())
 
 
+def ranks():
+    """Recipes of rank sets (ranks_fuzz.cpp reads any bytes as generated traces): small trace/6
+    fixtures behind a control byte for 2 to 4 ranks, a duplicate rank in every other one."""
+    d = target_dir("ranks")
+    paths = sorted((ROOT / "tests" / "fixtures").glob("**/*.jsonl"))
+    small = [p for p in paths if p.stat().st_size < MAX_SEED][:24]
+    for i, path in enumerate(small):
+        control = (i % 3) | (4 if i % 2 else 0)
+        (d / f"{path.parent.name}-{path.stem}-{control:02x}").write_bytes(
+            bytes([control]) + path.read_bytes())
+
+
 def committed(name):
     d = target_dir(name)
     for path in sorted((FUZZ / "seeds" / name).glob("*")):
@@ -156,6 +168,7 @@ trace_fixtures("evidence")
 trace_fixtures("sqlite_export")
 trace_fixtures("compare")
 parallel_read()
+ranks()
 pytorch_import()
 pytorch_stream()
 committed("pytorch_stream")  # inputs that once broke the target (docs/testing.md)

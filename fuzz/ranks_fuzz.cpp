@@ -1,0 +1,114 @@
+// libFuzzer target for `ranks` (src/ranks): the ranks of one run, each generated from its share
+// of the bytes (generated_trace.hpp: spans, host ops, runtime calls and device work, NCCL
+// kernels among them) and written as rank-N.jsonl, then
+//   - read with one thread and with two (`ranks -j 2`): the same candle-graph/ranks/1 text, or
+//     the same error;
+//   - every rank's profile written as a candle-graph/rank-summary/1 and read back, then reduced
+//     (`ranks --map` on each, `ranks --reduce` of them all): the same text as the local run,
+//     which is what the cluster split promises; in the reverse order too when every file states
+//     another rank (of two files of one rank, the first given is kept);
+//   - the text is valid JSON.
+// Input: a control byte (2-4 ranks; bit 2: one rank's file given twice, a duplicate the health
+// names) and the bytes, cut into as many equal shares as there are ranks.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "candle_graph/error.hpp"
+#include "fuzz_support.hpp"
+#include "generated_trace.hpp"
+#include "json_check.hpp"
+#include "output/json_stream.hpp"
+#include "ranks/rank_analysis.hpp"
+#include "ranks/rank_reading.hpp"
+#include "ranks/rank_summary.hpp"
+#include "ranks/ranks_output.hpp"
+
+namespace {
+
+using namespace candle_graph;
+using candle_graph::fuzz::fail;
+
+std::string ranks_text(std::vector<ranks::RankProfile> profiles) {
+  output::JsonStream w;
+  ranks::write_ranks_json(w, ranks::analyze_ranks(std::move(profiles)));
+  w.finish();
+  return w.take();
+}
+
+struct Outcome {
+  std::string text;
+  std::optional<Error> error;
+};
+
+Outcome local_run(const std::vector<std::filesystem::path>& files, unsigned jobs) {
+  try {
+    return {ranks_text(ranks::read_rank_profiles(files, ImportOptions{}, jobs)), std::nullopt};
+  } catch (const Error& e) {
+    return {{}, e};
+  }
+}
+
+// `--map` of every rank, then `--reduce` of the summaries, in the order of `files` or reversed.
+std::string map_and_reduce(const std::vector<std::filesystem::path>& files, bool reversed) {
+  std::vector<ranks::RankProfile> profiles;
+  for (std::size_t n = 0; n < files.size(); ++n) {
+    const std::size_t i = reversed ? files.size() - 1 - n : n;
+    const ranks::RankProfile mapped = ranks::read_rank_profiles({files[i]}, ImportOptions{}, 1)[0];
+    output::JsonStream w;
+    ranks::write_rank_summary(w, mapped);
+    w.finish();
+    const std::filesystem::path summary =
+        fuzz::write_scratch("rank-" + std::to_string(i) + ".summary.json", w.take());
+    try {
+      profiles.push_back(ranks::read_rank_summary(summary));
+    } catch (const Error& e) {
+      fail("a rank summary we wrote does not read back", e.what());
+    }
+  }
+  return ranks_text(std::move(profiles));
+}
+
+// Whether every file states another rank: then the merge does not depend on their order (of two
+// files of one rank the first given is kept, by the local run and the reduce alike).
+bool distinct_ranks(const std::vector<std::filesystem::path>& files) {
+  std::set<std::uint64_t> seen;
+  for (const ranks::RankProfile& p : ranks::read_rank_profiles(files, ImportOptions{}, 1))
+    if (!seen.insert(p.rank).second) return false;
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const fuzz::Split in = fuzz::split_control(data, size);
+  const std::size_t count = 2 + in.control % 3;
+  const std::size_t share = in.rest.size() / count;
+  std::vector<std::filesystem::path> files;
+  for (std::size_t r = 0; r < count; ++r) {
+    const auto* part = reinterpret_cast<const std::uint8_t*>(in.rest.data()) + r * share;
+    files.push_back(fuzz::write_scratch("rank-" + std::to_string(r) + ".jsonl",
+                                        fuzz::generated_trace(part, share)));
+  }
+  if (in.control & 4) files.push_back(files.front());
+
+  const Outcome one = local_run(files, 1);
+  const Outcome two = local_run(files, 2);
+  if (one.error || two.error) {
+    if (!one.error || !two.error || !fuzz::same_error(*one.error, *two.error))
+      fail("ranks -j 2 ends otherwise than -j 1",
+           one.error ? one.error->what() : (two.error ? two.error->what() : ""));
+    return 0;
+  }
+  if (two.text != one.text) fail("ranks -j 2 differs from -j 1", one.text);
+  fuzz::check_valid_json(one.text, "ranks/1 is not valid JSON");
+  if (map_and_reduce(files, false) != one.text)
+    fail("map and reduce differ from the local run", one.text);
+  if (distinct_ranks(files) && map_and_reduce(files, true) != one.text)
+    fail("map and reduce in the reverse order differ from the local run", one.text);
+  return 0;
+}
