@@ -129,6 +129,17 @@ def test_chrome_export_draws_its_write(synth, tmp_path):
     assert os.path.getsize(tmp_path / "t.json") > 0
 
 
+def padded_events(mib):
+    """Kineto cpu_op events of about 300 bytes each, joined by commas: `mib` MiB of them."""
+    event = ('{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":%d,"dur":1,'
+             '"args":{"pad":"%s"}}')
+    events, size = [], 0
+    while size < int(mib * 2**20):
+        events.append(event % (len(events) * 2, "x" * 200))
+        size += len(events[-1]) + 1
+    return ",".join(events)
+
+
 def expect_stage(stderr, what):
     """A step without a count: drawn as `WHAT ...`, then redrawn once as `WHAT: done` and ended."""
     lines = drawn_lines(stderr)
@@ -209,13 +220,7 @@ def test_an_error_while_reading_starts_a_line_of_its_own(tmp_path):
     # A Kineto trace past the reader's first 4 MiB report, broken after it: the reading line is
     # drawn and left short of 100% when the error comes.
     trace = tmp_path / "broken.json"
-    event = ('{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":%d,"dur":1,'
-             '"args":{"pad":"%s"}}')
-    events, size = [], 0
-    while size < int(4.6 * 2**20):
-        events.append(event % (len(events) * 2, "x" * 200))
-        size += len(events[-1]) + 1
-    trace.write_text('{"traceEvents":[' + ",".join(events) + ",@]}")
+    trace.write_text('{"traceEvents":[' + padded_events(4.6) + ",@]}")
     code, err = run_on_terminal(["validate", str(trace)], SHOW_SMALL, tmp_path)
     assert code == 1, err
     assert percents(err, f"reading {trace}")[-1] < 100, err
@@ -249,13 +254,7 @@ def test_reading_ends_in_the_last_mebibyte(tmp_path):
     # The PyTorch reader reports after every 4 MiB it scans and at the end: a file of 4.3 MiB
     # ends in the MiB it last drew, and the line must still be drawn at 100% and ended.
     trace = tmp_path / "padded.json"
-    event = ('{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":%d,"dur":1,'
-             '"args":{"pad":"%s"}}')
-    events, size = [], 0
-    while size < int(4.3 * 2**20):
-        events.append(event % (len(events) * 2, "x" * 200))
-        size += len(events[-1]) + 1
-    trace.write_text('{"traceEvents":[' + ",".join(events) + "]}")
+    trace.write_text('{"traceEvents":[' + padded_events(4.3) + "]}")
     code, err = run_on_terminal(["validate", str(trace)], SHOW_SMALL, tmp_path)
     assert code == 0, err
     expect_step(err, f"reading {trace}")

@@ -45,6 +45,14 @@ std::vector<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>> 
   return rows;
 }
 
+// The real Chrome writer's export of `doc`, written atomically to `path`.
+void export_chrome(const TraceDocument& doc, const fs::path& path) {
+  candle_graph::output::AtomicFile out(path);
+  candle_graph::exporting::write_chrome_trace(doc,
+                                              [&](std::string_view piece) { out.write(piece); });
+  out.commit();
+}
+
 TEST(ChromeRoundTrip, ConvertOfExportKeepsSpansOpsAndDurationsToTheMicrosecond) {
   TempDir dir;
   candle_graph::synth::SynthOptions opts;
@@ -57,12 +65,7 @@ TEST(ChromeRoundTrip, ConvertOfExportKeepsSpansOpsAndDurationsToTheMicrosecond) 
   ASSERT_TRUE(candle_graph::analyze_health(a).trusted);
 
   const fs::path exported = dir.path() / "synth.chrome.json";
-  {
-    candle_graph::output::AtomicFile out(exported);
-    candle_graph::exporting::write_chrome_trace(a,
-                                                [&](std::string_view piece) { out.write(piece); });
-    out.commit();
-  }
+  export_chrome(a, exported);
   const Converted b = convert_and_read(exported, dir.path() / "round.jsonl");
   EXPECT_EQ(b.result.format, "candle-graph-chrome");
   EXPECT_TRUE(b.health.trusted) << error_codes(b.health);
@@ -104,12 +107,7 @@ TEST(ChromeRoundTrip, EmptyNamesComeBack) {
   const TraceDocument a = candle_graph::parse_trace(original);
   ASSERT_TRUE(candle_graph::analyze_health(a).trusted);
   const fs::path exported = dir.path() / "empty-names.chrome.json";
-  {
-    candle_graph::output::AtomicFile out(exported);
-    candle_graph::exporting::write_chrome_trace(a,
-                                                [&](std::string_view piece) { out.write(piece); });
-    out.commit();
-  }
+  export_chrome(a, exported);
   const Converted b = convert_and_read(exported, dir.path() / "round.jsonl");
   EXPECT_TRUE(b.health.trusted) << error_codes(b.health);
   EXPECT_EQ(span_rows(b.doc), span_rows(a));
