@@ -1,6 +1,7 @@
 // Checks every importer's document must pass: what an importer returns is a trace/6 document,
 // so our writer must turn it into text our reader accepts, and reading that text back must give
-// the same document (the converted trace a user writes with `convert` must open again); and
+// the same document (the converted trace a user writes with `convert` must open again, and a
+// PyTorch trace's must be trusted, as `convert` promises); and
 // `-j`, which moves the scan to a second thread, must not change what an import gives.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "candle_graph/error.hpp"
+#include "candle_graph/health.hpp"
 #include "candle_graph/importer.hpp"
 #include "candle_graph/trace.hpp"
 #include "fuzz_support.hpp"
@@ -33,18 +35,27 @@ inline void check_error(const Error& e, std::string_view file_name) {
     fail("an error that does not name the file", what);
 }
 
+enum class Converted { any, trusted };
+
 // Reads `path` with `options` on one thread and again with the scan on a second one (`-j 2`):
 // both reads must end alike, in an equal document and import report or in the same error. The
-// document must round-trip through trace/6 and the error must name `file_name`.
+// document must round-trip through trace/6 (and, for an importer that promises it, be one health
+// trusts) and the error must name `file_name`.
 inline void check_import_on_one_and_two_threads(const Importer& importer,
                                                 const std::filesystem::path& path,
-                                                ImportOptions options, std::string_view file_name) {
+                                                ImportOptions options, std::string_view file_name,
+                                                Converted converted = Converted::any) {
   std::optional<ImportedTrace> one;
   std::optional<Error> one_error;
   options.threads = 1;
   try {
     one = importer.read(path, options);
     check_round_trip(one->document);
+    if (converted == Converted::trusted) {
+      const TraceHealth health = analyze_health(one->document);
+      if (!health.trusted)
+        fail("an accepted trace converts into one health does not trust", health.error_summary());
+    }
   } catch (const Error& e) {
     check_error(e, file_name);
     one_error = e;
