@@ -41,10 +41,10 @@ enum class Converted { any, trusted };
 // both reads must end alike, in an equal document and import report or in the same error. The
 // document must round-trip through trace/6 (and, for an importer that promises it, be one health
 // trusts) and the error must name `file_name`.
-inline void check_import_on_one_and_two_threads(const Importer& importer,
-                                                const std::filesystem::path& path,
-                                                ImportOptions options, std::string_view file_name,
-                                                Converted converted = Converted::any) {
+// Returns the document of the one-thread read, or nothing when it failed.
+inline std::optional<TraceDocument> check_import_on_one_and_two_threads(
+    const Importer& importer, const std::filesystem::path& path, ImportOptions options,
+    std::string_view file_name, Converted converted = Converted::any) {
   std::optional<ImportedTrace> one;
   std::optional<Error> one_error;
   options.threads = 1;
@@ -74,6 +74,8 @@ inline void check_import_on_one_and_two_threads(const Importer& importer,
     if (!same_error(e, *one_error))
       fail("-j 1 and -j 2 failed differently", std::string(one_error->what()) + "\n" + e.what());
   }
+  if (!one) return std::nullopt;
+  return std::move(one->document);
 }
 
 }  // namespace candle_graph::fuzz
