@@ -7,7 +7,7 @@
 //     (`ranks --map` on each, `ranks --reduce` of them all): the same text as the local run,
 //     which is what the cluster split promises; in the reverse order too when every file states
 //     another rank (of two files of one rank, the first given is kept);
-//   - the text is valid JSON.
+//   - the text is valid JSON, and what must add up does (check_laws).
 // Input: a control byte (2-4 ranks; bit 2: one rank's file given twice, a duplicate the health
 // names) and the bytes, cut into as many equal shares as there are ranks.
 #include <cstddef>
@@ -33,9 +33,38 @@ namespace {
 using namespace candle_graph;
 using candle_graph::fuzz::fail;
 
+void law(bool holds, const char* what, std::uint64_t a, std::uint64_t b) {
+  if (!holds) fail(what, std::to_string(a) + " against " + std::to_string(b));
+}
+
+// What must add up in an analysis of ranks: each rank's classes of device work within its busy
+// time and the exposed communication within the communication; a collective's mean skew within
+// its largest; no more "last to arrive" than matched calls.
+void check_laws(const ranks::RanksAnalysis& a) {
+  for (const ranks::RankProfile& p : a.ranks) {
+    law(p.compute_ns <= p.busy_ns, "a rank's compute exceeds its busy time", p.compute_ns,
+        p.busy_ns);
+    law(p.communication_ns <= p.busy_ns, "a rank's communication exceeds its busy time",
+        p.communication_ns, p.busy_ns);
+    law(p.exposed_communication_ns <= p.communication_ns,
+        "exposed communication exceeds the communication", p.exposed_communication_ns,
+        p.communication_ns);
+  }
+  std::uint64_t matched = 0, last = 0;
+  for (const ranks::CollectiveSkew& c : a.collectives) {
+    law(c.mean_skew_ns <= c.max_skew_ns, "a collective's mean skew exceeds its largest",
+        c.mean_skew_ns, c.max_skew_ns);
+    matched += c.count;
+  }
+  for (const ranks::Straggler& s : a.stragglers) last += s.times_last;
+  law(last <= matched, "more ranks arrived last than calls were matched", last, matched);
+}
+
 std::string ranks_text(std::vector<ranks::RankProfile> profiles) {
+  const ranks::RanksAnalysis analysis = ranks::analyze_ranks(std::move(profiles));
+  check_laws(analysis);
   output::JsonStream w;
-  ranks::write_ranks_json(w, ranks::analyze_ranks(std::move(profiles)));
+  ranks::write_ranks_json(w, analysis);
   w.finish();
   return w.take();
 }
