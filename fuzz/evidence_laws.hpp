@@ -1,9 +1,11 @@
 // The numbers of an evidence packet that must add up, whatever the trace (docs/format/pytorch.md,
-// gpu-analyses): no node's self time above its total; no point of the memory timeline above the
-// peak, no more frees than allocations (health refuses an unpaired free); per device, busy and
-// idle time make the window, the idle time's causes make the idle time, the kernel types (with
-// their overlaps) make the busy time, each class of work and each stream lies within it, the
-// communication hidden by compute within both, and the launch delays' percentiles are ordered.
+// gpu-analyses): no node's self time above its total; device time attributed to ops or counted
+// as unattributed, never lost, and no op's or span's own device time above its total; no point
+// of the memory timeline above the peak, no more frees than allocations (health refuses an
+// unpaired free); per device, busy and idle time make the window, the idle time's causes make
+// the idle time, the kernel types (with their overlaps) make the busy time, each class of work
+// and each stream lies within it, the communication hidden by compute within both, and the
+// launch delays' percentiles are ordered.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +33,21 @@ inline void check_evidence_laws(const evidence::EvidencePacket& p) {
   law(memory.summary.free_count <= memory.summary.alloc_count,
       "more frees than allocations in a trusted trace", memory.summary.free_count,
       memory.summary.alloc_count);
+  // Device time is attributed, never lost: Σ op self + unattributed = all device work.
+  const device::DeviceTime& dt = p.device;
+  std::uint64_t attributed = 0;
+  for (std::size_t i = 0; i < dt.op_self_ns.size(); ++i) {
+    attributed += dt.op_self_ns[i];
+    law(dt.op_self_ns[i] <= dt.op_total_ns[i], "an op's own device time exceeds its total",
+        dt.op_self_ns[i], dt.op_total_ns[i]);
+  }
+  if (!dt.op_self_ns.empty())
+    law(attributed + dt.unattributed_ns == dt.device_ns,
+        "attributed and unattributed device time do not make the device time",
+        attributed + dt.unattributed_ns, dt.device_ns);
+  for (std::size_t i = 0; i < dt.span_self_ns.size(); ++i)
+    law(dt.span_self_ns[i] <= dt.span_total_ns[i], "a span's own device time exceeds its total",
+        dt.span_self_ns[i], dt.span_total_ns[i]);
   for (const device::DeviceGpu& d : p.gpu_trace.devices) {
     law(d.busy_ns + d.idle_ns == d.window_ns, "busy and idle do not make the window",
         d.busy_ns + d.idle_ns, d.window_ns);
