@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzzed_names.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::fuzz {
@@ -75,10 +76,7 @@ class KinetoGenerator {
                                                              "é∑ \"q\"",
                                                              "",
                                                              "aten::to"};
-    if (in_.ConsumeBool())
-      return std::string(kNames[in_.ConsumeIntegralInRange<std::size_t>(0, kNames.size() - 1)]);
-    const std::string s = in_.ConsumeRandomLengthString(20);
-    return output::is_valid_utf8(s) ? s : "not UTF-8";
+    return fuzzed_name(in_, kNames);
   }
 
   void open_event() {

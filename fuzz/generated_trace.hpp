@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzzed_names.hpp"
 #include "output/json_text.hpp"
 
 namespace candle_graph::fuzz {
@@ -82,10 +83,7 @@ class TraceGenerator {
         "a\tb",
         "cudaLaunchKernel",
         "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
-    if (in_.ConsumeBool())
-      return std::string(kNames[in_.ConsumeIntegralInRange<std::size_t>(0, kNames.size() - 1)]);
-    std::string s = in_.ConsumeRandomLengthString(24);
-    return output::is_valid_utf8(s) ? s : "not UTF-8";  // the reader refuses invalid UTF-8
+    return fuzzed_name(in_, kNames);
   }
 
   // A span of [start, start + dur) under `parent`, its ops, memory and children, in stream order.

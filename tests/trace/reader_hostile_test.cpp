@@ -232,8 +232,8 @@ TEST(ReaderHostile, AValueAfterTheObjectIsTrailingCharacters) {
 // that never closes keeps simdjson's own message, a string that never ends too.
 TEST(ReaderHostile, AStrayBracketAfterTheObjectIsTrailingCharacters) {
   const std::string edge = R"({"kind":"edge","from_span":"a","to_span":"b","duration_ns":1})";
-  for (const std::string& tail : std::vector<std::string>{
-           "]", " ]", "0]", "x]", "0]]", "\"}\"]", "]}", "[", "{", "]0}"}) {
+  for (const std::string& tail :
+       std::vector<std::string>{"]", " ]", "0]", "x]", "0]]", "\"}\"]", "]}", "[", "{", "]0}"}) {
     SCOPED_TRACE(tail);
     expect_rejected(text_of({meta_line() + tail, edge}), 1,
                     "invalid JSON: trailing characters after the event object");
