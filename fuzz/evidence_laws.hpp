@@ -18,10 +18,6 @@
 
 namespace candle_graph::fuzz {
 
-inline void law(bool holds, const char* what, std::uint64_t a, std::uint64_t b) {
-  if (!holds) fail(what, std::to_string(a) + " against " + std::to_string(b));
-}
-
 inline void check_evidence_laws(const evidence::EvidencePacket& p) {
   for (const GraphNode& n : p.graph.nodes)
     law(n.self_time_ns <= n.total_time_ns, "a node's self time exceeds its total", n.self_time_ns,

@@ -24,6 +24,11 @@ namespace candle_graph::fuzz {
   std::abort();
 }
 
+// A number that must hold against another (a part within its whole, a sum equal to its total).
+inline void law(bool holds, const char* what, std::uint64_t a, std::uint64_t b) {
+  if (!holds) fail(what, std::to_string(a) + " against " + std::to_string(b));
+}
+
 // The process's scratch directory under TMPDIR (or /tmp), created on first use.
 inline const std::filesystem::path& scratch_dir() {
   static const std::filesystem::path dir = [] {
