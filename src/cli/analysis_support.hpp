@@ -7,9 +7,11 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <string>
 
 #include "candle_graph/importer.hpp"
 #include "candle_graph/trace.hpp"
+#include "cli/command.hpp"
 #include "evidence/evidence_packet.hpp"
 #include "output/json_stream.hpp"
 
@@ -32,6 +34,17 @@ TraceDocument load_trace(const std::filesystem::path& path, std::string_view ste
 // The size of the file load_trace reads for `path` (a bundle's trace), 0 when it has none (a
 // pipe): what decides whether a long step shows progress.
 std::uint64_t trace_bytes(const std::filesystem::path& path);
+
+// A page or document rendered in memory before it is written (`render()`), on a progress line of
+// its own, "rendering WHAT ..." then "rendering WHAT: done", when the trace is large: at 300 MB
+// the viewer takes a noticeable fraction of a second after the analysis's line has ended.
+template <typename Render>
+std::string rendered(const std::string& what, const std::filesystem::path& trace, Render render) {
+  StageLine line("rendering " + what, trace_bytes(trace));
+  std::string text = render();
+  line.done();
+  return text;
+}
 
 // The import options of a --step argument (UsageError when it is neither a number nor `all`),
 // with progress lines for the input `label` names (its size decides whether they show).

@@ -185,17 +185,23 @@ Runner register_report(CLI::App& app) {
     const std::filesystem::path base = args->baseline.value_or(args->trace);
     // The page first: when the front end is not bundled this fails before any file is written.
     std::string html;
-    if (args->html) html = viewer::render_viewer(packet);
+    if (args->html)
+      html = rendered("the viewer " + args->html->string(), args->trace,
+                      [&] { return viewer::render_viewer(packet); });
     output::OutputGroup outputs;
     emit_json(
         *args->json, {args->trace, base},
         [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); }, &outputs,
         evidence::evidence_packet_elements(packet));
-    const evidence::ReportDigest digest = evidence::make_report_digest(packet);
-    emit_output(
-        *args->markdown,
-        evidence::render_markdown(packet) + evidence::render_report_sections(packet, digest),
-        {args->trace, base}, &outputs);
+    evidence::ReportDigest digest;
+    emit_output(*args->markdown,
+                rendered("the report " + args->markdown->string(), args->trace,
+                         [&] {
+                           digest = evidence::make_report_digest(packet);
+                           return evidence::render_markdown(packet) +
+                                  evidence::render_report_sections(packet, digest);
+                         }),
+                {args->trace, base}, &outputs);
     if (args->html) emit_output(*args->html, html, {args->trace, base}, &outputs);
     outputs.commit();
     if (args->headline) {

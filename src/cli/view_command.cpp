@@ -79,9 +79,9 @@ Runner register_view(CLI::App& app) {
                       ->check(CLI::ExistingFile);
   trace->excludes(payload);
   return [opts] {
-    std::string json;
+    std::string html;
     if (opts->payload) {
-      json = read_payload(*opts->payload);
+      html = viewer::render_evidence_html(read_payload(*opts->payload));
     } else if (!opts->trace.empty()) {
       const TraceDocument doc = load_trace(opts->trace, opts->step);
       std::optional<TraceDocument> baseline;
@@ -93,11 +93,11 @@ Runner register_view(CLI::App& app) {
       const evidence::EvidencePacket packet =
           analyse_trace(doc, opts->trace, baseline ? &*baseline : nullptr,
                         nsight_dir_for(opts->trace, opts->nsight_dir));
-      json = viewer::project(packet);
+      html = rendered("the viewer " + opts->output.string(), opts->trace,
+                      [&] { return viewer::render_evidence_html(viewer::project(packet)); });
     } else {
       throw UsageError("view needs a TRACE (or --payload FILE)");
     }
-    const std::string html = viewer::render_evidence_html(json);
     if (opts->payload)
       emit_output(opts->output, html, {*opts->payload});
     else if (opts->baseline)

@@ -1,8 +1,9 @@
-"""Progress lines on a terminal: reading, converting a PyTorch trace, analysing, and writing.
+"""Progress lines on a terminal: reading, converting a PyTorch trace, analysing, rendering, writing.
 
 A person watching a long command sees one line per step, redrawn in place (carriage returns) and
 ended with a newline at 100%: `reading T: P% (a of b MiB)`, `converting T: P%`, `analysing T ...`
-ended as `analysing T: done` (a step with nothing to count), `writing OUT: P%` for the Chrome
+ended as `analysing T: done` (a step with nothing to count), likewise `rendering the viewer V` and
+`rendering the report R` for the pages `report` and `view` build, `writing OUT: P%` for the Chrome
 export and the evidence of `import` and `report`, `writing DB (trace tables|analysis
 tables|indices): P%` for SQLite, and the database `sql` builds over traces. An error that stops a
 step starts a line of its own.
@@ -176,12 +177,29 @@ def test_import_draws_its_analysis_and_its_write(synth, tmp_path, threads):
     assert len(seen) >= (min(100, elements // 7) if threads == "2" else elements // 4096), seen
 
 
-def test_report_draws_its_analysis_and_the_evidence_write(synth, tmp_path):
-    code, err = run_on_terminal(["report", str(synth), "--json", "e.json", "--markdown", "r.md"],
-                                SHOW_SMALL, tmp_path)
+def test_report_draws_its_analysis_the_evidence_write_and_its_renderings(synth, tmp_path):
+    code, err = run_on_terminal(["report", str(synth), "--json", "e.json", "--markdown", "r.md",
+                                 "--html", "v.html"], SHOW_SMALL, tmp_path)
     assert code == 0, err
     expect_stage(err, f"analysing {synth}")
     expect_step(err, "writing e.json")
+    expect_stage(err, "rendering the viewer v.html")
+    expect_stage(err, "rendering the report r.md")
+    # In the order they run: the page before any file is written (it can fail), the Markdown
+    # after the evidence (it reads the same packet).
+    lines = drawn_lines(err)
+    first_write = min(i for i, line in enumerate(lines) if line.startswith("writing e.json"))
+    assert (lines.index(f"analysing {synth} ...") < lines.index("rendering the viewer v.html ...")
+            < first_write < lines.index("rendering the report r.md ...")), lines
+
+
+def test_view_draws_its_analysis_and_its_rendering(synth, tmp_path):
+    code, err = run_on_terminal(["view", str(synth), "-o", "v.html"], SHOW_SMALL, tmp_path)
+    assert code == 0, err
+    expect_stage(err, f"analysing {synth}")
+    expect_stage(err, "rendering the viewer v.html")
+    lines = drawn_lines(err)
+    assert lines.index(f"analysing {synth}: done") < lines.index("rendering the viewer v.html ...")
 
 
 def test_evidence_written_to_a_terminal_draws_no_write_line(synth, tmp_path):
