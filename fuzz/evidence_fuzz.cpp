@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const TraceDocument doc = fuzz::trace_input(data, size, fuzz::Traces::trusted);
 
   const evidence::EvidencePacket packet = packet_of(doc, 1);
-  fuzz::check_evidence_laws(packet);
+  fuzz::check_evidence_laws(doc, packet);
   const Texts one = evidence_texts(packet, 1);
   if (!(evidence_texts(packet_of(doc, 2), 2) == one))
     fail("the evidence on threads differs from one thread's", one.evidence);

@@ -2,7 +2,10 @@
 // gpu-analyses): no node's self time above its total; device time attributed to ops or counted
 // as unattributed, never lost, and no op's or span's own device time above its total; no point
 // of the memory timeline above the peak, no more frees than allocations (health refuses an
-// unpaired free); per device, busy and idle time make the window, the idle time's causes make
+// unpaired free); one GPU entry per device that ran work, in the device's name order, whose busy
+// time is the length of the union of its work's intervals and whose sync time is the sum of its
+// syncs (both worked out here from the document, apart from the analysis); per device, busy and
+// idle time make the window, the idle time's causes make
 // the idle time, the kernel types (with their overlaps) make the busy time, each class of work
 // and each stream lies within it, the communication hidden by compute within both, and the
 // launch delays' percentiles are ordered.
@@ -10,7 +13,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "device/gpu_analysis.hpp"
 #include "evidence/evidence_packet.hpp"
@@ -18,7 +24,64 @@
 
 namespace candle_graph::fuzz {
 
-inline void check_evidence_laws(const evidence::EvidencePacket& p) {
+// The document's device work, per device: each kernel's, memcpy's and memset's [start, end)
+// (the end saturating), and the sum of its syncs' durations (saturating).
+struct DeviceWorkReference {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals;
+  std::uint64_t sync_ns = 0;
+};
+
+inline std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+inline std::map<std::string, DeviceWorkReference> device_work_reference(const TraceDocument& doc) {
+  std::map<std::string, DeviceWorkReference> devices;
+  for (const OpEvent& w : doc.device_ops()) {
+    DeviceWorkReference& d = devices[std::string(w.device)];
+    const std::uint64_t ns = w.total_ns.value_or(w.duration_ns);
+    if (w.op_kind == OpKind::sync)
+      d.sync_ns = saturating_sum(d.sync_ns, ns);
+    else
+      d.intervals.emplace_back(w.timestamp_ns, saturating_sum(w.timestamp_ns, ns));
+  }
+  return devices;
+}
+
+// The length of time covered by at least one interval: sorted by start, each adds what it reaches
+// past the furthest end so far.
+inline std::uint64_t covered_time(std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::uint64_t covered = 0, reached = 0;
+  for (const auto& [start, end] : intervals) {
+    const std::uint64_t from = std::max(start, reached);
+    if (end > from) covered += end - from;
+    reached = std::max(reached, end);
+  }
+  return covered;
+}
+
+// Each device's entry against the document's own work (above).
+inline void check_devices_against_document(const TraceDocument& doc,
+                                           const std::vector<device::DeviceGpu>& gpus) {
+  const std::map<std::string, DeviceWorkReference> expected = device_work_reference(doc);
+  law(gpus.size() == expected.size(), "the GPU analysis has not one entry per device", gpus.size(),
+      expected.size());
+  auto want = expected.begin();
+  for (const device::DeviceGpu& d : gpus) {
+    if (d.device != want->first)
+      fail("the GPU analysis's devices are not the document's", d.device);
+    law(d.busy_ns == covered_time(want->second.intervals),
+        "a device's busy time is not the union of its work", d.busy_ns,
+        covered_time(want->second.intervals));
+    law(d.sync_ns == want->second.sync_ns, "a device's sync time is not the sum of its syncs",
+        d.sync_ns, want->second.sync_ns);
+    ++want;
+  }
+}
+
+inline void check_evidence_laws(const TraceDocument& doc, const evidence::EvidencePacket& p) {
+  check_devices_against_document(doc, p.gpu_trace.devices);
   for (const GraphNode& n : p.graph.nodes)
     law(n.self_time_ns <= n.total_time_ns, "a node's self time exceeds its total", n.self_time_ns,
         n.total_time_ns);

@@ -1,10 +1,10 @@
 // A PyTorch profiler (Kineto) trace built from a fuzzer's bytes, for the importer target: most
 // mutated JSON never gets past the parser, so the conversion (steps, host nesting, launches and
-// the device work they correlate with, flows, memory, collectives) would see only the seeds. The
-// bytes choose everything in the shape PyTorch writes it: ProfilerStep#N annotations on the main
-// thread; cpu_op and user_annotation slices nested or overlapping on three threads;
-// cuda_runtime launches with a correlation, their kernels, copies, memsets and syncs on three
-// streams (`args.correlation`, `device`, `stream`) and the flow pair that joins them;
+// the device work they correlate with on one of two GPUs, flows, memory, collectives) would see
+// only the seeds. The bytes choose everything in the shape PyTorch writes it: ProfilerStep#N
+// annotations on the main thread; cpu_op and user_annotation slices nested or overlapping on three
+// threads; cuda_runtime launches with a correlation, their kernels, copies, memsets and syncs on
+// three streams (`args.correlation`, `device`, `stream`) and the flow pair that joins them;
 // `[memory]` instants that allocate and free addresses; record_param_comms with a collective's
 // name, process group and sequence number; distributedInfo; and times in fractional µs,
 // durations of 0, events outside every step and out of order.
@@ -148,21 +148,23 @@ class KinetoGenerator {
         "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "void gemm<float>(float*)", "Memcpy HtoD"};
     const std::uint64_t start = at + in_.ConsumeIntegralInRange<std::uint64_t>(0, 50'000);
     const unsigned stream = in_.ConsumeIntegralInRange<unsigned>(7, 9);
+    // One of two GPUs: Kineto gives each device's rows the device's number as their pid.
+    const std::string device = std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, 1));
     const std::uint64_t device_corr = in_.ConsumeBool() ? corr : corr + 100'000;
     open_event();
     out_ += R"({"ph":"X","cat":")" +
             std::string(kCats[in_.ConsumeIntegralInRange<std::size_t>(0, 3)]) + R"(","name":")" +
-            std::string(kKernels[in_.ConsumeIntegralInRange<std::size_t>(0, 2)]) +
-            R"(","pid":0,"tid":)" + std::to_string(stream) + R"(,"ts":)" + us(start) +
+            std::string(kKernels[in_.ConsumeIntegralInRange<std::size_t>(0, 2)]) + R"(","pid":)" +
+            device + R"(,"tid":)" + std::to_string(stream) + R"(,"ts":)" + us(start) +
             R"(,"dur":)" + us(in_.ConsumeIntegralInRange<std::uint64_t>(0, 20'000)) +
-            R"(,"args":{"device":0,"stream":)" + std::to_string(stream) + R"(,"correlation":)" +
-            std::to_string(device_corr) + "}}";
+            R"(,"args":{"device":)" + device + R"(,"stream":)" + std::to_string(stream) +
+            R"(,"correlation":)" + std::to_string(device_corr) + "}}";
     if (in_.ConsumeBool()) {
       open_event();
       out_ += R"({"ph":"s","id":)" + std::to_string(corr) + R"(,"pid":100,"tid":)" +
               std::to_string(tid) + R"(,"ts":)" + us(at) +
               R"(,"cat":"ac2g","name":"ac2g","bp":"e"},)";
-      out_ += R"({"ph":"f","id":)" + std::to_string(corr) + R"(,"pid":0,"tid":)" +
+      out_ += R"({"ph":"f","id":)" + std::to_string(corr) + R"(,"pid":)" + device + R"(,"tid":)" +
               std::to_string(stream) + R"(,"ts":)" + us(start) +
               R"(,"cat":"ac2g","name":"ac2g","bp":"e"})";
     }
@@ -175,19 +177,22 @@ class KinetoGenerator {
       const std::uint64_t addr = 4096 * (1 + in_.ConsumeIntegralInRange<unsigned>(0, 3));
       const std::uint64_t bytes = 1 + in_.ConsumeIntegral<std::uint32_t>();
       const unsigned type = in_.ConsumeIntegralInRange<unsigned>(0, 1);
+      const unsigned device = type == 0 ? 0 : in_.ConsumeIntegralInRange<unsigned>(0, 1);
       const std::uint64_t at = base_ + in_.ConsumeIntegralInRange<std::uint64_t>(0, end - base_);
-      memory(at, addr, static_cast<std::int64_t>(bytes), type);
+      memory(at, addr, static_cast<std::int64_t>(bytes), type, device);
       if (in_.ConsumeBool())
         memory(at + in_.ConsumeIntegralInRange<std::uint64_t>(0, 10'000), addr,
-               -static_cast<std::int64_t>(bytes), type);
+               -static_cast<std::int64_t>(bytes), type, device);
     }
   }
 
-  void memory(std::uint64_t at, std::uint64_t addr, std::int64_t bytes, unsigned type) {
+  void memory(std::uint64_t at, std::uint64_t addr, std::int64_t bytes, unsigned type,
+              unsigned device) {
     open_event();
     out_ += R"({"ph":"i","s":"t","name":"[memory]","pid":100,"tid":1,"ts":)" + us(at) +
-            R"(,"args":{"Device Type":)" + std::to_string(type) + R"(,"Device Id":0,"Addr":)" +
-            std::to_string(addr) + R"(,"Bytes":)" + std::to_string(bytes) + "}}";
+            R"(,"args":{"Device Type":)" + std::to_string(type) + R"(,"Device Id":)" +
+            std::to_string(device) + R"(,"Addr":)" + std::to_string(addr) + R"(,"Bytes":)" +
+            std::to_string(bytes) + "}}";
   }
 
   FuzzedDataProvider in_;

@@ -2,10 +2,10 @@
 // refusing untrusted traces (the exports, the evidence, compare) would otherwise reach their code
 // through the few mutated inputs that stay trusted (2-5% of a corpus). The bytes choose the shape
 // (a span tree of any depth and width, ops on host threads, runtime calls and the device work
-// they launch on streams, memory lifetimes, tensors, gradients, device-memory samples, edges) and
-// every number and name in it; the construction keeps what health checks: one root, one measured
-// span, children inside their parent and no longer than it together, every reference to a span
-// that exists, allocations freed at most once.
+// they launch on streams of two GPUs, memory lifetimes on one or two devices, tensors, gradients,
+// device-memory samples, edges) and every number and name in it; the construction keeps what health
+// checks: one root, one measured span, children inside their parent and no longer than it together,
+// every reference to a span that exists, allocations freed at most once.
 #pragma once
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -145,7 +145,7 @@ class TraceGenerator {
       if (kind == 3) {  // device work on a stream, launched by an earlier runtime call or none
         static constexpr std::array<std::string_view, 4> kDevice{"kernel", "memcpy", "memset",
                                                                  "sync"};
-        out_ += R"(cuda:0","duration_ns":0,"timestamp_ns":)" + std::to_string(at) +
+        out_ += device_of_work() + R"(","duration_ns":0,"timestamp_ns":)" + std::to_string(at) +
                 R"(,"storage_bytes":0,"op_kind":")" +
                 std::string(kDevice[in_.ConsumeIntegralInRange<unsigned>(0, 3)]) +
                 R"(","total_ns":)" + std::to_string(total) + R"(,"stream":)" +
@@ -175,9 +175,10 @@ class TraceGenerator {
       tensors_.push_back(tensor);
       const std::uint64_t alloc = within(start, dur);
       const std::uint64_t bytes = in_.ConsumeIntegral<std::uint32_t>();
-      memory(span_id, tensor, alloc, bytes, "alloc");
+      const std::string device = device_of_memory();
+      memory(span_id, tensor, device, alloc, bytes, "alloc");
       if (in_.ConsumeBool())
-        memory(span_id, tensor, within(alloc, start + dur - alloc), bytes, "free");
+        memory(span_id, tensor, device, within(alloc, start + dur - alloc), bytes, "free");
       if (in_.ConsumeBool()) {
         out_ += R"({"kind":"tensor","span_id":")" + span_id + R"(","tensor_id":")" + tensor +
                 R"(","shape":[2,)" + std::to_string(in_.ConsumeIntegral<std::uint16_t>()) +
@@ -187,12 +188,21 @@ class TraceGenerator {
     }
   }
 
-  void memory(const std::string& span_id, const std::string& tensor, std::uint64_t at,
-              std::uint64_t bytes, std::string_view action) {
+  // Device work runs on one of two GPUs (a trace of one process driving two, or a converted
+  // trace whose kernels name their device), whatever the run's own device.
+  std::string device_of_work() { return in_.ConsumeBool() ? "cuda:0" : "cuda:1"; }
+
+  // Memory lives on the run's device, or on the second GPU beside a CUDA run's first.
+  std::string device_of_memory() {
+    return device_ != "cpu" && in_.ConsumeBool() ? "cuda:1" : device_;
+  }
+
+  void memory(const std::string& span_id, const std::string& tensor, const std::string& device,
+              std::uint64_t at, std::uint64_t bytes, std::string_view action) {
     static constexpr std::array<std::string_view, 5> kCategories{"parameter", "activation",
                                                                  "gradient", "optimizer", "other"};
     out_ += R"({"kind":"memory","timestamp_ns":)" + std::to_string(at) + R"(,"tensor_id":")" +
-            tensor + R"(","span_id":")" + span_id + R"(","device":")" + device_ + R"(","bytes":)" +
+            tensor + R"(","span_id":")" + span_id + R"(","device":")" + device + R"(","bytes":)" +
             std::to_string(bytes) + R"(,"action":")" + std::string(action) +
             R"(","dtype":"f32","category":")" +
             std::string(kCategories[in_.ConsumeIntegralInRange<unsigned>(0, 4)]) + "\"}\n";
@@ -214,7 +224,7 @@ class TraceGenerator {
     for (unsigned i = 0; i < samples; ++i)
       out_ += R"({"kind":"device_memory","timestamp_ns":)" +
               std::to_string(in_.ConsumeIntegralInRange<std::uint64_t>(0, kMaxNs)) +
-              R"(,"device":")" + device_ + R"(","used_bytes":)" +
+              R"(,"device":")" + device_of_memory() + R"(","used_bytes":)" +
               std::to_string(in_.ConsumeIntegral<std::uint32_t>()) + R"(,"free_bytes":)" +
               std::to_string(in_.ConsumeIntegral<std::uint32_t>()) + "}\n";
     for (unsigned i = 0; i < edges; ++i)

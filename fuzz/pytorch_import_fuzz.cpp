@@ -48,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string generated =
       fuzz::generated_kineto(reinterpret_cast<const std::uint8_t*>(in.rest.data()), in.rest.size());
   if (const std::optional<TraceDocument> doc = check_file(generated, gzip, options))
-    fuzz::check_evidence_laws(evidence::build_packet(*doc, nullptr, std::nullopt, std::nullopt));
+    fuzz::check_evidence_laws(*doc,
+                              evidence::build_packet(*doc, nullptr, std::nullopt, std::nullopt));
   return 0;
 }
