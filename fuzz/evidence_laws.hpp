@@ -1,14 +1,15 @@
 // The numbers of an evidence packet that must add up, whatever the trace (docs/format/pytorch.md,
-// gpu-analyses): no node's self time above its total; device time attributed to ops or counted
-// as unattributed, never lost, and no op's or span's own device time above its total; no point
-// of the memory timeline above the peak, no more frees than allocations (health refuses an
-// unpaired free); one GPU entry per device that ran work, in the device's name order, whose busy
-// time is the length of the union of its work's intervals and whose sync time is the sum of its
-// syncs (both worked out here from the document, apart from the analysis); per device, busy and
-// idle time make the window, the idle time's causes make
-// the idle time, the kernel types (with their overlaps) make the busy time, each class of work
-// and each stream lies within it, the communication hidden by compute within both, and the
-// launch delays' percentiles are ordered.
+// gpu-analyses). Worked out here from the document, apart from the analyses: on a thread whose
+// host ops never cross, their own times sum to the time they cover (each instant once); one GPU
+// entry per device that ran work, in the devices' name order, whose busy time is the length of
+// the union of its work's intervals and whose sync time is the sum of its syncs. Within the
+// packet: no node's self time above its total; device time attributed to ops or counted as
+// unattributed, never lost, and no op's or span's own device time above its total; no point of
+// the memory timeline above the peak, no more frees than allocations (health refuses an unpaired
+// free); per device, busy and idle time make the window, the idle time's causes make the idle
+// time, the kernel types (with their overlaps) make the busy time, each class of work and each
+// stream lies within it, the communication hidden by compute within both, and the launch delays'
+// percentiles are ordered.
 #pragma once
 
 #include <algorithm>
@@ -80,8 +81,45 @@ inline void check_devices_against_document(const TraceDocument& doc,
   }
 }
 
+// Whether two of a thread's host ops cross (one starts inside the other and ends after it),
+// sorted by start: each op is held against the ops that start before it ends. Threads of more
+// than 4,000 ops are not judged (quadratic at worst) and count as crossing.
+inline bool any_crossing(std::vector<std::pair<std::uint64_t, std::uint64_t>> ops) {
+  if (ops.size() > 4000) return true;
+  std::sort(ops.begin(), ops.end());
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    for (std::size_t j = i + 1; j < ops.size() && ops[j].first < ops[i].second; ++j)
+      if (ops[j].first > ops[i].first && ops[j].second > ops[i].second) return true;
+  return false;
+}
+
+// Host ops that never cross on a thread nest into a forest, and their own (exclusive) times then
+// tile the time the thread's ops cover, each instant counted once: Σ self = the length of the
+// union of their extents. Worked out per thread (an op without one is on thread 0, as nesting
+// reads it) from the document; nested time counted twice shows as a sum above the union.
+inline void check_host_self_times(const TraceDocument& doc, const std::vector<GraphNode>& nodes) {
+  std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> extents;
+  for (const OpEvent& op : doc.ops())
+    extents[op.lane.value_or(0)].emplace_back(
+        op.timestamp_ns, saturating_sum(op.timestamp_ns, op.total_ns.value_or(op.duration_ns)));
+  std::map<std::uint64_t, std::uint64_t> self_by_thread;
+  for (const GraphNode& n : nodes)
+    if (n.is_op_node()) {
+      std::uint64_t& sum = self_by_thread[doc.ops()[n.op].lane.value_or(0)];
+      sum = saturating_sum(sum, n.self_time_ns);
+    }
+  for (const auto& [thread, ops] : extents) {
+    if (any_crossing(ops)) continue;
+    const std::uint64_t covered = covered_time(ops);
+    law(self_by_thread[thread] == covered,
+        "the host ops' own times on a thread do not tile the time they cover",
+        self_by_thread[thread], covered);
+  }
+}
+
 inline void check_evidence_laws(const TraceDocument& doc, const evidence::EvidencePacket& p) {
   check_devices_against_document(doc, p.gpu_trace.devices);
+  check_host_self_times(doc, p.graph.nodes);
   for (const GraphNode& n : p.graph.nodes)
     law(n.self_time_ns <= n.total_time_ns, "a node's self time exceeds its total", n.self_time_ns,
         n.total_time_ns);
