@@ -2,12 +2,14 @@
 // gpu-analyses). Worked out here from the document, apart from the analyses: on a thread whose
 // host ops never cross, their own times sum to the time they cover (each instant once); one GPU
 // entry per device that ran work, in the devices' name order, whose busy time is the length of
-// the union of its work's intervals and whose sync time is the sum of its syncs. Within the
-// packet: no node's self time above its total; device time attributed to ops or counted as
-// unattributed, never lost, and no op's or span's own device time above its total; no point of
-// the memory timeline above the peak, no more frees than allocations (health refuses an unpaired
-// free); per device, busy and idle time make the window, the idle time's causes make the idle
-// time, the kernel types (with their overlaps) make the busy time, each class of work and each
+// the union of its work's intervals and whose sync time is the sum of its syncs; one memory
+// timeline point per memory event, one memory entry per device counting its allocations and
+// frees, each device's memory peak its highest point and the global peak the highest of all.
+// Within the packet: no node's self time above its total; device time attributed to ops or
+// counted as unattributed, never lost, and no op's or span's own device time above its total; no
+// point of the memory timeline above the peak, no more frees than allocations (health refuses an
+// unpaired free); per device, busy and idle time make the window, the idle time's causes make the
+// idle time, the kernel types (with their overlaps) make the busy time, each class of work and each
 // stream lies within it, the communication hidden by compute within both, and the launch delays'
 // percentiles are ordered.
 #pragma once
@@ -117,7 +119,44 @@ inline void check_host_self_times(const TraceDocument& doc, const std::vector<Gr
   }
 }
 
+// The memory profile against the document's memory events (trace6.md §7.1): one timeline point
+// per event; one device entry per device with events, in name order, counting its allocations and
+// frees; each device's peak the highest of its timeline points, the global peak the highest
+// point of all.
+inline void check_memory_against_document(const TraceDocument& doc, const MemoryProfile& m) {
+  struct Counts {
+    std::uint64_t allocs = 0, frees = 0, peak = 0;
+  };
+  std::map<std::string, Counts> devices;
+  for (const MemoryEvent& e : doc.memory())
+    ++(e.action == MemoryAction::alloc ? devices[std::string(e.device)].allocs
+                                       : devices[std::string(e.device)].frees);
+  law(m.timeline.size() == doc.memory().size(), "the memory timeline has not one point per event",
+      m.timeline.size(), doc.memory().size());
+  std::uint64_t highest = 0;
+  for (const MemoryTimelinePoint& point : m.timeline) {
+    Counts& d = devices[std::string(point.device)];
+    d.peak = std::max(d.peak, point.live_bytes);
+    highest = std::max(highest, point.live_bytes);
+  }
+  law(m.summary.peak_bytes == highest, "the peak is not the highest point of the timeline",
+      m.summary.peak_bytes, highest);
+  law(m.by_device.size() == devices.size(), "the memory profile has not one entry per device",
+      m.by_device.size(), devices.size());
+  auto want = devices.begin();
+  for (const DeviceMemoryStats& d : m.by_device) {
+    if (d.device != want->first)
+      fail("the memory profile's devices are not the document's", d.device);
+    law(d.alloc_count == want->second.allocs && d.free_count == want->second.frees,
+        "a device's allocations or frees are not its events'", d.alloc_count, want->second.allocs);
+    law(d.peak_bytes == want->second.peak, "a device's peak is not its highest point", d.peak_bytes,
+        want->second.peak);
+    ++want;
+  }
+}
+
 inline void check_evidence_laws(const TraceDocument& doc, const evidence::EvidencePacket& p) {
+  check_memory_against_document(doc, p.graph.memory);
   check_devices_against_document(doc, p.gpu_trace.devices);
   check_host_self_times(doc, p.graph.nodes);
   for (const GraphNode& n : p.graph.nodes)
