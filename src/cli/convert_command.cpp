@@ -6,6 +6,7 @@
 #include "cli/command.hpp"
 #include "import/registry/convert.hpp"
 #include "output/atomic_file.hpp"
+#include "output/visible_text.hpp"
 
 namespace candle_graph::cli {
 
@@ -62,10 +63,10 @@ Runner register_convert(CLI::App& app) {
                 << r.source_events << " events) -> " << args->output.string() << ": " << r.spans
                 << " spans, " << r.ops << " ops (" << r.device_ops << " on GPUs), "
                 << r.memory_events << " memory events";
-      if (!r.measured.empty()) std::cerr << "; measured: " << r.measured;
+      if (!r.measured.empty()) std::cerr << "; measured: " << output::visible_text(r.measured);
       std::cerr << "\n";
       for (const auto& [what, count] : r.repairs) {
-        std::cerr << "  " << what << ": " << count << "\n";
+        std::cerr << "  " << output::visible_text(what) << ": " << count << "\n";
       }
     }
     return kExitOk;

@@ -16,6 +16,7 @@
 #include "cli/command.hpp"
 #include "cli/standard_output.hpp"
 #include "output/interrupt_cleanup.hpp"
+#include "output/visible_text.hpp"
 #include "output/write_guard.hpp"
 
 namespace {
@@ -30,6 +31,16 @@ int with_stdout_written(int code) {
     return candle_graph::cli::kExitRuntime;
   }
   return code;
+}
+
+// An error's message on stderr. Messages quote the trace (names, ids), so their control
+// characters are shown as escapes; without the memory for that copy, the message as it is.
+void print_error(const char* what) {
+  try {
+    std::fprintf(stderr, "error: %s\n", candle_graph::output::visible_text(what).c_str());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: %s\n", what);
+  }
 }
 
 // The message for memory that could not be had: the command and its inputs (the positional
@@ -121,7 +132,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const Error& e) {
     end_open_progress_line();
-    std::fprintf(stderr, "error: %s\n", e.what());
+    print_error(e.what());
     return e.kind() == ErrorKind::usage ? kExitUsage : kExitRuntime;
   } catch (const std::bad_alloc&) {
     end_open_progress_line();
@@ -135,7 +146,7 @@ int main(int argc, char** argv) {
     return kExitRuntime;
   } catch (const std::exception& e) {
     end_open_progress_line();
-    std::fprintf(stderr, "error: %s\n", e.what());
+    print_error(e.what());
     return kExitRuntime;
   }
 }

@@ -23,6 +23,7 @@
 #include "evidence/report_digest.hpp"
 #include "output/atomic_file.hpp"
 #include "output/output_group.hpp"
+#include "output/visible_text.hpp"
 #include "output/write_guard.hpp"
 #include "viewer/html_document.hpp"
 #include "viewer/viewer_page.hpp"
@@ -168,7 +169,7 @@ Runner register_report(CLI::App& app) {
       if (args->html) copy_bundle_file(*args->bundle / bundle::kViewerName, *args->html, copies);
       copies.commit();
       std::fprintf(stderr, "published bundle %s (run %s, manifest sha256 %s)\n",
-                   args->bundle->string().c_str(), m.run_id.c_str(),
+                   args->bundle->string().c_str(), output::visible_text(m.run_id).c_str(),
                    bundle::sha256_hex(bundle::manifest_to_json(m)).c_str());
       return kExitOk;
     }

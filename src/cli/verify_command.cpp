@@ -6,6 +6,7 @@
 #include "bundle/sha256.hpp"
 #include "cli/analysis_support.hpp"
 #include "cli/command.hpp"
+#include "output/visible_text.hpp"
 
 namespace candle_graph::cli {
 
@@ -50,7 +51,7 @@ Runner register_verify(CLI::App& app) {
     emit_output(args->output, bundle::verification_to_json(r), {});
     if (!r.verified)
       std::fprintf(stderr, "error: %s: bundle not verified: %s\n", args->dir.string().c_str(),
-                   bundle::summarize_findings(r.findings).c_str());
+                   output::visible_text(bundle::summarize_findings(r.findings)).c_str());
     return r.verified ? kExitOk : kExitRuntime;
   };
 }

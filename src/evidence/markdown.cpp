@@ -4,6 +4,7 @@
 #include "evidence/evidence_packet.hpp"
 #include "health/health_json.hpp"
 #include "output/json_stream.hpp"
+#include "output/markdown_text.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -36,11 +37,11 @@ std::string render_markdown(const EvidencePacket& p) {
   std::string md;
   md += "# candle-graph evidence\n\n";
   md += std::string("- Status: **") + (p.health.trusted ? "TRUSTED" : "UNTRUSTED") + "**\n";
-  md += "- Entrypoint: `" + std::string(run.entrypoint) + "`\n";
+  md += "- Entrypoint: " + output::markdown_inline_code(run.entrypoint) + "\n";
   md += "- Capture update: " + std::to_string(run.capture_step) + " (" +
         std::to_string(run.warmup_steps) + " warmup update" + (run.warmup_steps == 1 ? "" : "s") +
         ")\n";
-  md += "- Device: `" + std::string(run.device) + "`\n";
+  md += "- Device: " + output::markdown_inline_code(run.device) + "\n";
   md += "- Timing mode: `" + std::string(debug_name(run.timing_mode)) + "`\n";
   md += std::string("- Measured region device-synchronized: ") +
         (run.measured_region_device_synchronized ? "true" : "false") + "\n";
@@ -50,11 +51,11 @@ std::string render_markdown(const EvidencePacket& p) {
 
   md += "\n## Findings\n\n";
   if (p.findings.empty()) md += "- No trusted findings were derived.\n";
-  for (const std::string& f : p.findings) md += "- " + f + "\n";
+  for (const std::string& f : p.findings) md += "- " + output::markdown_line(f) + "\n";
 
   md += "\n## Evidence gaps\n\n";
   if (p.gaps.empty()) md += "- No known gaps.\n";
-  for (const std::string& g : p.gaps) md += "- " + g + "\n";
+  for (const std::string& g : p.gaps) md += "- " + output::markdown_line(g) + "\n";
 
   md += "\n## Coverage\n\n```json\n";
   output::JsonStream coverage;
@@ -70,8 +71,8 @@ std::string render_markdown(const EvidencePacket& p) {
     md += "| Tensor | Shape | Dtype | Device | Storage | Requires grad |\n";
     md += "| --- | --- | --- | --- | ---: | --- |\n";
     for (const TensorEvent& t : tensors) {
-      md += "| `" + std::string(t.tensor_id) + "` | `" + debug_shape(t.shape) + "` | `" +
-            std::string(t.dtype) + "` | `" + std::string(t.device) + "` | " +
+      md += "| " + output::markdown_code(t.tensor_id) + " | `" + debug_shape(t.shape) + "` | " +
+            output::markdown_code(t.dtype) + " | " + output::markdown_code(t.device) + " | " +
             std::to_string(t.storage_bytes.value_or(0)) + " B | " +
             (t.requires_grad ? "true" : "false") + " |\n";
     }
@@ -89,7 +90,8 @@ std::string render_markdown(const EvidencePacket& p) {
       md += "Total time changed by " + format("%+.2f", *p.comparison->total_delta_percent) + "%.\n";
     else
       md += "Total-time percentage is unavailable because the baseline was zero.\n";
-    for (const std::string& w : p.comparison->warnings) md += "- Warning: " + w + "\n";
+    for (const std::string& w : p.comparison->warnings)
+      md += "- Warning: " + output::markdown_line(w) + "\n";
   }
   return md;
 }

@@ -8,6 +8,7 @@
 #include "evidence/op_table.hpp"
 #include "evidence/report_digest.hpp"
 #include "evidence/step_stats.hpp"
+#include "output/markdown_text.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -16,10 +17,10 @@ namespace {
 // --kind kernels`) the whole name.
 std::string kernel_name(std::string_view name) {
   constexpr std::size_t kShown = 120;
-  if (name.size() <= kShown) return markdown_code(name);
+  if (name.size() <= kShown) return output::markdown_code(name);
   std::size_t cut = kShown;
   while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-  return markdown_code(std::string(name.substr(0, cut)) + "…");
+  return output::markdown_code(std::string(name.substr(0, cut)) + "…");
 }
 
 std::string share_of(std::uint64_t part, std::uint64_t whole) {
@@ -33,7 +34,7 @@ void kernel_rows(std::string& md, const std::vector<device::KernelRow>& rows, st
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const device::KernelRow& r = rows[i];
     md += "| " + kernel_name(r.name) + " | " + std::string(to_string(r.kind)) + " | " +
-          markdown_code(r.device) + " | " + std::to_string(r.calls) + " | " +
+          output::markdown_code(r.device) + " | " + std::to_string(r.calls) + " | " +
           format_duration_ns(r.total_ns) + " | " +
           format_duration_ns(r.calls ? r.total_ns / r.calls : 0) + " | " +
           share_of(r.total_ns, all) + " |\n";
@@ -53,7 +54,7 @@ void launcher_rows(std::string& md, std::vector<OpRow> rows, std::size_t limit) 
   md += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const OpRow& r = rows[i];
-    md += "| " + markdown_code(r.name) + " | " + std::to_string(r.calls) + " | " +
+    md += "| " + output::markdown_code(r.name) + " | " + std::to_string(r.calls) + " | " +
           format_duration_ns(r.device_self_ns) + " | " + format_duration_ns(r.device_total_ns) +
           " | " + format_duration_ns(r.host_self_ns) + " | " + format_duration_ns(r.host_total_ns) +
           " |\n";
@@ -78,9 +79,10 @@ std::uint64_t busy_of_all(const device::GpuAnalysis& a) {
 
 // One bullet per device: how busy it was and why it waited, what kept it busy, its launches.
 void device_lines(std::string& md, const device::DeviceGpu& d) {
-  md += "- " + markdown_code(d.device) + ": window " + format_duration_ns(d.window_ns) + ", busy " +
-        format_duration_ns(d.busy_ns) + " (" + share_of(d.busy_ns, d.window_ns) + "), idle " +
-        format_duration_ns(d.idle_ns) + " (" + share_of(d.idle_ns, d.window_ns) + ")";
+  md += "- " + output::markdown_inline_code(d.device) + ": window " +
+        format_duration_ns(d.window_ns) + ", busy " + format_duration_ns(d.busy_ns) + " (" +
+        share_of(d.busy_ns, d.window_ns) + "), idle " + format_duration_ns(d.idle_ns) + " (" +
+        share_of(d.idle_ns, d.window_ns) + ")";
   if (d.idle_ns > 0)
     md += "; idle because of: host wait " + share_of(d.idle_host_wait_ns, d.idle_ns) +
           ", kernel wait " + share_of(d.idle_kernel_wait_ns, d.idle_ns) + ", other " +
@@ -98,12 +100,13 @@ void device_lines(std::string& md, const device::DeviceGpu& d) {
         std::to_string(l.runtime_outliers) + " slow launch calls, " +
         std::to_string(l.delay_outliers) + " late starts\n";
   for (const device::SyncStall& s : d.sync_stalls)
-    md += "  - the host blocked in " + markdown_code(s.call) + ": " + format_duration_ns(s.ns) +
-          " in " + std::to_string(s.count) + " calls\n";
+    md += "  - the host blocked in " + output::markdown_inline_code(s.call) + ": " +
+          format_duration_ns(s.ns) + " in " + std::to_string(s.count) + " calls\n";
 }
 
 void kernel_type_rows(std::string& md, const device::DeviceGpu& d) {
-  md += "\n| " + markdown_code(d.device) + " time by kernel type | Time | Share of busy |\n";
+  md +=
+      "\n| " + output::markdown_code(d.device) + " time by kernel type | Time | Share of busy |\n";
   md += "| --- | ---: | ---: |\n";
   for (const device::KernelTypeTime& t : d.kernel_types)
     md += "| " + t.type + " | " + format_duration_ns(t.ns) + " | " + share_of(t.ns, d.busy_ns) +
@@ -121,9 +124,9 @@ void sync_stall_rows(std::string& md, const EvidencePacket& p, std::size_t limit
   md += "| --- | --- | ---: | ---: | ---: |\n";
   for (std::size_t i = 0; i < stalls.size() && i < limit; ++i) {
     const device::SpanSyncStall& s = stalls[i];
-    md += "| " + markdown_code(p.doc->spans()[s.span].name) + " | " + markdown_code(s.call) +
-          " | " + std::to_string(s.count) + " | " + format_duration_ns(s.ns) + " | " +
-          share_of(s.ns, total) + " |\n";
+    md += "| " + output::markdown_code(p.doc->spans()[s.span].name) + " | " +
+          output::markdown_code(s.call) + " | " + std::to_string(s.count) + " | " +
+          format_duration_ns(s.ns) + " | " + share_of(s.ns, total) + " |\n";
   }
 }
 

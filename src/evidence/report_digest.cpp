@@ -186,21 +186,6 @@ std::string format_bytes(std::uint64_t bytes) {
   return buf;
 }
 
-std::string markdown_code(std::string_view text) {
-  std::string s;
-  s.reserve(text.size() + 4);
-  for (const char c : text) {
-    if (c == '|')
-      s += "\\|";
-    else if (c == '\n' || c == '\r')
-      s += ' ';
-    else
-      s += c;
-  }
-  if (s.find('`') != std::string::npos) return "`` " + s + " ``";
-  return "`" + s + "`";
-}
-
 std::string format_share(double fraction) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);

@@ -81,9 +81,6 @@ std::string format_duration_ns(std::uint64_t ns);  // `840 ns`, `12.3 µs`, `1.9
 std::string format_signed_duration_ns(std::int64_t ns);  // `+1.20 ms`, `-840 ns`, `0 ns`
 std::string format_bytes(std::uint64_t bytes);           // `512 B`, `41756 B (40.8 KiB)`
 std::string format_share(double fraction);               // `16.2%`
-// Inline code that survives a Markdown table: `|` escaped, line breaks flattened, a longer fence
-// when the text holds a backtick.
-std::string markdown_code(std::string_view text);
 // A span's name with the measured region's name and `/` removed when it starts with them
 // (`…/forward`), so the tables stay narrow; the region's own name is kept whole.
 std::string short_span_name(const TraceDocument& doc, std::uint32_t measured_span,

@@ -4,9 +4,13 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "evidence/report_device.hpp"
 #include "evidence/report_digest.hpp"
+#include "output/markdown_text.hpp"
+#include "output/visible_text.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -72,7 +76,7 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
   const auto total_ns = static_cast<std::uint64_t>(std::llround(t.total_ms * 1e6));
   md += "The " + u64(t.top.size()) + " op names with the most self time in the measured region";
   if (d.peak.measured_span != kNoIndex)
-    md += " " + markdown_code(doc.spans()[d.peak.measured_span].name) +
+    md += " " + output::markdown_inline_code(doc.spans()[d.peak.measured_span].name) +
           " (span names below that start with `…` are relative to it)";
   md += ", of " + u64(t.op_names) + " op names and " + u64(t.op_calls) +
         " op calls. Share is of the measured total, " + format_duration_ns(total_ns) +
@@ -86,10 +90,10 @@ void time_section(std::string& md, const EvidencePacket& p, const ReportDigest& 
     std::string where;
     for (const SpanSelfTime& s : op.spans) {
       if (!where.empty()) where += ", ";
-      where += markdown_code(short_span_name(doc, d.peak.measured_span, s.span)) + " " +
+      where += output::markdown_code(short_span_name(doc, d.peak.measured_span, s.span)) + " " +
                format_duration_ns(s.self_time_ns);
     }
-    md += "| " + markdown_code(op.name) + " | " + u64(op.calls) + " | " +
+    md += "| " + output::markdown_code(op.name) + " | " + u64(op.calls) + " | " +
           format_duration_ns(op.self_time_ns) + " | " + format_duration_ns(op.mean_ns) + " | " +
           op_share(t, op) + " | " + where + " |\n";
   }
@@ -104,10 +108,11 @@ void memory_section(std::string& md, const EvidencePacket& p, const ReportDigest
     return;
   }
   const MemorySummary& s = *peak.summary;
-  md += "- Peak: " + format_bytes(s.peak_bytes) + " live on " + markdown_code(s.peak_device) +
-        ", " + when_text(doc, peak.measured_span, s.peak_timestamp_ns) + "\n";
+  md += "- Peak: " + format_bytes(s.peak_bytes) + " live on " +
+        output::markdown_inline_code(s.peak_device) + ", " +
+        when_text(doc, peak.measured_span, s.peak_timestamp_ns) + "\n";
   md += "- Reached by an allocation in " +
-        markdown_code(short_span_name(doc, peak.measured_span, peak.span)) + "\n";
+        output::markdown_inline_code(short_span_name(doc, peak.measured_span, peak.span)) + "\n";
   md += "- Live allocations at the peak: " + u64(peak.live_allocations) + "\n\n";
   md += "| Category | Bytes | Share of peak |\n| --- | ---: | ---: |\n";
   for (const MemoryCategory c : s.peak_by_category.keys()) {
@@ -120,12 +125,13 @@ void memory_section(std::string& md, const EvidencePacket& p, const ReportDigest
   md += "| Tensor | Bytes | Shape | Dtype | Category | Made by op | In span |\n";
   md += "| --- | ---: | --- | --- | --- | --- | --- |\n";
   for (const LiveAllocation* a : peak.largest) {
-    md += "| " + markdown_code(a->tensor_id) + " | " + format_bytes(a->bytes) + " | " +
-          markdown_code(shape_text(a->shape)) + " | " + markdown_code(a->dtype) + " | " +
-          std::string(to_string(a->category)) + " | " +
-          (a->op_name ? markdown_code(*a->op_name) : "—") + " | " +
-          markdown_code(short_span_name(doc, peak.measured_span, doc.find_span(a->span_id))) +
-          " |\n";
+    md +=
+        "| " + output::markdown_code(a->tensor_id) + " | " + format_bytes(a->bytes) + " | " +
+        output::markdown_code(shape_text(a->shape)) + " | " + output::markdown_code(a->dtype) +
+        " | " + std::string(to_string(a->category)) + " | " +
+        (a->op_name ? output::markdown_code(*a->op_name) : "—") + " | " +
+        output::markdown_code(short_span_name(doc, peak.measured_span, doc.find_span(a->span_id))) +
+        " |\n";
   }
 }
 
@@ -142,7 +148,7 @@ void gpu_section(std::string& md, const ReportDigest& d) {
     md += "| Kernel | Category | Calls | Total | Mean | Share of kernel time |\n";
     md += "| --- | --- | ---: | ---: | ---: | ---: |\n";
     for (const auto* k : g.top_kernels) {
-      md += "| " + markdown_code(k->name) + " | " + k->category.value_or("—") + " | " +
+      md += "| " + output::markdown_code(k->name) + " | " + k->category.value_or("—") + " | " +
             u64(k->count) + " | " + format_duration_ns(k->total_ns) + " | " +
             format_duration_ns(k->average_ns) + " | " +
             format_share(g.kernel_ns
@@ -181,11 +187,12 @@ void baseline_section(std::string& md, const ReportDigest& d) {
     md += "- Verdict: **not comparable**: one of the traces is untrusted\n";
   } else {
     std::string why;
-    for (const std::string& w : c->warnings) why += (why.empty() ? "" : "; ") + w;
+    for (const std::string& w : c->warnings)
+      why += (why.empty() ? "" : "; ") + output::markdown_line(w);
     md += "- Verdict: **not comparable**: " + why + "\n";
   }
-  md += "- Runs: baseline " + markdown_code(c->baseline_run_id) + ", candidate " +
-        markdown_code(c->candidate_run_id) + "\n";
+  md += "- Runs: baseline " + output::markdown_inline_code(c->baseline_run_id) + ", candidate " +
+        output::markdown_inline_code(c->candidate_run_id) + "\n";
   md += "- Total time: " + format_signed_duration_ns(c->total_delta_ns) + " (" +
         percent_change(c->total_delta_percent) + ")\n";
   md += "- Peak memory: " + format_bytes(c->baseline_peak_bytes) + " → " +
@@ -201,9 +208,9 @@ void baseline_section(std::string& md, const ReportDigest& d) {
   md += "| --- | ---: | ---: | ---: | ---: |\n";
   for (std::size_t i = 0; i < n; ++i) {
     const SpanComparison& s = c->spans[i];
-    md += "| " + markdown_code(s.name) + " | " + format_duration_ns(s.baseline_total_ns) + " | " +
-          format_duration_ns(s.candidate_total_ns) + " | " + format_signed_duration_ns(s.delta_ns) +
-          " | " + percent_change(s.delta_percent) + " |\n";
+    md += "| " + output::markdown_code(s.name) + " | " + format_duration_ns(s.baseline_total_ns) +
+          " | " + format_duration_ns(s.candidate_total_ns) + " | " +
+          format_signed_duration_ns(s.delta_ns) + " | " + percent_change(s.delta_percent) + " |\n";
   }
 }
 
@@ -229,8 +236,8 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
   std::string out;
   const std::size_t warnings = p.health.gaps().size();
   out += std::string("Trace:          ") + (p.health.trusted ? "TRUSTED" : "UNTRUSTED") + ", " +
-         std::string(doc.run().entrypoint) + ", update " + std::to_string(doc.run().capture_step) +
-         " on " + std::string(doc.run().device);
+         output::visible_text(doc.run().entrypoint) + ", update " +
+         std::to_string(doc.run().capture_step) + " on " + output::visible_text(doc.run().device);
   if (warnings)
     out += " (" + std::to_string(warnings) + " health warning" + (warnings == 1 ? "" : "s") +
            ", see the report's Evidence gaps)";
@@ -241,11 +248,15 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
   if (n == 0) {
     out += "Heaviest ops:   none (no op ran in the measured region)\n";
   } else {
+    std::vector<std::string> names;
     std::size_t width = 0;
-    for (std::size_t i = 0; i < n; ++i) width = std::max(width, d.time.top[i].name.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      names.push_back(output::visible_text(d.time.top[i].name));
+      width = std::max(width, names.back().size());
+    }
     for (std::size_t i = 0; i < n; ++i) {
       const OpNameCost& op = d.time.top[i];
-      std::string name(op.name);
+      std::string& name = names[i];
       name.resize(width, ' ');
       out += (i == 0 ? "Heaviest ops:   " : "                ") + name + "  " +
              format_duration_ns(op.self_time_ns) + " self, " + op_share(d.time, op) +
@@ -257,10 +268,11 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
     out += "Peak memory:    none recorded\n";
   } else {
     const MemorySummary& s = *d.peak.summary;
-    out += "Peak memory:    " + format_bytes(s.peak_bytes) + " on " + std::string(s.peak_device) +
-           ", " + when_text(doc, d.peak.measured_span, s.peak_timestamp_ns) + ", in " +
+    out += "Peak memory:    " + format_bytes(s.peak_bytes) + " on " +
+           output::visible_text(s.peak_device) + ", " +
+           when_text(doc, d.peak.measured_span, s.peak_timestamp_ns) + ", in " +
            (d.peak.span == kNoIndex ? std::string("(unknown span)")
-                                    : std::string(doc.spans()[d.peak.span].name)) +
+                                    : output::visible_text(doc.spans()[d.peak.span].name)) +
            "\n";
   }
   // After the lines whose positions readers of the headline rely on.
@@ -268,7 +280,7 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
     out += "Capture cost:   " + describe_capture_overhead(*p.capture_overhead) + "\n";
   for (const device::DeviceGpu& g : p.gpu_trace.devices)
     if (g.window_ns > 0)
-      out += pad_label("GPU " + std::string(g.device) + ":") + "busy " +
+      out += pad_label("GPU " + output::visible_text(g.device) + ":") + "busy " +
              format_share(static_cast<double>(g.busy_ns) / static_cast<double>(g.window_ns)) +
              " of its " + format_duration_ns(g.window_ns) + " window (compute " +
              format_duration_ns(g.compute_ns) + ", communication " +

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "output/markdown_text.hpp"
+
 namespace candle_graph::ranks {
 namespace {
 
@@ -58,13 +60,6 @@ std::string ms(std::uint64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
   return buf;
-}
-
-// `|` inside a cell would end it.
-std::string cell(std::string_view s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
 }
 
 }  // namespace
@@ -144,10 +139,11 @@ void write_ranks_json(JsonStream& w, const RanksAnalysis& a, const std::vector<R
 std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& pages) {
   std::string md = "# Ranks\n\n";
   md += std::to_string(a.ranks.size()) + " rank(s). Times in ms.\n\n## Findings\n\n";
-  for (const std::string& f : a.findings) md += "- " + f + "\n";
+  for (const std::string& f : a.findings) md += "- " + output::markdown_line(f) + "\n";
   if (a.findings.empty()) md += "- none\n";
   md += "\n## Health\n\n";
-  for (const HealthFinding& h : a.health) md += "- `" + h.code + "`: " + h.message + "\n";
+  for (const HealthFinding& h : a.health)
+    md += "- `" + h.code + "`: " + output::markdown_line(h.message) + "\n";
   if (a.health.empty()) md += "- every rank of the run is here, once\n";
   md += "\n## Per rank (measured region)\n\n";
   md += "| rank | busy | compute | communication | exposed comm. | idle | file |\n";
@@ -155,7 +151,7 @@ std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& 
   for (const RankProfile& p : a.ranks)
     md += "| " + std::to_string(p.rank) + " | " + ms(p.busy_ns) + " | " + ms(p.compute_ns) + " | " +
           ms(p.communication_ns) + " | " + ms(p.exposed_communication_ns) + " | " + ms(p.idle_ns) +
-          " | " + cell(p.file) + " |\n";
+          " | " + output::markdown_cell(p.file) + " |\n";
   md += "\n## Stragglers\n\n| rank | times last | imposed wait |\n| ---: | ---: | ---: |\n";
   for (const Straggler& s : a.stragglers)
     md += "| " + std::to_string(s.rank) + " | " + std::to_string(s.times_last) + " | " +
@@ -168,7 +164,8 @@ std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& 
           " | " + ms(c.residual_ns) + " |\n";
   if (!pages.empty()) {
     md += "\n## Rank pages (the viewer of one rank's trace: timeline, operators, kernels)\n\n";
-    for (const RankPage& p : pages) md += "- rank " + std::to_string(p.rank) + ": " + p.file + "\n";
+    for (const RankPage& p : pages)
+      md += "- rank " + std::to_string(p.rank) + ": " + output::markdown_line(p.file) + "\n";
   }
   return md;
 }

@@ -1,0 +1,24 @@
+// Text from a trace (names, ids, file names, messages that quote them) in a Markdown output stays
+// on its line, whatever it holds: a line break would end the list item or table row it is in and
+// let the rest pose as the document's own content (a heading, a finding, a table row).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace candle_graph::output {
+
+// Inline code in a table cell: control characters, line breaks included, shown as escapes
+// (visible_text.hpp), `|` escaped, and a fence one backtick longer than the longest run of
+// backticks in the text (then padded with spaces), so that no backtick inside closes the span.
+// Plain text gives `text`.
+std::string markdown_code(std::string_view text);
+// The same outside a table, where `|` is plain text.
+std::string markdown_inline_code(std::string_view text);
+// Plain text on one line (a finding, a warning): control characters, line breaks included, shown
+// as escapes.
+std::string markdown_line(std::string_view text);
+// Plain text in a table cell: on one line, `|` escaped.
+std::string markdown_cell(std::string_view text);
+
+}  // namespace candle_graph::output

@@ -1,0 +1,146 @@
+// Names from the trace cannot forge a report: the spec example with its entrypoint, span names,
+// op names and a tensor id replaced by text holding line breaks, a heading, a table row, a list
+// item, `|`, backticks and terminal controls, through the real binary. The Markdown must keep its
+// own headings only, each once, every table row the cells of its header, and no control byte but
+// its own line ends; `--headline` as many lines as the unchanged fixture's and no control byte
+// either; an error quoting such a name shows its controls as escapes. What is checked is read off
+// the outputs' bytes, not from the code that writes them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/evidence_helpers.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHostile =
+    "x|y`z``\n## Forged heading\n| forged | row |\n\x1b[2J\x07\r- forged item\n";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The spec example with every name a person reads replaced by `kHostile` plus a suffix that
+// keeps them distinct; `dangling` adds an edge from a span of that name that does not exist,
+// which makes the trace untrusted.
+std::string hostile_trace(const candle_graph::testing::TempDir& dir, bool dangling) {
+  std::string text;
+  std::vector<std::string> lines =
+      lines_of(cg_test::read_file(cg_test::fixture_path("spec_example.jsonl")));
+  if (dangling)
+    lines.push_back(nlohmann::json{
+        {"kind", "edge"}, {"from_span", kHostile}, {"to_span", "s1"}, {"duration_ns", 1}}
+                        .dump());
+  int n = 0;
+  for (const std::string& line : lines) {
+    nlohmann::ordered_json e = nlohmann::ordered_json::parse(line);
+    const std::string kind = e["kind"];
+    if (kind == "meta") e["entrypoint"] = kHostile + "entry";
+    if (kind == "span_start" && e.contains("parent_id")) e["name"] = kHostile + std::to_string(++n);
+    if (kind == "op") e["op_name"] = kHostile + e["op_name"].get<std::string>();
+    if (kind == "tensor") e["tensor_id"] = kHostile + "tensor";
+    text += e.dump() + "\n";
+  }
+  return dir.write(dangling ? "untrusted.jsonl" : "hostile.jsonl", text).string();
+}
+
+// Bytes below 0x20 other than the line feed, and DEL.
+std::size_t control_bytes(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\n') || u == 0x7f;
+  }));
+}
+
+// `|` not preceded by a backslash: the cell borders GFM sees.
+std::size_t cell_borders(const std::string& line) {
+  std::size_t borders = 0;
+  for (std::size_t i = 0; i < line.size(); ++i)
+    borders += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+  return borders;
+}
+
+struct Report {
+  std::string markdown, headline;
+};
+
+Report report_of(const candle_graph::testing::TempDir& dir, const std::string& trace) {
+  const fs::path md = dir / "report.md";
+  const auto r = cg_test::run_cli("report '" + trace + "' --json " + (dir / "e.json").string() +
+                                  " --markdown " + md.string() + " --headline");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return {cg_test::read_file(md.string()), r.out};
+}
+
+}  // namespace
+
+TEST(ReportHostileNames, TheMarkdownKeepsItsOwnStructure) {
+  candle_graph::testing::TempDir dir("cg_hostile");
+  const Report report = report_of(dir, hostile_trace(dir, false));
+  const std::string& md = report.markdown;
+  EXPECT_EQ(control_bytes(md), 0u) << md;
+  // The report's own headings (the original's sections and the added ones this trace has).
+  const std::set<std::string> own = {"# candle-graph evidence", "## Findings",
+                                     "## Evidence gaps",        "## Coverage",
+                                     "## Tensor checkpoints",   "## Gradient evidence",
+                                     "## Where the time went",  "## Memory at the peak"};
+  std::map<std::string, int> seen;
+  const std::vector<std::string> lines = lines_of(md);
+  for (const std::string& line : lines) {
+    if (line.starts_with("#")) ++seen[line];
+    EXPECT_FALSE(line.starts_with("- forged") || line.starts_with("| forged")) << line;
+  }
+  for (const auto& [heading, count] : seen) {
+    EXPECT_TRUE(own.contains(heading)) << heading;
+    EXPECT_EQ(count, 1) << heading;
+  }
+  EXPECT_EQ(seen.size(), own.size()) << md;
+  // Every row of a table has its header's cells.
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].starts_with("|") || (i > 0 && lines[i - 1].starts_with("|"))) continue;
+    const std::size_t header = cell_borders(lines[i]);
+    for (std::size_t j = i + 1; j < lines.size() && lines[j].starts_with("|"); ++j)
+      EXPECT_EQ(cell_borders(lines[j]), header) << lines[i] << "\n" << lines[j];
+  }
+  // The names are there, their line breaks and controls shown as escapes.
+  EXPECT_NE(md.find("- Entrypoint: ``` x|y`z``\\x0a## Forged heading\\x0a| forged | row "
+                    "|\\x0a\\x1b[2J\\x07\\x0d- forged item\\x0aentry ```"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ``` x\\|y`z``\\x0a## Forged heading\\x0a\\| forged \\| row "
+                    "\\|\\x0a\\x1b[2J\\x07\\x0d- forged item\\x0atensor ``` |"),
+            std::string::npos)
+      << md;
+}
+
+TEST(ReportHostileNames, TheHeadlineKeepsItsLines) {
+  candle_graph::testing::TempDir dir("cg_hostile");
+  const Report hostile = report_of(dir, hostile_trace(dir, false));
+  const Report plain = report_of(dir, cg_test::fixture_path("spec_example.jsonl"));
+  EXPECT_EQ(control_bytes(hostile.headline), 0u) << hostile.headline;
+  EXPECT_EQ(lines_of(hostile.headline).size(), lines_of(plain.headline).size()) << hostile.headline;
+  EXPECT_TRUE(hostile.headline.starts_with("Trace:          TRUSTED, x|y`z``\\x0a## Forged"))
+      << hostile.headline;
+}
+
+TEST(ReportHostileNames, AnErrorShowsTheControlsOfTheNamesItQuotes) {
+  candle_graph::testing::TempDir dir("cg_hostile");
+  const auto r = cg_test::run_cli("import '" + hostile_trace(dir, true) + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(control_bytes(r.err), 0u) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+}
