@@ -5,6 +5,7 @@
 //     batches of 2 elements so that batches meet everywhere, is byte for byte the one-thread
 //     text (`import -j N` promises the same bytes);
 //   - the evidence and the summary are valid JSON (simdjson's DOM parser);
+//   - the Markdown report keeps its own structure whatever the names (report_structure.hpp);
 //   - the numbers that must add up do: no node's self time exceeds its total; no point of the
 //     memory timeline above the peak, no more frees than allocations; on every device
 //     the busy and idle time make the window, the idle time's causes make the idle time, the
@@ -20,10 +21,12 @@
 
 #include "evidence/evidence_json.hpp"
 #include "evidence/packet_builder.hpp"
+#include "evidence/report_digest.hpp"
 #include "evidence_laws.hpp"
 #include "fuzz_support.hpp"
 #include "json_check.hpp"
 #include "output/json_stream.hpp"
+#include "report_structure.hpp"
 #include "trace_input.hpp"
 
 namespace {
@@ -69,5 +72,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail("the evidence on threads differs from one thread's", one.evidence);
   fuzz::check_valid_json(one.evidence, "the evidence is not valid JSON");
   fuzz::check_valid_json(one.summary, "the summary is not valid JSON");
+  fuzz::check_report_structure(evidence::render_report(packet));
   return 0;
 }

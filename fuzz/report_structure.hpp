@@ -1,0 +1,51 @@
+// What no name in a trace may change in the Markdown report (`report --markdown`): its headings
+// are its own, each once; every table row has its header's cells; no control byte but the line
+// ends. Names from the trace that held a line break used to start headings, list items and rows.
+#pragma once
+
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuzz_support.hpp"
+
+namespace candle_graph::fuzz {
+
+// `|` not preceded by a backslash: the cell borders GFM sees.
+inline std::size_t cell_borders(const std::string& line) {
+  std::size_t borders = 0;
+  for (std::size_t i = 0; i < line.size(); ++i)
+    borders += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+  return borders;
+}
+
+inline void check_report_structure(const std::string& md) {
+  static const std::set<std::string> kHeadings = {
+      "# candle-graph evidence", "## Findings",
+      "## Evidence gaps",        "## Coverage",
+      "## Tensor checkpoints",   "## Gradient evidence",
+      "## Baseline comparison",  "## Where the time went",
+      "## Memory at the peak",   "## GPU",
+      "## GPU from the trace",   "## Profiler steps",
+      "## Against the baseline"};
+  for (const char c : md) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n') || u == 0x7f) fail("a control byte in the report", md);
+  }
+  std::vector<std::string> lines;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::set<std::string> seen;
+  std::size_t header = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (line.starts_with("#") && (!kHeadings.contains(line) || !seen.insert(line).second))
+      fail("a heading the report does not write, or twice", line);
+    if (!line.starts_with("|")) continue;
+    if (i == 0 || !lines[i - 1].starts_with("|")) header = cell_borders(line);
+    if (cell_borders(line) != header) fail("a table row without its header's cells", line);
+  }
+}
+
+}  // namespace candle_graph::fuzz
