@@ -5,6 +5,7 @@
 
 #include "output/json_stream.hpp"
 #include "output/json_text.hpp"
+#include "output/visible_text.hpp"
 
 namespace candle_graph::sql {
 
@@ -151,36 +152,19 @@ std::size_t display_width(std::string_view s) {
   return n;
 }
 
-// A cell as one visible line: control characters escaped, cut to `max` characters with "…"
-// (cut at a character boundary).
+// A cell as one visible line: control characters escaped (output/visible_text.hpp), cut to `max`
+// characters with "…" (cut at a character boundary; an escape counts as one).
 std::string visible(std::string_view s, std::size_t max) {
   std::string out;
   std::size_t chars = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const bool starts_char = (c & 0xC0) != 0x80;
+  for (std::size_t i = 0; i < s.size();) {
+    const bool starts_char = (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
     if (starts_char && chars >= max) {
       out += "…";
       return out;
     }
-    if (c < 0x20 || c == 0x7F) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      if (c == '\n')
-        out += "\\n";
-      else if (c == '\t')
-        out += "\\t";
-      else if (c == '\r')
-        out += "\\r";
-      else {
-        out += "\\x";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-      }
-      ++chars;
-    } else {
-      out += static_cast<char>(c);
-      chars += starts_char;
-    }
+    chars += starts_char;
+    i += output::append_visible(out, s, i);
   }
   return out;
 }

@@ -116,12 +116,12 @@ TEST(ReportHostileNames, TheMarkdownKeepsItsOwnStructure) {
       EXPECT_EQ(cell_borders(lines[j]), header) << lines[i] << "\n" << lines[j];
   }
   // The names are there, their line breaks and controls shown as escapes.
-  EXPECT_NE(md.find("- Entrypoint: ``` x|y`z``\\x0a## Forged heading\\x0a| forged | row "
-                    "|\\x0a\\x1b[2J\\x07\\x0d- forged item\\x0aentry ```"),
+  EXPECT_NE(md.find("- Entrypoint: ``` x|y`z``\\n## Forged heading\\n| forged | row "
+                    "|\\n\\x1b[2J\\x07\\r- forged item\\nentry ```"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| ``` x\\|y`z``\\x0a## Forged heading\\x0a\\| forged \\| row "
-                    "\\|\\x0a\\x1b[2J\\x07\\x0d- forged item\\x0atensor ``` |"),
+  EXPECT_NE(md.find("| ``` x\\|y`z``\\n## Forged heading\\n\\| forged \\| row "
+                    "\\|\\n\\x1b[2J\\x07\\r- forged item\\ntensor ``` |"),
             std::string::npos)
       << md;
 }
@@ -132,7 +132,7 @@ TEST(ReportHostileNames, TheHeadlineKeepsItsLines) {
   const Report plain = report_of(dir, cg_test::fixture_path("spec_example.jsonl"));
   EXPECT_EQ(control_bytes(hostile.headline), 0u) << hostile.headline;
   EXPECT_EQ(lines_of(hostile.headline).size(), lines_of(plain.headline).size()) << hostile.headline;
-  EXPECT_TRUE(hostile.headline.starts_with("Trace:          TRUSTED, x|y`z``\\x0a## Forged"))
+  EXPECT_TRUE(hostile.headline.starts_with("Trace:          TRUSTED, x|y`z``\\n## Forged"))
       << hostile.headline;
 }
 

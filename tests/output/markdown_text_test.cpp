@@ -28,8 +28,8 @@ TEST(MarkdownText, TheFenceOutrunsEveryBacktickRunInside) {
 }
 
 TEST(MarkdownText, LineBreaksAndControlsCannotStartALine) {
-  EXPECT_EQ(markdown_line("ok\n\n## Findings\n- forged"), "ok\\x0a\\x0a## Findings\\x0a- forged");
-  EXPECT_EQ(markdown_code("a\r\nb"), "`a\\x0d\\x0ab`");
-  EXPECT_EQ(markdown_cell("x\n| forged | row |"), "x\\x0a\\| forged \\| row \\|");
+  EXPECT_EQ(markdown_line("ok\n\n## Findings\n- forged"), "ok\\n\\n## Findings\\n- forged");
+  EXPECT_EQ(markdown_code("a\r\nb"), "`a\\r\\nb`");
+  EXPECT_EQ(markdown_cell("x\n| forged | row |"), "x\\n\\| forged \\| row \\|");
   EXPECT_EQ(markdown_inline_code("t\x1b]0;title\x07"), "`t\\x1b]0;title\\x07`");
 }

@@ -1,6 +1,7 @@
 // Control characters of text from a trace, shown as escapes (output/visible_text.hpp). Expected
-// strings are written out by hand from the escapes' definition: C0 and DEL as \xNN (two
-// lowercase hex digits), C1 (U+0080–U+009F, UTF-8 C2 80–C2 9F) as \uNNNN, the rest unchanged.
+// strings are written out by hand from the escapes' definition: line feed, carriage return and
+// tab as \n, \r, \t, other C0 and DEL as \xNN (two lowercase hex digits), C1 (U+0080–U+009F, UTF-8
+// C2 80–C2 9F) as \uNNNN, the rest unchanged.
 #include "output/visible_text.hpp"
 
 #include <gtest/gtest.h>
@@ -18,7 +19,7 @@ TEST(VisibleText, PlainAndNonAsciiTextIsUnchanged) {
 
 TEST(VisibleText, ControlCharactersBecomeEscapes) {
   EXPECT_EQ(visible_text("a\x1b[2Jb"), "a\\x1b[2Jb");
-  EXPECT_EQ(visible_text("\n\r\t\x07"), "\\x0a\\x0d\\x09\\x07");
+  EXPECT_EQ(visible_text("\n\r\t\x07"), "\\n\\r\\t\\x07");
   EXPECT_EQ(visible_text(std::string("a\0b", 3)), "a\\x00b");
   EXPECT_EQ(visible_text("\x7f"), "\\x7f");
   EXPECT_EQ(visible_text("\xC2\x9B"

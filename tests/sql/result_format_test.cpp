@@ -72,6 +72,22 @@ TEST(SqlResultFormat, TableAlignsAndEscapes) {
             "(2 rows)\n");
 }
 
+TEST(SqlResultFormat, TableCellsShowC1ControlsAndCountEachEscapeAsOneCharacter) {
+  std::string out;
+  auto sink = candle_graph::sql::table_result([&](std::string_view p) { out += p; }, 4);
+  // U+009B is the one-byte CSI some terminals obey: shown as \u009b, one of the cell's 4
+  // characters, like the ESC before it; U+00A0 (just past the C1 range) stays as it is.
+  render(std::move(sink), out, {"n"},
+         {{text("\x1b\xC2\x9B"
+                "ab\xC2\xA0")}},
+         1);
+  EXPECT_EQ(out,
+            "n\n"
+            "-------------\n"  // 13 columns: \x1b (4) + \u009b (6) + ab (2) + … (1)
+            "\\x1b\\u009bab…\n"
+            "(1 row)\n");
+}
+
 TEST(SqlResultFormat, JsonTypesAndBounds) {
   std::string out;
   auto sink = candle_graph::sql::json_result([&](std::string_view p) { out += p; }, 2);
