@@ -72,6 +72,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail("the evidence on threads differs from one thread's", one.evidence);
   fuzz::check_valid_json(one.evidence, "the evidence is not valid JSON");
   fuzz::check_valid_json(one.summary, "the summary is not valid JSON");
-  fuzz::check_report_structure(evidence::render_report(packet));
+  fuzz::check_markdown_structure(evidence::render_report(packet), fuzz::report_headings());
   return 0;
 }

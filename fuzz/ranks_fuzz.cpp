@@ -7,7 +7,9 @@
 //     (`ranks --map` on each, `ranks --reduce` of them all): the same text as the local run,
 //     which is what the cluster split promises; in the reverse order too when every file states
 //     another rank (of two files of one rank, the first given is kept);
-//   - the text is valid JSON, and what must add up does (check_laws).
+//   - the text is valid JSON, and what must add up does (check_laws);
+//   - the Markdown (`ranks --markdown`) keeps its own structure whatever the names
+//     (report_structure.hpp).
 // Input: a control byte (2-4 ranks; bit 2: one rank's file given twice, a duplicate the health
 // names) and the bytes, cut into as many equal shares as there are ranks.
 #include <cstddef>
@@ -27,6 +29,7 @@
 #include "ranks/rank_reading.hpp"
 #include "ranks/rank_summary.hpp"
 #include "ranks/ranks_output.hpp"
+#include "report_structure.hpp"
 
 namespace {
 
@@ -60,6 +63,10 @@ void check_laws(const ranks::RanksAnalysis& a) {
 std::string ranks_text(std::vector<ranks::RankProfile> profiles) {
   const ranks::RanksAnalysis analysis = ranks::analyze_ranks(std::move(profiles));
   check_laws(analysis);
+  static const std::set<std::string> kHeadings = {"# Ranks",       "## Findings",
+                                                  "## Health",     "## Per rank (measured region)",
+                                                  "## Stragglers", "## Clock alignment"};
+  fuzz::check_markdown_structure(ranks::ranks_markdown(analysis), kHeadings);
   output::JsonStream w;
   ranks::write_ranks_json(w, analysis);
   w.finish();

@@ -1,6 +1,7 @@
-// What no name in a trace may change in the Markdown report (`report --markdown`): its headings
-// are its own, each once; every table row has its header's cells; no control byte but the line
-// ends. Names from the trace that held a line break used to start headings, list items and rows.
+// What no name in a trace may change in a Markdown output (`report --markdown`, `ranks
+// --markdown`): its headings are its own, each once; every table row has its header's cells; no
+// control byte but the line ends. Names from the trace that held a line break used to start
+// headings, list items and rows.
 #pragma once
 
 #include <set>
@@ -20,8 +21,9 @@ inline std::size_t cell_borders(const std::string& line) {
   return borders;
 }
 
-inline void check_report_structure(const std::string& md) {
-  static const std::set<std::string> kHeadings = {
+// The headings `report --markdown` writes (with every optional section).
+inline const std::set<std::string>& report_headings() {
+  static const std::set<std::string> headings = {
       "# candle-graph evidence", "## Findings",
       "## Evidence gaps",        "## Coverage",
       "## Tensor checkpoints",   "## Gradient evidence",
@@ -29,9 +31,13 @@ inline void check_report_structure(const std::string& md) {
       "## Memory at the peak",   "## GPU",
       "## GPU from the trace",   "## Profiler steps",
       "## Against the baseline"};
+  return headings;
+}
+
+inline void check_markdown_structure(const std::string& md, const std::set<std::string>& headings) {
   for (const char c : md) {
     const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n') || u == 0x7f) fail("a control byte in the report", md);
+    if ((u < 0x20 && c != '\n') || u == 0x7f) fail("a control byte in the Markdown", md);
   }
   std::vector<std::string> lines;
   std::istringstream in(md);
@@ -40,8 +46,8 @@ inline void check_report_structure(const std::string& md) {
   std::size_t header = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
-    if (line.starts_with("#") && (!kHeadings.contains(line) || !seen.insert(line).second))
-      fail("a heading the report does not write, or twice", line);
+    if (line.starts_with("#") && (!headings.contains(line) || !seen.insert(line).second))
+      fail("a heading the output does not write, or twice", line);
     if (!line.starts_with("|")) continue;
     if (i == 0 || !lines[i - 1].starts_with("|")) header = cell_borders(line);
     if (cell_borders(line) != header) fail("a table row without its header's cells", line);
