@@ -11,7 +11,7 @@ namespace {
 // `text` on one line (its control characters, line breaks included, visible as escapes), `|`
 // escaped when it sits in a table cell.
 std::string one_line(std::string_view text, bool in_table) {
-  const std::string visible = visible_text(text);
+  std::string visible = visible_text(text);
   if (!in_table) return visible;
   std::string s;
   s.reserve(visible.size() + 2);
