@@ -20,6 +20,7 @@
 #include "candle_graph/error.hpp"
 #include "candle_graph/health.hpp"
 #include "candle_graph/trace.hpp"
+#include "events/saturating.hpp"
 #include "fuzz_support.hpp"
 #include "trace_input.hpp"
 
@@ -54,7 +55,7 @@ void compare_with_itself(const TraceDocument& doc) {
 std::uint64_t measured_total(const TraceDocument& doc) {
   std::uint64_t total = 0;
   for (const SpanRecord& s : doc.spans())
-    if (s.measured) total = total + s.duration_ns < total ? UINT64_MAX : total + s.duration_ns;
+    if (s.measured) total = sat_add(total, s.duration_ns);
   return total;
 }
 

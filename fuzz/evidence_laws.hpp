@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "device/gpu_analysis.hpp"
+#include "events/saturating.hpp"
 #include "evidence/evidence_packet.hpp"
 #include "fuzz_support.hpp"
 
@@ -34,19 +35,15 @@ struct DeviceWorkReference {
   std::uint64_t sync_ns = 0;
 };
 
-inline std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
-  return a + b < a ? UINT64_MAX : a + b;
-}
-
 inline std::map<std::string, DeviceWorkReference> device_work_reference(const TraceDocument& doc) {
   std::map<std::string, DeviceWorkReference> devices;
   for (const OpEvent& w : doc.device_ops()) {
     DeviceWorkReference& d = devices[std::string(w.device)];
     const std::uint64_t ns = w.total_ns.value_or(w.duration_ns);
     if (w.op_kind == OpKind::sync)
-      d.sync_ns = saturating_sum(d.sync_ns, ns);
+      d.sync_ns = sat_add(d.sync_ns, ns);
     else
-      d.intervals.emplace_back(w.timestamp_ns, saturating_sum(w.timestamp_ns, ns));
+      d.intervals.emplace_back(w.timestamp_ns, sat_add(w.timestamp_ns, ns));
   }
   return devices;
 }
@@ -103,12 +100,12 @@ inline void check_host_self_times(const TraceDocument& doc, const std::vector<Gr
   std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> extents;
   for (const OpEvent& op : doc.ops())
     extents[op.lane.value_or(0)].emplace_back(
-        op.timestamp_ns, saturating_sum(op.timestamp_ns, op.total_ns.value_or(op.duration_ns)));
+        op.timestamp_ns, sat_add(op.timestamp_ns, op.total_ns.value_or(op.duration_ns)));
   std::map<std::uint64_t, std::uint64_t> self_by_thread;
   for (const GraphNode& n : nodes)
     if (n.is_op_node()) {
       std::uint64_t& sum = self_by_thread[doc.ops()[n.op].lane.value_or(0)];
-      sum = saturating_sum(sum, n.self_time_ns);
+      sum = sat_add(sum, n.self_time_ns);
     }
   for (const auto& [thread, ops] : extents) {
     if (any_crossing(ops)) continue;
