@@ -199,6 +199,7 @@ def expected_host_sync(events, region):
 
 CASES = [
     ("hta-tracediff-control-a100-nccl-6steps.json.gz", 1012),  # NCCL on its own stream
+    ("hta-tracediff-test-v100-nccl-6steps.json.gz", 1010),  # the same job on V100s
     ("hta-minitoy-train-mi250-rocm6.2.json", 1),  # ROCm: hip* launches, blocking hipMemcpy
     ("hta-simple_add-a100.json", None),  # cuda_sync rows: waits, not busy time
     ("hta-alexnet-a100-2streams.json.gz", None),
