@@ -10,16 +10,12 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
+#include "support/markdown_cells.hpp"
 
 namespace candle_graph::fuzz {
 
-// `|` not preceded by a backslash: the cell borders GFM sees.
-inline std::size_t cell_borders(const std::string& line) {
-  std::size_t borders = 0;
-  for (std::size_t i = 0; i < line.size(); ++i)
-    borders += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
-  return borders;
-}
+using testing::cell_borders;
+using testing::control_bytes;
 
 // The headings `report --markdown` writes (with every optional section).
 inline const std::set<std::string>& report_headings() {
@@ -35,10 +31,7 @@ inline const std::set<std::string>& report_headings() {
 }
 
 inline void check_markdown_structure(const std::string& md, const std::set<std::string>& headings) {
-  for (const char c : md) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n') || u == 0x7f) fail("a control byte in the Markdown", md);
-  }
+  if (control_bytes(md) != 0) fail("a control byte in the Markdown", md);
   std::vector<std::string> lines;
   std::istringstream in(md);
   for (std::string line; std::getline(in, line);) lines.push_back(line);

@@ -17,11 +17,15 @@
 #include <vector>
 
 #include "support/evidence_helpers.hpp"
+#include "support/markdown_cells.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using candle_graph::testing::cell_borders;
+using candle_graph::testing::control_bytes;
 
 const std::string kHostile =
     "x|y`z``\n## Forged heading\n| forged | row |\n\x1b[2J\x07\r- forged item\n";
@@ -55,22 +59,6 @@ std::string hostile_trace(const candle_graph::testing::TempDir& dir, bool dangli
     text += e.dump() + "\n";
   }
   return dir.write(dangling ? "untrusted.jsonl" : "hostile.jsonl", text).string();
-}
-
-// Bytes below 0x20 other than the line feed, and DEL.
-std::size_t control_bytes(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return (u < 0x20 && c != '\n') || u == 0x7f;
-  }));
-}
-
-// `|` not preceded by a backslash: the cell borders GFM sees.
-std::size_t cell_borders(const std::string& line) {
-  std::size_t borders = 0;
-  for (std::size_t i = 0; i < line.size(); ++i)
-    borders += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
-  return borders;
 }
 
 struct Report {
