@@ -323,7 +323,9 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   out.candidate_peak_bytes = memory_summary(candidate).peak_bytes;
   out.peak_delta_bytes = signed_delta(out.candidate_peak_bytes, out.baseline_peak_bytes);
 
-  // Spans: union of keys (sorted), then stable by |delta| descending, at most 50.
+  // Spans: union of keys (sorted), then stable by |delta| descending, at most 50. The distance
+  // between the totals is exact: the i64 delta clamps, and |INT64_MIN| is one more than
+  // INT64_MAX, which would order two groups 2^63 ns apart differently with the sides swapped.
   const auto bs = evidence::span_costs(baseline), cs = evidence::span_costs(candidate);
   std::map<std::string_view, std::pair<SpanCost, SpanCost>> joined;
   for (const auto& [k, v] : bs) joined[k].first = v;
@@ -341,14 +343,13 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
     s.delta_percent = percent(s.candidate_total_ns, s.baseline_total_ns);
     out.spans.push_back(std::move(s));
   }
-  auto magnitude = [](std::int64_t d) {
-    return d < 0 ? static_cast<std::uint64_t>(0) - static_cast<std::uint64_t>(d)
-                 : static_cast<std::uint64_t>(d);
+  auto distance = [](const SpanComparison& s) {
+    return s.candidate_total_ns > s.baseline_total_ns ? s.candidate_total_ns - s.baseline_total_ns
+                                                      : s.baseline_total_ns - s.candidate_total_ns;
   };
-  std::stable_sort(out.spans.begin(), out.spans.end(),
-                   [&](const SpanComparison& a, const SpanComparison& b) {
-                     return magnitude(a.delta_ns) > magnitude(b.delta_ns);
-                   });
+  std::stable_sort(
+      out.spans.begin(), out.spans.end(),
+      [&](const SpanComparison& a, const SpanComparison& b) { return distance(a) > distance(b); });
   if (out.spans.size() > 50) out.spans.resize(50);
 
   // Gradients: keys whose (state, norm) differ, by key, at most 100.

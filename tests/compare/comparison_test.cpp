@@ -196,4 +196,32 @@ TEST(Comparison, CapsFiftySpansAndHundredGradients) {
   EXPECT_EQ(*cmp.gradients[0].candidate_state, GradientState::missing);
 }
 
+// Span groups are ordered by how far apart their totals are, exactly, whichever side is the
+// baseline. Worked by hand: group a goes 0 → 2^63 ns, group b 2^63 + 5 → 5 ns; both differ by
+// 2^63. Their deltas clamp to i64 (a: +2^63 − 1, b: −2^63), and ordered by the clamped deltas'
+// magnitudes b came first one way and a the other; by the totals' distance they tie and keep the
+// key order (a, b) both ways.
+TEST(Comparison, SpanGroupOrderDoesNotDependOnWhichSideIsTheBaseline) {
+  auto trace = [](const std::string& a_ns, const std::string& b_ns) {
+    return doc(
+        R"({"kind":"span_start","id":"s1","name":"session","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s2","parent_id":"s1","name":"a","start_ns":0,"span_kind":"function"}
+{"kind":"span_end","id":"s2","duration_ns":)" +
+        a_ns + R"(}
+{"kind":"span_start","id":"s3","parent_id":"s1","name":"b","start_ns":0,"span_kind":"function"}
+{"kind":"span_end","id":"s3","duration_ns":)" +
+        b_ns + R"(}
+{"kind":"span_end","id":"s1","duration_ns":18446744073709551615}
+)");
+  };
+  const TraceDocument base = trace("0", "9223372036854775813");
+  const TraceDocument cand = trace("9223372036854775808", "5");
+  for (const Comparison& cmp : {compare_documents(base, cand), compare_documents(cand, base)}) {
+    ASSERT_EQ(cmp.spans.size(), 3u);
+    EXPECT_EQ(cmp.spans[0].name, "session/a [function]");
+    EXPECT_EQ(cmp.spans[1].name, "session/b [function]");
+    EXPECT_EQ(cmp.spans[2].name, "session [function]");  // no change
+  }
+}
+
 }  // namespace
