@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from key_averages_reference_test import (  # noqa: E402  (the shared reading of the fixtures)
-    CG, KINETO, RUNTIME_CATS, WORK_CATS, inside, load_events, ns, query, region_of)
+    CASES, CG, KINETO, RUNTIME_CATS, WORK_CATS, inside, load_events, ns, query, region_of)
 
 KERNEL_WAIT_NS = 30_000
 RUNTIME_CUTOFF_NS = 50_000
@@ -195,17 +195,6 @@ def expected_host_sync(events, region):
             per_call[e["name"]][0] += ns(e["dur"])
             per_call[e["name"]][1] += 1
     return dict(per_call)
-
-
-CASES = [
-    ("hta-tracediff-control-a100-nccl-6steps.json.gz", 1012),  # NCCL on its own stream
-    ("hta-tracediff-test-v100-nccl-6steps.json.gz", 1010),  # the same job on V100s
-    ("hta-minitoy-train-mi250-rocm6.2.json", 1),  # ROCm: hip* launches, blocking hipMemcpy
-    ("hta-simple_add-a100.json", None),  # cuda_sync rows: waits, not busy time
-    ("hta-alexnet-a100-2streams.json.gz", None),
-    ("hta-event-sync-multistream-a100.json.gz", None),  # three streams, event syncs
-    ("ranks-param-dlrm-8rank-v100/worker0_step_12.1694128201545.pt.trace.json", 10),
-]
 
 
 @pytest.mark.parametrize("name,step", CASES)

@@ -23,24 +23,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from key_averages_reference_test import (  # noqa: E402  (the shared reading of the fixtures)
-    CG, HOST_CATS, KINETO, inside, load_events, ns, region_of)
-
-DLRM = "ranks-param-dlrm-8rank-v100"
-
-# (fixture, ProfilerStep to measure or None for the tool's default: the last complete step, or
-# the whole window when the trace has no steps)
-CASES = [
-    ("hta-tracediff-control-a100-nccl-6steps.json.gz", 1012),  # A100, NCCL, two host threads
-    ("hta-tracediff-test-v100-nccl-6steps.json.gz", 1010),  # V100, the same job
-    ("hta-minitoy-train-mi250-rocm6.2.json", 1),  # MI250, ROCm, fractional µs
-    ("hta-simple_add-a100.json", None),
-    ("hta-alexnet-a100-2streams.json.gz", None),
-    ("hta-event-sync-multistream-a100.json.gz", None),
-    ("hta-cuda-event-sync-a100.json", None),
-    ("hta-triton-culaunchkernel-a100.json.gz", None),  # cuLaunchKernel: cuda_driver rows
-    ("hta-sampled-rank0-of128-nccl.json.gz", 552),  # one rank of 128, sampled
-] + [(f"{DLRM}/{name}", 10) for name in sorted(os.listdir(os.path.join(KINETO, DLRM)))]
-
+    CASES, CG, HOST_CATS, KINETO, inside, load_events, ns, region_of)
 
 def union_length(intervals):
     covered, reached = 0, None
