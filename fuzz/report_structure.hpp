@@ -5,17 +5,12 @@
 #pragma once
 
 #include <set>
-#include <sstream>
 #include <string>
-#include <vector>
 
 #include "fuzz_support.hpp"
-#include "support/markdown_cells.hpp"
+#include "support/markdown_checks.hpp"
 
 namespace candle_graph::fuzz {
-
-using testing::cell_borders;
-using testing::control_bytes;
 
 // The headings `report --markdown` writes (with every optional section).
 inline const std::set<std::string>& report_headings() {
@@ -31,20 +26,8 @@ inline const std::set<std::string>& report_headings() {
 }
 
 inline void check_markdown_structure(const std::string& md, const std::set<std::string>& headings) {
-  if (control_bytes(md) != 0) fail("a control byte in the Markdown", md);
-  std::vector<std::string> lines;
-  std::istringstream in(md);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  std::set<std::string> seen;
-  std::size_t header = 0;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    if (line.starts_with("#") && (!headings.contains(line) || !seen.insert(line).second))
-      fail("a heading the output does not write, or twice", line);
-    if (!line.starts_with("|")) continue;
-    if (i == 0 || !lines[i - 1].starts_with("|")) header = cell_borders(line);
-    if (cell_borders(line) != header) fail("a table row without its header's cells", line);
-  }
+  const std::string error = testing::markdown_structure_error(md, headings);
+  if (!error.empty()) fail(error.c_str(), md);
 }
 
 }  // namespace candle_graph::fuzz

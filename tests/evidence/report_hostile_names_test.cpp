@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -17,15 +16,15 @@
 #include <vector>
 
 #include "support/evidence_helpers.hpp"
-#include "support/markdown_cells.hpp"
+#include "support/markdown_checks.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-using candle_graph::testing::cell_borders;
 using candle_graph::testing::control_bytes;
+using candle_graph::testing::markdown_structure_error;
 
 const std::string kHostile =
     "x|y`z``\n## Forged heading\n| forged | row |\n\x1b[2J\x07\r- forged item\n";
@@ -79,30 +78,19 @@ TEST(ReportHostileNames, TheMarkdownKeepsItsOwnStructure) {
   candle_graph::testing::TempDir dir("cg_hostile");
   const Report report = report_of(dir, hostile_trace(dir, false));
   const std::string& md = report.markdown;
-  EXPECT_EQ(control_bytes(md), 0u) << md;
-  // The report's own headings (the original's sections and the added ones this trace has).
+  // The report's own headings (the original's sections and the added ones this trace has),
+  // each once and all there; every table row with its header's cells; no control byte.
   const std::set<std::string> own = {"# candle-graph evidence", "## Findings",
                                      "## Evidence gaps",        "## Coverage",
                                      "## Tensor checkpoints",   "## Gradient evidence",
                                      "## Where the time went",  "## Memory at the peak"};
-  std::map<std::string, int> seen;
-  const std::vector<std::string> lines = lines_of(md);
-  for (const std::string& line : lines) {
-    if (line.starts_with("#")) ++seen[line];
+  EXPECT_EQ(markdown_structure_error(md, own), "") << md;
+  std::set<std::string> headings;
+  for (const std::string& line : lines_of(md)) {
+    if (line.starts_with("#")) headings.insert(line);
     EXPECT_FALSE(line.starts_with("- forged") || line.starts_with("| forged")) << line;
   }
-  for (const auto& [heading, count] : seen) {
-    EXPECT_TRUE(own.contains(heading)) << heading;
-    EXPECT_EQ(count, 1) << heading;
-  }
-  EXPECT_EQ(seen.size(), own.size()) << md;
-  // Every row of a table has its header's cells.
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (!lines[i].starts_with("|") || (i > 0 && lines[i - 1].starts_with("|"))) continue;
-    const std::size_t header = cell_borders(lines[i]);
-    for (std::size_t j = i + 1; j < lines.size() && lines[j].starts_with("|"); ++j)
-      EXPECT_EQ(cell_borders(lines[j]), header) << lines[i] << "\n" << lines[j];
-  }
+  EXPECT_EQ(headings, own) << md;
   // The names are there, their line breaks and controls shown as escapes.
   EXPECT_NE(md.find("- Entrypoint: ``` x|y`z``\\n## Forged heading\\n| forged | row "
                     "|\\n\\x1b[2J\\x07\\r- forged item\\nentry ```"),
