@@ -1,6 +1,7 @@
 #include "output/markdown_text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 
 #include "output/visible_text.hpp"
@@ -31,6 +32,58 @@ std::string code_span(std::string_view text, bool in_table) {
   return fence + " " + s + " " + fence;
 }
 
+bool space_or_end(std::string_view s, std::size_t at) {
+  return at >= s.size() || s[at] == ' ' || s[at] == '\t';
+}
+
+// Three or more of `c` and nothing else but spaces and tabs: a thematic break.
+bool thematic_break(std::string_view s, char c) {
+  std::size_t count = 0;
+  for (const char x : s) {
+    if (x == c)
+      ++count;
+    else if (x != ' ' && x != '\t')
+      return false;
+  }
+  return count >= 3;
+}
+
+// Where, at the start of `s`, CommonMark would open a block (a heading, a quote, a list, a
+// thematic break, a code fence, an HTML block), the position of the character whose escape
+// makes it plain text; npos when none would open.
+std::size_t block_opener(std::string_view s) {
+  if (s.empty()) return std::string_view::npos;
+  const char c = s[0];
+  const std::size_t run = std::min(s.find_first_not_of(c), s.size());
+  switch (c) {
+    case '#':
+      return run <= 6 && space_or_end(s, run) ? 0 : std::string_view::npos;
+    case '>':
+      return 0;
+    case '-':
+    case '+':
+    case '*':
+    case '_':
+      if (thematic_break(s, c) || (c != '_' && space_or_end(s, 1))) return 0;
+      return std::string_view::npos;
+    case '`':
+    case '~':
+      return run >= 3 ? 0 : std::string_view::npos;
+    case '<':
+      return s.size() > 1 && (std::isalpha(static_cast<unsigned char>(s[1])) || s[1] == '/' ||
+                              s[1] == '!' || s[1] == '?')
+                 ? 0
+                 : std::string_view::npos;
+    default:
+      break;
+  }
+  const std::size_t digits = std::min(s.find_first_not_of("0123456789"), s.size());
+  if (digits >= 1 && digits <= 9 && digits < s.size() && (s[digits] == '.' || s[digits] == ')') &&
+      space_or_end(s, digits + 1))
+    return digits;
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 std::string markdown_code(std::string_view text) {
@@ -42,7 +95,10 @@ std::string markdown_inline_code(std::string_view text) {
 }
 
 std::string markdown_line(std::string_view text) {
-  return one_line(text, false);
+  std::string line = one_line(text, false);
+  const std::size_t at = block_opener(line);
+  if (at != std::string_view::npos) line.insert(at, 1, '\\');
+  return line;
 }
 
 std::string markdown_cell(std::string_view text) {

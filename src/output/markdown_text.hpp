@@ -16,7 +16,8 @@ std::string markdown_code(std::string_view text);
 // The same outside a table, where `|` is plain text.
 std::string markdown_inline_code(std::string_view text);
 // Plain text on one line (a finding, a warning): control characters, line breaks included, shown
-// as escapes.
+// as escapes, and a backslash before what would open a block at its start (a list item's text
+// starts one): `## backward ##`, torchrec's name for a range, would be a heading, `1. ` a list.
 std::string markdown_line(std::string_view text);
 // Plain text in a table cell: on one line, `|` escaped.
 std::string markdown_cell(std::string_view text);

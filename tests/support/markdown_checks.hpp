@@ -28,9 +28,19 @@ inline std::size_t control_bytes(const std::string& text) {
   }));
 }
 
+// A list item (`- `) whose text starts a heading (1–6 `#`, then a space or the end) or a block
+// quote: its text is then no longer plain text.
+inline bool opens_a_heading_or_quote(const std::string& line) {
+  if (!line.starts_with("- ")) return false;
+  const std::string text = line.substr(2);
+  const std::size_t hashes = std::min(text.find_first_not_of('#'), text.size());
+  return text.starts_with(">") ||
+         (hashes >= 1 && hashes <= 6 && (hashes == text.size() || text[hashes] == ' '));
+}
+
 // What no name from a trace may change in a Markdown output: its headings are among `headings`,
-// each once; every table row has its header's cells; no control byte but the line ends. The
-// first violation, described with its line, or empty.
+// each once; no list item's text is a heading; every table row has its header's cells; no
+// control byte but the line ends. The first violation, described with its line, or empty.
 inline std::string markdown_structure_error(const std::string& md,
                                             const std::set<std::string>& headings) {
   if (control_bytes(md) != 0) return "a control byte in the Markdown";
@@ -43,6 +53,7 @@ inline std::string markdown_structure_error(const std::string& md,
     const std::string& line = lines[i];
     if (line.starts_with("#") && (!headings.contains(line) || !seen.insert(line).second))
       return "a heading the output does not write, or twice: " + line;
+    if (opens_a_heading_or_quote(line)) return "a list item whose text is a heading: " + line;
     if (!line.starts_with("|")) continue;
     if (i == 0 || !lines[i - 1].starts_with("|")) header = cell_borders(line);
     if (cell_borders(line) != header) return "a table row without its header's cells: " + line;
