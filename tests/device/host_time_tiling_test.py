@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from key_averages_reference_test import (  # noqa: E402  (the shared reading of the fixtures)
     CASES, CG, HOST_CATS, KINETO, inside, load_events, ns, region_of)
 
+
 def union_length(intervals):
     covered, reached = 0, None
     for start, end in sorted(intervals):
