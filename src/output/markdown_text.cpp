@@ -9,15 +9,19 @@
 namespace candle_graph::output {
 namespace {
 
+// `|` as `\|`: in a table cell, a border otherwise (even inside a code span, in GFM).
+std::string escape_pipes(std::string_view text) {
+  std::string s;
+  s.reserve(text.size() + 2);
+  for (const char c : text) s += c == '|' ? std::string("\\|") : std::string(1, c);
+  return s;
+}
+
 // `text` on one line (its control characters, line breaks included, visible as escapes), `|`
 // escaped when it sits in a table cell.
 std::string one_line(std::string_view text, bool in_table) {
   std::string visible = visible_text(text);
-  if (!in_table) return visible;
-  std::string s;
-  s.reserve(visible.size() + 2);
-  for (const char c : visible) s += c == '|' ? std::string("\\|") : std::string(1, c);
-  return s;
+  return in_table ? escape_pipes(visible) : visible;
 }
 
 std::string code_span(std::string_view text, bool in_table) {
@@ -84,6 +88,81 @@ std::size_t block_opener(std::string_view s) {
   return std::string_view::npos;
 }
 
+bool ascii_punctuation(char c) {
+  return std::ispunct(static_cast<unsigned char>(c)) != 0;
+}
+
+// A byte that is neither white space nor ASCII punctuation: part of a word, for CommonMark's
+// flanking rules (a byte of a UTF-8 sequence counts as a letter).
+bool word_byte(std::string_view s, std::size_t at) {
+  if (at >= s.size()) return false;
+  const auto u = static_cast<unsigned char>(s[at]);
+  return u >= 0x80 || std::isalnum(u) != 0;
+}
+
+// Whether the character at `at` could be Markdown outside a code span: emphasis (`*`, and `_`
+// unless inside a word, where it neither opens nor closes), a link or image (`[`), an HTML tag or
+// autolink (`<`), a strikethrough (`~`), an entity (`&` before a letter or `#`), or a backslash
+// escape (`\` before punctuation).
+bool inline_markup(std::string_view s, std::size_t at) {
+  switch (s[at]) {
+    case '*':
+    case '[':
+    case '<':
+    case '~':
+      return true;
+    case '_':
+      return !(at > 0 && word_byte(s, at - 1) && word_byte(s, at + 1));
+    case '&':
+      return at + 1 < s.size() &&
+             (std::isalpha(static_cast<unsigned char>(s[at + 1])) != 0 || s[at + 1] == '#');
+    case '\\':
+      return at + 1 < s.size() && ascii_punctuation(s[at + 1]);
+    default:
+      return false;
+  }
+}
+
+// `s` with a backslash before each character that would be inline markup, except inside the code
+// spans it holds: the findings quote names in code spans of their own, where a backslash would be
+// shown. A run of backticks opens a span only when a run of the same length closes it.
+std::string literal_inlines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '`') {
+      const std::size_t run = std::min(s.find_first_not_of('`', i), s.size()) - i;
+      std::size_t close = i + run, end = std::string_view::npos;
+      while ((close = s.find('`', close)) != std::string_view::npos) {
+        const std::size_t length = std::min(s.find_first_not_of('`', close), s.size()) - close;
+        if (length == run) {
+          end = close + length;
+          break;
+        }
+        close += length;
+      }
+      const std::size_t to = end == std::string_view::npos ? i + run : end;
+      out.append(s.substr(i, to - i));
+      i = to;
+      continue;
+    }
+    if (inline_markup(s, i)) out += '\\';
+    out += s[i++];
+  }
+  return out;
+}
+
+// Text outside code spans: on one line, no inline markup, and in a table cell `|` escaped (after
+// the markup's backslashes, which must not escape the cell's); elsewhere nothing that opens a
+// block at its start.
+std::string plain_text(std::string_view text, bool in_table) {
+  std::string line = literal_inlines(visible_text(text));
+  if (in_table) return escape_pipes(line);
+  const std::size_t at = block_opener(line);
+  if (at != std::string_view::npos) line.insert(at, 1, '\\');
+  return line;
+}
+
 }  // namespace
 
 std::string markdown_code(std::string_view text) {
@@ -95,14 +174,11 @@ std::string markdown_inline_code(std::string_view text) {
 }
 
 std::string markdown_line(std::string_view text) {
-  std::string line = one_line(text, false);
-  const std::size_t at = block_opener(line);
-  if (at != std::string_view::npos) line.insert(at, 1, '\\');
-  return line;
+  return plain_text(text, false);
 }
 
 std::string markdown_cell(std::string_view text) {
-  return one_line(text, true);
+  return plain_text(text, true);
 }
 
 }  // namespace candle_graph::output

@@ -15,11 +15,13 @@ namespace candle_graph::output {
 std::string markdown_code(std::string_view text);
 // The same outside a table, where `|` is plain text.
 std::string markdown_inline_code(std::string_view text);
-// Plain text on one line (a finding, a warning): control characters, line breaks included, shown
-// as escapes, and a backslash before what would open a block at its start (a list item's text
-// starts one): `## backward ##`, torchrec's name for a range, would be a heading, `1. ` a list.
+// Plain text on one line (a finding, a warning), shown as it is written: control characters,
+// line breaks included, as escapes; a backslash before what would open a block at its start (a
+// list item's text starts one: torchrec's range `## backward ##` would be a heading) and, outside
+// the code spans the text holds (the findings quote names in them), before what would be inline
+// markup (`__next__` would be bold, `[a](b)` a link, `<b>` HTML).
 std::string markdown_line(std::string_view text);
-// Plain text in a table cell: on one line, `|` escaped.
+// Plain text in a table cell: on one line, no inline markup, `|` escaped.
 std::string markdown_cell(std::string_view text);
 
 }  // namespace candle_graph::output

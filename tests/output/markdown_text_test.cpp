@@ -53,10 +53,11 @@ TEST(MarkdownText, WhatWouldOpenABlockAtTheStartIsALiteral) {
   EXPECT_EQ(markdown_line("* item"), "\\* item");
   EXPECT_EQ(markdown_line("12. item"), "12\\. item");
   EXPECT_EQ(markdown_line("3) item"), "3\\) item");
-  EXPECT_EQ(markdown_line("_ _ _"), "\\_ _ _");
-  EXPECT_EQ(markdown_line("***"), "\\***");
+  // (`_` and `*` outside a word are escaped anyway, below: each of them.)
+  EXPECT_EQ(markdown_line("_ _ _"), "\\_ \\_ \\_");
+  EXPECT_EQ(markdown_line("***"), "\\*\\*\\*");
   EXPECT_EQ(markdown_line("```python"), "\\```python");
-  EXPECT_EQ(markdown_line("~~~"), "\\~~~");
+  EXPECT_EQ(markdown_line("~~~"), "\\~\\~\\~");
   EXPECT_EQ(markdown_line("<!-- hidden"), "\\<!-- hidden");
   EXPECT_EQ(markdown_line("<details>"), "\\<details>");
   // What opens no block stays as it is: the original's bytes.
@@ -66,13 +67,41 @@ TEST(MarkdownText, WhatWouldOpenABlockAtTheStartIsALiteral) {
   EXPECT_EQ(markdown_line("10.0% of the window"), "10.0% of the window");
   EXPECT_EQ(markdown_line("1234567890. ten digits"), "1234567890. ten digits");
   EXPECT_EQ(markdown_line("1 op started"), "1 op started");
-  EXPECT_EQ(markdown_line("*emphasis*"), "*emphasis*");
   EXPECT_EQ(markdown_line("``code``"), "``code``");
-  EXPECT_EQ(markdown_line("<4, float>"), "<4, float>");
   EXPECT_EQ(markdown_line("top GPU kernel `k`: 1.00 ms total"),
             "top GPU kernel `k`: 1.00 ms total");
   // Only at the start: further in, these are a paragraph's text.
   EXPECT_EQ(markdown_line("step ## 1"), "step ## 1");
   // A table cell holds inline text only.
   EXPECT_EQ(markdown_cell("## backward ##"), "## backward ##");
+}
+
+// Inline markup from a name (CommonMark §6, GFM's strikethrough): DataLoader's
+// `_SingleProcessDataLoaderIter.__next__` rendered as "…Iter.**next**" with its underscores gone;
+// `[text](url)` is a link, `<tag>` HTML, `&amp;` an entity, `~x~` struck through. A backslash
+// before the character that would open or close them keeps each as written. An underscore inside
+// a word (`layer_norm`) neither opens nor closes emphasis and stays as it is; a code span, which
+// the findings use to quote names, is written as it is, since a backslash inside one is shown.
+TEST(MarkdownText, InlineMarkupOutsideCodeSpansIsALiteral) {
+  EXPECT_EQ(markdown_line("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__: 0.63 ms"),
+            "enumerate(DataLoader)#\\_SingleProcessDataLoaderIter.\\_\\_next\\_\\_: 0.63 ms");
+  EXPECT_EQ(markdown_line("aten::layer_norm"), "aten::layer_norm");
+  EXPECT_EQ(markdown_line("aten::add_"), "aten::add\\_");
+  EXPECT_EQ(markdown_line("é_ü"), "é_ü");  // letters beyond ASCII are word characters too
+  EXPECT_EQ(markdown_line("*emphasis*"), "\\*emphasis\\*");
+  EXPECT_EQ(markdown_line("[param|cuda]"), "\\[param|cuda]");
+  EXPECT_EQ(markdown_line("[docs](https://example.com)"), "\\[docs](https://example.com)");
+  EXPECT_EQ(markdown_line("![x](y.png)"), "!\\[x](y.png)");
+  EXPECT_EQ(markdown_line("<4, float>"), "\\<4, float>");
+  EXPECT_EQ(markdown_line("a ~~b~~"), "a \\~\\~b\\~\\~");
+  EXPECT_EQ(markdown_line("&amp; &#42; a & b"), "\\&amp; \\&#42; a & b");
+  EXPECT_EQ(markdown_line("C:\\dir\\*"), "C:\\dir\\\\\\*");  // `\d` is no escape; `\*` is one
+  EXPECT_EQ(markdown_line("inside `a_*b` kept"), "inside `a_*b` kept");
+  EXPECT_EQ(markdown_line("``a`b`` then *x*"), "``a`b`` then \\*x\\*");
+  EXPECT_EQ(markdown_line("an open ` and *x*"), "an open ` and \\*x\\*");  // no closing run
+  // The escapes of control characters stay as they are: `\n` is no Markdown escape.
+  EXPECT_EQ(markdown_line("a\nb"), "a\\nb");
+  // In a table cell the markup's backslashes come before the cell's `\|`.
+  EXPECT_EQ(markdown_cell("a\\|b_"), "a\\\\\\|b\\_");
+  EXPECT_EQ(markdown_cell("**x**|y"), "\\*\\*x\\*\\*\\|y");
 }
