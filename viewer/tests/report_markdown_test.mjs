@@ -56,6 +56,19 @@ function plainText(inline, where) {
   return text;
 }
 
+// Anywhere in the document: the only markup in a line is the writer's own bold words; a link, an
+// image, HTML, emphasis or a strikethrough came from a name.
+const OWN_BOLD = new Set(['TRUSTED', 'UNTRUSTED', 'comparable', 'not comparable', 'not typical']);
+function ownMarkupOnly(inline, where) {
+  const children = inline.children;
+  for (let k = 0; k < children.length; k++) {
+    const type = children[k].type;
+    if (type === 'strong_open' && OWN_BOLD.has(children[k + 1].content)) continue;
+    if (!['text', 'code_inline', 'strong_close', 'softbreak'].includes(type))
+      throw new Error(`${where}: markup (${type}) in ${JSON.stringify(inline.content)}`);
+  }
+}
+
 // The document's structure: its headings in order; per section, its top-level list items (their
 // block tokens, and the inline token of the first) and the inline tokens of its tables' rows.
 // Our own text may hold markup (`**TRUSTED**`); the sections that hold names are read through
@@ -88,6 +101,8 @@ function structure(markdown, where) {
       for (i++; tokens[i].type !== 'tr_close'; i++)
         if (tokens[i].type === 'inline') row.push(tokens[i]);
       section.rows.push(row);
+    } else if (t.type === 'inline') {
+      ownMarkupOnly(t, where);
     } else if (['html_block', 'blockquote_open', 'hr', 'code_block'].includes(t.type)) {
       throw new Error(`${where}: a ${t.type} at line ${t.map && t.map[0] + 1}`);
     }
@@ -167,8 +182,9 @@ function report(trace, name) {
   return doc;
 }
 
-// A Kineto trace whose ranges (one after another inside one step) and the ops inside them are
-// named `names`, the first range holding the most self time; the step's own time is the least.
+// A Kineto trace whose ranges (one after another inside one step), the ops inside them and the
+// kernels those launch are named `names`, the first range holding the most self time; the step's
+// own time is the least.
 function markdownNamedTrace(file, names) {
   const events = [];
   let ts = 1;
@@ -183,6 +199,28 @@ function markdownNamedTrace(file, names) {
       tid: 1,
       ts: ts + 1,
       dur: dur / 2,
+    });
+    // A kernel of the same name launched from the op: the GPU sections and kernel findings.
+    const launch = { correlation: i + 1 };
+    events.push({
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaLaunchKernel',
+      pid: 1,
+      tid: 1,
+      ts: ts + 2,
+      dur: 1,
+      args: launch,
+    });
+    events.push({
+      ph: 'X',
+      cat: 'kernel',
+      name,
+      pid: 0,
+      tid: 7,
+      ts: ts + 10,
+      dur: dur / 4,
+      args: { ...launch, device: 0, stream: 7 },
     });
     ts += dur;
   });
