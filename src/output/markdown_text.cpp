@@ -152,11 +152,21 @@ std::string literal_inlines(std::string_view s) {
   return out;
 }
 
+// Leading spaces as character references: a paragraph's and a table cell's are dropped, and four
+// of them after a list marker would start a code block.
+std::string leading_spaces_kept(std::string line) {
+  const std::size_t spaces = std::min(line.find_first_not_of(' '), line.size());
+  std::string kept;
+  kept.reserve(line.size() + 4 * spaces);
+  for (std::size_t i = 0; i < spaces; ++i) kept += "&#32;";
+  return kept.append(line, spaces);
+}
+
 // Text outside code spans: on one line, no inline markup, and in a table cell `|` escaped (after
 // the markup's backslashes, which must not escape the cell's); elsewhere nothing that opens a
 // block at its start.
 std::string plain_text(std::string_view text, bool in_table) {
-  std::string line = literal_inlines(visible_text(text));
+  std::string line = leading_spaces_kept(literal_inlines(visible_text(text)));
   if (in_table) return escape_pipes(line);
   const std::size_t at = block_opener(line);
   if (at != std::string_view::npos) line.insert(at, 1, '\\');

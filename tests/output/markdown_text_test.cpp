@@ -70,6 +70,10 @@ TEST(MarkdownText, WhatWouldOpenABlockAtTheStartIsALiteral) {
   EXPECT_EQ(markdown_line("``code``"), "``code``");
   EXPECT_EQ(markdown_line("top GPU kernel `k`: 1.00 ms total"),
             "top GPU kernel `k`: 1.00 ms total");
+  // Leading spaces: a paragraph drops them, and four after a list marker start a code block. A
+  // character reference is shown as a space and opens nothing.
+  EXPECT_EQ(markdown_line("    indented: 1 ms"), "&#32;&#32;&#32;&#32;indented: 1 ms");
+  EXPECT_EQ(markdown_cell(" x"), "&#32;x");
   // Only at the start: further in, these are a paragraph's text.
   EXPECT_EQ(markdown_line("step ## 1"), "step ## 1");
   // A table cell holds inline text only.
