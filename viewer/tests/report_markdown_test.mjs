@@ -35,6 +35,8 @@ const REPORT_HEADINGS = new Set([
   'GPU',
   'GPU from the trace',
   'Profiler steps',
+  'Baseline comparison',
+  'Against the baseline',
 ]);
 const RANKS_HEADINGS = new Set([
   'Ranks',
@@ -159,10 +161,10 @@ function expectList(items, expected, where) {
   );
 }
 
-function report(trace, name) {
+function report(trace, name, extra = []) {
   const json = join(out, `${name}.evidence.json`);
   const md = join(out, `${name}.md`);
-  candleGraph(args.binary, ['report', trace, '--json', json, '--markdown', md]);
+  candleGraph(args.binary, ['report', trace, '--json', json, '--markdown', md, ...extra]);
   const doc = structure(readFileSync(md, 'utf8'), name);
   expectHeadings(doc.headings, REPORT_HEADINGS, name);
   const evidence = JSON.parse(readFileSync(json, 'utf8'));
@@ -281,6 +283,24 @@ await run.check('report: real traces (DLRM, torchrec ranges, AlexNet) render the
   );
   report(join(KINETO, 'hta-alexnet-a100-2streams.json.gz'), 'alexnet');
 });
+
+await run.check(
+  'report --baseline: the warnings of the comparison render as the text they are',
+  () => {
+    // The entrypoint is the file's name: each side's is quoted in the warning that they differ.
+    const candidate = join(out, '__init__ [a](b) <i>.json');
+    writeFileSync(candidate, readFileSync(join(out, 'named-1.json')));
+    const doc = report(candidate, 'against-baseline', ['--baseline', join(out, 'named-0.json')]);
+    const warnings = JSON.parse(readFileSync(join(out, 'against-baseline.evidence.json'), 'utf8'))
+      .comparison.warnings;
+    assert(warnings.length > 0, 'no comparison warning');
+    expectList(
+      doc.sections.get('Baseline comparison').items,
+      warnings.map((w) => `Warning: ${w}`),
+      'baseline warnings',
+    );
+  },
+);
 
 await run.check('ranks: findings, health and file names render as the text they are', () => {
   const dir = join(out, 'ranks');
