@@ -154,12 +154,12 @@ std::string literal_inlines(std::string_view s) {
 
 // Leading spaces as character references: a paragraph's and a table cell's are dropped, and four
 // of them after a list marker would start a code block.
-std::string leading_spaces_kept(std::string line) {
+std::string leading_spaces_kept(std::string_view line) {
   const std::size_t spaces = std::min(line.find_first_not_of(' '), line.size());
   std::string kept;
   kept.reserve(line.size() + 4 * spaces);
   for (std::size_t i = 0; i < spaces; ++i) kept += "&#32;";
-  return kept.append(line, spaces);
+  return kept.append(line.substr(spaces));
 }
 
 // Text outside code spans: on one line, no inline markup, and in a table cell `|` escaped (after
