@@ -40,11 +40,11 @@ bool space_or_end(std::string_view s, std::size_t at) {
   return at >= s.size() || s[at] == ' ' || s[at] == '\t';
 }
 
-// Three or more of `c` and nothing else but spaces and tabs: a thematic break.
-bool thematic_break(std::string_view s, char c) {
+// Three or more `-` and nothing else but spaces and tabs: a thematic break.
+bool dashes_only(std::string_view s) {
   std::size_t count = 0;
   for (const char x : s) {
-    if (x == c)
+    if (x == '-')
       ++count;
     else if (x != ' ' && x != '\t')
       return false;
@@ -53,8 +53,9 @@ bool thematic_break(std::string_view s, char c) {
 }
 
 // Where, at the start of `s`, CommonMark would open a block (a heading, a quote, a list, a
-// thematic break, a code fence, an HTML block), the position of the character whose escape
-// makes it plain text; npos when none would open.
+// thematic break, a code fence), the position of the character whose escape makes it plain text;
+// npos when none would open. `s` has been through literal_inlines, so the other openers (`*`, `_`,
+// `~`, `<`) already carry their backslash.
 std::size_t block_opener(std::string_view s) {
   if (s.empty()) return std::string_view::npos;
   const char c = s[0];
@@ -65,19 +66,11 @@ std::size_t block_opener(std::string_view s) {
     case '>':
       return 0;
     case '-':
+      return dashes_only(s) || space_or_end(s, 1) ? 0 : std::string_view::npos;
     case '+':
-    case '*':
-    case '_':
-      if (thematic_break(s, c) || (c != '_' && space_or_end(s, 1))) return 0;
-      return std::string_view::npos;
+      return space_or_end(s, 1) ? 0 : std::string_view::npos;
     case '`':
-    case '~':
       return run >= 3 ? 0 : std::string_view::npos;
-    case '<':
-      return s.size() > 1 && (std::isalpha(static_cast<unsigned char>(s[1])) || s[1] == '/' ||
-                              s[1] == '!' || s[1] == '?')
-                 ? 0
-                 : std::string_view::npos;
     default:
       break;
   }
