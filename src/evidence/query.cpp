@@ -87,7 +87,7 @@ void write_kernels(JsonStream& w, const EvidencePacket& p, std::size_t limit) {
 
 void write_steps(JsonStream& w, const EvidencePacket& p) {
   const TraceRunMeta& run = p.doc->run();
-  const StepStats s = step_stats(run.profiler_steps, run.capture_step);
+  const StepStats s = step_stats(run);
   w.key("chosen");
   if (run.profiler_steps.empty())
     w.null();
@@ -104,6 +104,11 @@ void write_steps(JsonStream& w, const EvidencePacket& p) {
   else
     w.null();
   w.key("count").u64(s.count);
+  w.key("left_out_step");
+  if (s.left_out_step)
+    w.u64(*s.left_out_step);
+  else
+    w.null();
   w.key("max_wall_ns").u64(s.max_wall_ns);
   w.key("median_device_busy_ns").u64(s.median_device_busy_ns);
   w.key("median_wall_ns").u64(s.median_wall_ns);

@@ -165,13 +165,18 @@ void profiler_steps_section(std::string& md, const EvidencePacket& p,
                             const DeviceSectionLimits& limits) {
   const TraceRunMeta& run = p.doc->run();
   if (run.profiler_steps.empty()) return;
-  const StepStats s = step_stats(run.profiler_steps, run.capture_step);
+  const StepStats s = step_stats(run);
+  const std::size_t held = run.profiler_steps.size();
   md += "\n## Profiler steps\n\n";
-  md += "The source trace holds " + std::to_string(s.count) + " profiler step" +
-        (s.count == 1 ? "" : "s") + ": wall time median " + format_duration_ns(s.median_wall_ns) +
-        ", min " + format_duration_ns(s.min_wall_ns) + ", max " +
-        format_duration_ns(s.max_wall_ns) + ", spread " + format_duration_ns(s.spread_ns) +
-        "; device busy median " + format_duration_ns(s.median_device_busy_ns) + ".";
+  md +=
+      "The source trace holds " + std::to_string(held) + " profiler step" + (held == 1 ? "" : "s");
+  if (s.left_out_step)
+    md += "; the last, `ProfilerStep#" + std::to_string(*s.left_out_step) +
+          "`, was cut short by the profiler's stop and is left out of these figures";
+  md += ": wall time median " + format_duration_ns(s.median_wall_ns) + ", min " +
+        format_duration_ns(s.min_wall_ns) + ", max " + format_duration_ns(s.max_wall_ns) +
+        ", spread " + format_duration_ns(s.spread_ns) + "; device busy median " +
+        format_duration_ns(s.median_device_busy_ns) + ".";
   if (s.chosen_vs_median_percent) {
     md += " The measured step, `ProfilerStep#" + std::to_string(run.capture_step) + "`, is " +
           percent(*s.chosen_vs_median_percent) + " against the median: ";
@@ -185,9 +190,11 @@ void profiler_steps_section(std::string& md, const EvidencePacket& p,
   md += "\n\n| Step | Wall | Device busy |\n| ---: | ---: | ---: |\n";
   for (std::size_t i = 0; i < run.profiler_steps.size() && i < limits.steps; ++i) {
     const ProfilerStepRecord& r = run.profiler_steps[i];
-    md += "| " + std::to_string(r.step) + (r.step == run.capture_step ? " (measured)" : "") +
-          " | " + format_duration_ns(r.wall_ns) + " | " + format_duration_ns(r.device_busy_ns) +
-          " |\n";
+    const char* note = r.step == run.capture_step  ? " (measured)"
+                       : r.step == s.left_out_step ? " (cut short)"
+                                                   : "";
+    md += "| " + std::to_string(r.step) + note + " | " + format_duration_ns(r.wall_ns) + " | " +
+          format_duration_ns(r.device_busy_ns) + " |\n";
   }
   if (run.profiler_steps.size() > limits.steps)
     md += "\n(" + std::to_string(run.profiler_steps.size() - limits.steps) +

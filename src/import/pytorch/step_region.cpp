@@ -123,15 +123,15 @@ int requested_step(const std::vector<Step>& steps, std::uint64_t step, const std
                                  : "; steps present: " + present));
 }
 
-// The last step, or the one before it when the profiler's stop closed the last one when it had
-// barely begun: fewer than half the ops of the step before it means incomplete.
-int default_step(const std::vector<Step>& steps, RepairCounts& repairs) {
-  int sel = static_cast<int>(steps.size()) - 1;
-  if (steps.size() >= 2 && steps[sel].ops * 2 < steps[sel - 1].ops) {
-    --sel;
-    repairs["convert.incomplete_last_step_skipped"] = 1;
-  }
-  return sel;
+// Whether the profiler's stop closed the last step when it had barely begun: fewer than half the
+// ops of the step before it.
+bool last_step_cut_short(const std::vector<Step>& steps) {
+  return steps.size() >= 2 && steps.back().ops * 2 < steps[steps.size() - 2].ops;
+}
+
+// The last step, or the one before it when the last was cut short.
+int default_step(const std::vector<Step>& steps) {
+  return static_cast<int>(steps.size()) - (last_step_cut_short(steps) ? 2 : 1);
 }
 
 }  // namespace
@@ -145,10 +145,13 @@ Region choose_region(const Model& m, const EventLists& lists, std::optional<std:
   } else if (step) {
     sel = requested_step(steps, *step, path);
   } else if (!steps.empty()) {
-    sel = default_step(steps, repairs);
+    sel = default_step(steps);
   }
   if (!steps.empty() && !all_steps)
     repairs["convert.profiler_steps_not_measured"] = steps.size() - 1;
+  // Named whichever step is measured, so that the steps' statistics can leave the cut step out.
+  if (last_step_cut_short(steps) && sel >= 0 && sel + 1 < static_cast<int>(steps.size()))
+    repairs["convert.incomplete_last_step_skipped"] = 1;
   Region r;
   if (sel >= 0) {
     r.step = &steps[sel];
