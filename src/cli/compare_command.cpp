@@ -23,6 +23,7 @@
 #include "compare/cohort_json.hpp"
 #include "compare/comparison_parts.hpp"
 #include "evidence/evidence_json.hpp"
+#include "evidence/step_stats.hpp"
 #include "output/atomic_file.hpp"
 
 namespace candle_graph::cli {
@@ -102,14 +103,17 @@ void read_cohort(compare::CohortBuilder& builder,
 }
 
 // Every profiler step of one PyTorch trace as a run of its side (`compare A B --steps-as-runs`):
-// the trace is imported once per step, each step reduced before the next is read.
+// the trace is imported once per step, each step reduced before the next is read. A last step
+// that the profiler's stop cut short is no run: it lasted as long as the profiler ran on.
 void read_steps_as_runs(compare::CohortBuilder& builder, compare::Side side,
                         const std::filesystem::path& path) {
   const TraceDocument first = load_trace(path);
   if (first.run().profiler_steps.empty())
     throw UsageError(path.string() +
                      ": --steps-as-runs needs a PyTorch trace with ProfilerStep#N events");
+  const std::optional<std::uint64_t> cut_short = evidence::cut_short_step(first.run());
   for (const ProfilerStepRecord& s : first.run().profiler_steps) {
+    if (s.step == cut_short) continue;
     const TraceDocument doc = load_trace(path, std::to_string(s.step));
     builder.add_run(side, doc, path.string() + " ProfilerStep#" + std::to_string(s.step));
   }
@@ -192,7 +196,8 @@ Runner register_compare(CLI::App& app) {
   add_threads_option(cmd);
   cmd->add_flag("--steps-as-runs", args->steps_as_runs,
                 "BASELINE CANDIDATE form with PyTorch traces: every ProfilerStep#N of each trace "
-                "is one run of its cohort (comparison/2 with its interval)");
+                "is one run of its cohort (comparison/2 with its interval), except a last "
+                "step the profiler's stop cut short");
   cmd->add_option("-o,--output", args->output, "write the JSON here instead of stdout");
   CLI::Option* b =
       cmd->add_option("--baseline", args->baseline_runs, "cohort form: the baseline runs")

@@ -13,23 +13,22 @@ std::uint64_t lower_median(std::vector<std::uint64_t> v) {
   return v[(v.size() - 1) / 2];
 }
 
-// Whether the import left the last step unmeasured because the profiler's stop cut it short.
-bool last_step_cut_short(const TraceRunMeta& run) {
-  for (const Tag& t : run.tags)
-    if (t.key == "convert.incomplete_last_step_skipped") return t.value != "0";
-  return false;
-}
-
 }  // namespace
+
+std::optional<std::uint64_t> cut_short_step(const TraceRunMeta& run) {
+  const std::span<const ProfilerStepRecord> steps = run.profiler_steps;
+  if (steps.size() < 2 || steps.back().step == run.capture_step) return std::nullopt;
+  for (const Tag& t : run.tags)
+    if (t.key == "convert.incomplete_last_step_skipped" && t.value != "0") return steps.back().step;
+  return std::nullopt;
+}
 
 StepStats step_stats(const TraceRunMeta& run) {
   StepStats s;
   std::span<const ProfilerStepRecord> steps = run.profiler_steps;
   const std::uint64_t chosen = run.capture_step;
-  if (steps.size() >= 2 && steps.back().step != chosen && last_step_cut_short(run)) {
-    s.left_out_step = steps.back().step;
-    steps = steps.first(steps.size() - 1);
-  }
+  s.left_out_step = cut_short_step(run);
+  if (s.left_out_step) steps = steps.first(steps.size() - 1);
   s.count = steps.size();
   if (steps.empty()) return s;
   std::vector<std::uint64_t> wall, busy;

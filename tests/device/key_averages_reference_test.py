@@ -361,6 +361,27 @@ def test_step_statistics_leave_out_a_last_step_cut_short(name, step, requested, 
         assert cut and got["left_out_step"] == 2, "the fixture this test was written for"
 
 
+def test_steps_as_runs_leave_out_a_last_step_cut_short(tmp_path):
+    # The MI250 trace's two steps, read here: the second has fewer than half the first's cpu_op
+    # slices (the profiler's stop cut it short), so only the first is a run of each side.
+    path = os.path.join(KINETO, "hta-minitoy-train-mi250-rocm6.2.json")
+    events = load_events(path)
+    steps = sorted((int(e["name"].split("#")[1]), ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
+                   for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                   and e.get("name", "").startswith("ProfilerStep#"))
+    starts = [ns(e["ts"]) for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    ops = [sum(1 for t in starts if b <= t <= end) for _, b, end in steps]
+    assert len(steps) == 2 and ops[1] * 2 < ops[0]
+    out = tmp_path / "c.json"
+    r = subprocess.run([CG, "compare", path, path, "--steps-as-runs", "-o", str(out)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    c = json.loads(out.read_text())
+    for side in ("baseline_runs", "candidate_runs"):
+        assert [x["measured_total_ns"] for x in c[side]] == [steps[0][2] - steps[0][1]]
+        assert c[side][0]["source"].endswith(f"ProfilerStep#{steps[0][0]}")
+
+
 def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
     # Two 6-step traces of one job (A100 control, V100 test): every step is a run of its side, so
     # one trace per side gives an answer with an interval. The means are the steps' own
