@@ -318,6 +318,16 @@ def lower_median(values):
     return sorted(values)[(len(values) - 1) // 2]
 
 
+def steps_and_their_ops(events):
+    """The host ProfilerStep#N slices as (N, begin, end) in ns, by N, and how many cpu_op slices
+    start inside each."""
+    steps = sorted((int(e["name"].split("#")[1]), ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
+                   for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                   and e.get("name", "").startswith("ProfilerStep#"))
+    starts = [ns(e["ts"]) for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    return steps, [sum(1 for t in starts if b <= t <= end) for _, b, end in steps]
+
+
 @pytest.mark.parametrize("name,step", [c for c in CASES if c[1] is not None])
 @pytest.mark.parametrize("requested", [False, True])
 def test_step_statistics_leave_out_a_last_step_cut_short(name, step, requested, tmp_path):
@@ -329,11 +339,7 @@ def test_step_statistics_leave_out_a_last_step_cut_short(name, step, requested, 
     # "+18827.5%, not typical". The same with the first step measured on request (`--step`).
     path = os.path.join(KINETO, name)
     events = load_events(path)
-    steps = sorted((int(e["name"].split("#")[1]), ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
-                   for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
-                   and e.get("name", "").startswith("ProfilerStep#"))
-    starts = [ns(e["ts"]) for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
-    ops = [sum(1 for t in starts if b <= t <= end) for _, b, end in steps]
+    steps, ops = steps_and_their_ops(events)
     cut = len(steps) >= 2 and ops[-1] * 2 < ops[-2]
     kept = steps[:-1] if cut else steps
     measured = steps[0][0] if requested else kept[-1][0]
@@ -366,11 +372,7 @@ def test_steps_as_runs_leave_out_a_last_step_cut_short(tmp_path):
     # slices (the profiler's stop cut it short), so only the first is a run of each side.
     path = os.path.join(KINETO, "hta-minitoy-train-mi250-rocm6.2.json")
     events = load_events(path)
-    steps = sorted((int(e["name"].split("#")[1]), ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
-                   for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
-                   and e.get("name", "").startswith("ProfilerStep#"))
-    starts = [ns(e["ts"]) for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
-    ops = [sum(1 for t in starts if b <= t <= end) for _, b, end in steps]
+    steps, ops = steps_and_their_ops(events)
     assert len(steps) == 2 and ops[1] * 2 < ops[0]
     out = tmp_path / "c.json"
     r = subprocess.run([CG, "compare", path, path, "--steps-as-runs", "-o", str(out)],
