@@ -188,7 +188,7 @@ void profiler_steps_section(std::string& md, const EvidencePacket& p,
                                  "`--step all` every step.";
   }
   md += "\n\n| Step | Wall | Device busy |\n| ---: | ---: | ---: |\n";
-  for (std::size_t i = 0; i < run.profiler_steps.size() && i < limits.steps; ++i) {
+  for (std::size_t i = 0; i < held && i < limits.steps; ++i) {
     const ProfilerStepRecord& r = run.profiler_steps[i];
     const char* note = r.step == run.capture_step  ? " (measured)"
                        : r.step == s.left_out_step ? " (cut short)"
@@ -196,8 +196,8 @@ void profiler_steps_section(std::string& md, const EvidencePacket& p,
     md += "| " + std::to_string(r.step) + note + " | " + format_duration_ns(r.wall_ns) + " | " +
           format_duration_ns(r.device_busy_ns) + " |\n";
   }
-  if (run.profiler_steps.size() > limits.steps)
-    md += "\n(" + std::to_string(run.profiler_steps.size() - limits.steps) +
+  if (held > limits.steps)
+    md += "\n(" + std::to_string(held - limits.steps) +
           " more steps: `candle-graph query TRACE --kind steps` lists them all.)\n";
 }
 

@@ -129,28 +129,25 @@ bool last_step_cut_short(const std::vector<Step>& steps) {
   return steps.size() >= 2 && steps.back().ops * 2 < steps[steps.size() - 2].ops;
 }
 
-// The last step, or the one before it when the last was cut short.
-int default_step(const std::vector<Step>& steps) {
-  return static_cast<int>(steps.size()) - (last_step_cut_short(steps) ? 2 : 1);
-}
-
 }  // namespace
 
 Region choose_region(const Model& m, const EventLists& lists, std::optional<std::uint64_t> step,
                      bool all_steps, const std::string& path, RepairCounts& repairs) {
   const std::vector<Step>& steps = lists.steps;
+  const bool cut_short = last_step_cut_short(steps);
   int sel = -1;
   if (all_steps) {
     // every event: the window below
   } else if (step) {
     sel = requested_step(steps, *step, path);
   } else if (!steps.empty()) {
-    sel = default_step(steps);
+    // The last step, or the one before it when the last was cut short.
+    sel = static_cast<int>(steps.size()) - (cut_short ? 2 : 1);
   }
   if (!steps.empty() && !all_steps)
     repairs["convert.profiler_steps_not_measured"] = steps.size() - 1;
   // Named whichever step is measured, so that the steps' statistics can leave the cut step out.
-  if (last_step_cut_short(steps) && sel >= 0 && sel + 1 < static_cast<int>(steps.size()))
+  if (cut_short && sel >= 0 && sel + 1 < static_cast<int>(steps.size()))
     repairs["convert.incomplete_last_step_skipped"] = 1;
   Region r;
   if (sel >= 0) {
