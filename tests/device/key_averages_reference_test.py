@@ -309,6 +309,88 @@ def test_lossy_sources_get_typed_health_codes_with_counts(tmp_path):
     assert {i["name"]: i["device_self_ns"] for i in ops["items"]}["aten::a"] == 40000
 
 
+def host_pids(events):
+    """The pids of the host ops (Kineto's cpu_op rows), each once, in the file's order: read here
+    from the JSON, the way anyone opening the file in Perfetto sees its processes."""
+    seen = []
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "cpu_op" and "pid" in e and e["pid"] not in seen:
+            seen.append(e["pid"])
+    return seen
+
+
+def validate(path):
+    r = subprocess.run([CG, "validate", str(path)], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    return {i["code"]: i["message"] for i in json.loads(r.stdout)["health"]["issues"]}
+
+
+@pytest.mark.parametrize("name", [name for name, _ in CASES])
+def test_only_a_file_of_several_processes_is_called_merged(name):
+    # Every fixture is one process's trace (the triton one has its ProfilerStep, a user
+    # annotation, under another pid: no host op there); none may be called merged.
+    path = os.path.join(KINETO, name)
+    assert len(host_pids(load_events(path))) == 1
+    assert "processes_merged" not in validate(path)
+
+
+def test_two_ranks_merged_into_one_file_are_untrusted_and_named(tmp_path):
+    # What a user does to see two ranks side by side in Perfetto: concatenate their events. Each
+    # rank numbers its own ProfilerStep#10 and correlation ids, so one measurement of the file
+    # would mix them.
+    ranks = sorted(os.listdir(os.path.join(KINETO, DLRM)))[:2]
+    traces = []
+    for rank in ranks:
+        with open(os.path.join(KINETO, DLRM, rank), encoding="utf-8") as f:
+            traces.append(json.load(f))
+    merged = traces[0]
+    merged["traceEvents"] += traces[1]["traceEvents"]
+    path = tmp_path / "merged.json"
+    path.write_text(json.dumps(merged))
+    pids = host_pids(merged["traceEvents"])
+    assert len(pids) == 2
+    expected = "pids " + ", ".join(str(p) for p in pids) + ")"
+    assert expected in validate(path)["processes_merged"]
+    r = subprocess.run([CG, "summary", str(path)], capture_output=True, text=True, check=False)
+    assert r.returncode == 1 and r.stdout == "" and expected in r.stderr
+    # The verdict travels with the trace: the conversion keeps the list, and its reader says so.
+    converted = tmp_path / "merged.jsonl"
+    subprocess.run([CG, "convert", str(path), "-o", str(converted)], check=True,
+                   capture_output=True)
+    assert expected in validate(converted)["processes_merged"]
+
+
+def test_the_processes_named_are_bounded(tmp_path):
+    # 70 integer pids, then two string ones: the message shows the first eight in the file's
+    # order; 64 distinct pids are tracked, so the rest are "more than" 64 - 8.
+    events = [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": pid, "tid": 1,
+               "ts": pid * 10, "dur": 5} for pid in range(100, 170)]
+    events += [{"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": "x" * 65, "tid": 2,
+                "ts": 5, "dur": 1}]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    message = validate(path)["processes_merged"]
+    assert "(pids " + ", ".join(str(p) for p in range(100, 108)) + " and more than 56 more)" \
+        in message
+    # Two processes, one named by a long string: its length stands for it.
+    path.write_text(json.dumps({"traceEvents": events[:1] + events[-1:]}))
+    assert "(pids 100, a string of 65 bytes)" in validate(path)["processes_merged"]
+
+
+def test_legacy_profiler_pids_are_labels_not_processes(tmp_path):
+    # The legacy profiler labels its rows "CPU functions", and PyTorch up to 1.7 wrote the kernels
+    # it saw as rows labelled "CUDA functions" (names with "::", read as ops): one process.
+    events = [
+        {"name": "aten::mm", "ph": "X", "ts": 10, "dur": 50, "tid": 1, "pid": "CPU functions",
+         "args": {}},
+        {"name": "void at::native::gemm_kernel<float>", "ph": "X", "ts": 20, "dur": 30, "tid": 0,
+         "pid": "CUDA functions", "args": {}},
+    ]
+    path = tmp_path / "legacy.json"
+    path.write_text(json.dumps(events))
+    assert "processes_merged" not in validate(path)
+
+
 def step_walls(events):
     return [ns(e["dur"]) for e in events
             if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")]

@@ -67,6 +67,30 @@ void add_distributed_tags(const Model& m, trace_event::OwnedTags& owned) {
   add_process_group_tags(info, owned);
 }
 
+// A file with the host ops of more than one process (pytorch.md, meta) gets the tag
+// `source.host_processes` listing them: the first eight pids, then how many more. Health makes the
+// trace untrusted by it. A string pid is shown quoted when short, else by its length.
+void add_host_process_tag(const Model& m, trace_event::OwnedTags& owned) {
+  constexpr std::size_t kShown = 8, kLongestName = 64;
+  const std::size_t count = m.host_pids.size() + m.host_pid_names.size();
+  if (count < 2) return;
+  std::vector<std::string> shown;
+  for (std::int64_t pid : m.host_pids) shown.push_back(std::to_string(pid));
+  for (std::uint32_t id : m.host_pid_names) {
+    const std::string_view name = m.strings.str(id);
+    shown.push_back(name.size() <= kLongestName
+                        ? "\"" + std::string(name) + "\""
+                        : "a string of " + std::to_string(name.size()) + " bytes");
+  }
+  std::string value;
+  for (std::size_t i = 0; i < std::min(kShown, shown.size()); ++i)
+    value += (i == 0 ? "" : ", ") + shown[i];
+  if (count > kShown || m.more_host_processes)
+    value += std::string(" and ") + (m.more_host_processes ? "more than " : "") +
+             std::to_string(count - kShown) + " more";
+  owned.add("source.host_processes", std::move(value));
+}
+
 void emit_span(const Assembly& a, std::uint32_t i, TraceDocumentBuilder& out) {
   const std::vector<Draft>& drafts = a.spans.drafts;
   const Draft& d = drafts[i];
@@ -161,6 +185,7 @@ void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuild
   owned.add("source.measured", a.region.measured_name);
   if (src.gzip) owned.add("source.gzip", "true");
   add_distributed_tags(*a.model, owned);
+  add_host_process_tag(*a.model, owned);
   const std::int64_t r0 = a.region.begin;
   // The region's start on the source's own clock (trace timestamps, plus baseTimeNanoseconds
   // when they are relative to it): every other time in the document is relative to it, and

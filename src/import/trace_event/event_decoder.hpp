@@ -38,6 +38,7 @@ class EventDecoder final : public EventScanner::Handler {
   void read_collective_args(simdjson::dom::object args, Slice& s);
   void read_device_args(simdjson::dom::object args, Slice& s, std::uint64_t offset);
   std::uint64_t lane_of(simdjson::dom::element tid);
+  void note_host_process(simdjson::dom::element pid);
   CandleSpanArgs read_candle_span_args(simdjson::dom::object args);
   CandleOpArgs read_candle_op_args(simdjson::dom::object args);
   void decode_memory(const Fields& f);
@@ -52,7 +53,8 @@ class EventDecoder final : public EventScanner::Handler {
   simdjson::dom::parser single_;
   std::vector<std::uint64_t> shape_;
   std::uint64_t order_ = 0;
-  MemoryWatch memory_;  // checked after every batch
+  std::int64_t last_host_pid_ = 0;  // spares the search for the usual repeated pid
+  MemoryWatch memory_;              // checked after every batch
 };
 
 }  // namespace candle_graph::import::trace_event
