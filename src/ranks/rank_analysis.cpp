@@ -431,6 +431,12 @@ RanksAnalysis analyze_ranks(std::vector<RankProfile> profiles) {
   RanksAnalysis a;
   a.ranks = unique_ranks(std::move(profiles), a.health);
   check_world(a.ranks, a.health);
+  for (const RankProfile& p : a.ranks)
+    if (!p.untrusted.empty())
+      a.health.push_back({"rank_untrusted", "rank " + std::to_string(p.rank) + " (" + p.file +
+                                                "): its trace is untrusted, so its figures here "
+                                                "may be wrong: " +
+                                                p.untrusted});
   check_steps(a.ranks, a.health);
   check_process_groups(a.ranks, a.health);
   std::vector<const RankProfile*> clocked;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "candle_graph/error.hpp"
+#include "candle_graph/health.hpp"
 #include "device/device_time.hpp"
 #include "device/gpu_analysis.hpp"
 #include "trace/host_nesting.hpp"
@@ -97,6 +98,19 @@ void add_collectives(const TraceDocument& doc, RankProfile& p) {
   }
 }
 
+// The first error of an untrusted trace's health, and how many more there are.
+std::string untrusted_because(const TraceHealth& h) {
+  if (h.trusted) return {};
+  std::string first;
+  std::size_t errors = 0;
+  for (const HealthIssue& i : h.issues) {
+    if (i.severity != HealthSeverity::error) continue;
+    if (errors++ == 0) first = std::string(i.code) + ": " + i.message;
+  }
+  if (errors > 1) first += " (and " + std::to_string(errors - 1) + " more errors)";
+  return first;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> rank_from_file_name(std::string_view file_name) {
@@ -151,6 +165,7 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
   for (const Tag& t : doc.run().tags)
     if (t.key.starts_with(kGroupTag))
       p.process_groups.emplace(std::string(t.key.substr(kGroupTag.size())), std::string(t.value));
+  p.untrusted = untrusted_because(analyze_health(doc));
   add_gpu_time(doc, p);
   add_collectives(doc, p);
   return p;

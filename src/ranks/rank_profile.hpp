@@ -59,6 +59,9 @@ struct RankProfile {
   // The run's process groups as this rank's trace lists them (distributedInfo.pg_config): the
   // group's name and its entry as compact JSON. Ranks of one run agree on a group they share.
   std::map<std::string, std::string> process_groups;
+  // Why the rank's trace is untrusted (its first health error, and how many more there are);
+  // empty when it is trusted. Its figures above are then as wrong as that error says.
+  std::string untrusted;
 };
 
 // The rank a file name states: `rank-N`, `rank_N`, `rankN` or `workerN` (case-insensitive; the

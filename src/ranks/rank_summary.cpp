@@ -169,10 +169,11 @@ void read_gpu_time(const Fields& f, RankProfile& p) {
 }
 
 RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
-  const Fields f(j, "", file,
-                 {"backend", "busy_ns", "collectives", "communication_ns", "compute_ns",
-                  "exposed_communication_ns", "file", "idle_ns", "measured_ns", "process_groups",
-                  "rank", "rank_from", "region_start_ns", "schema", "steps", "world_size"});
+  const Fields f(
+      j, "", file,
+      {"backend", "busy_ns", "collectives", "communication_ns", "compute_ns",
+       "exposed_communication_ns", "file", "idle_ns", "measured_ns", "process_groups", "rank",
+       "rank_from", "region_start_ns", "schema", "steps", "untrusted", "world_size"});
   if (f.text("schema") != kRankSummarySchema)
     f.fail("schema is \"" + f.text("schema") + "\", expected \"" + std::string(kRankSummarySchema) +
            "\"");
@@ -188,6 +189,11 @@ RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
     p.region_start_ns = f.signed_ns(f.get("region_start_ns"), "region_start_ns");
   p.region_ns = f.ns("measured_ns");
   read_steps(f, p, file);
+  // Absent in the summaries written before the field was added: trusted, as they were taken.
+  if (j.contains("untrusted") && !f.is_null("untrusted")) {
+    p.untrusted = f.text("untrusted");
+    if (p.untrusted.empty()) f.fail("untrusted is empty: null, or why the trace is untrusted");
+  }
   read_gpu_time(f, p);
   read_collectives(f, p, file);
   if (j.contains("process_groups")) {
@@ -240,6 +246,7 @@ void write_rank_summary(JsonStream& w, const RankProfile& p) {
     w.end_object();
   }
   w.end_array();
+  write_untrusted(w, p);
   w.schema_key("world_size");
   p.world_size ? w.u64(*p.world_size) : w.null();
   w.end_object();

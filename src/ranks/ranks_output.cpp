@@ -37,6 +37,7 @@ void write_rank(JsonStream& w, const RankProfile& p) {
     w.schema_key("wall_ns").u64(s.wall_ns);
     w.end_object();
   });
+  write_untrusted(w, p);
   w.schema_key("world_size");
   p.world_size ? w.u64(*p.world_size) : w.null();
   w.end_object();
@@ -78,6 +79,11 @@ void write_rank_times(JsonStream& w, const RankProfile& p) {
   w.schema_key("rank_from").string(p.rank_from);
   w.schema_key("region_start_ns");
   p.region_start_ns ? w.i64(*p.region_start_ns) : w.null();
+}
+
+void write_untrusted(JsonStream& w, const RankProfile& p) {
+  w.schema_key("untrusted");
+  p.untrusted.empty() ? w.null() : w.string(p.untrusted);
 }
 
 void write_ranks_json(JsonStream& w, const RanksAnalysis& a, const std::vector<RankPage>& pages) {

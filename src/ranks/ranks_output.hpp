@@ -29,6 +29,8 @@ void write_ranks_json(output::JsonStream& w, const RanksAnalysis& a,
 // One rank's times and identity, the keys from `communication_ns` to `region_start_ns` in sorted
 // order, written the same into a rank of ranks/1 and into a rank-summary/1.
 void write_rank_times(output::JsonStream& w, const RankProfile& p);
+// `untrusted`: why the rank's trace is untrusted, null when it is trusted (after `steps`).
+void write_untrusted(output::JsonStream& w, const RankProfile& p);
 std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& pages = {});
 
 }  // namespace candle_graph::ranks

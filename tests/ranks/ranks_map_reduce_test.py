@@ -156,6 +156,8 @@ HOSTILE = {
     "call_backwards": (["collectives", 0, "calls", 0], [10, 5], "ends before it starts"),
     "exposed_over_comm": (["exposed_communication_ns"], 2 ** 61, "exposed_communication_ns"),
     "bad_rank_from": (["rank_from"], "guess", "rank_from"),
+    "untrusted_not_text": (["untrusted"], 1, "untrusted is not a string"),
+    "untrusted_empty": (["untrusted"], "", "untrusted is empty"),
     "not_an_object": ([], None, "not an object"),
 }
 
@@ -186,6 +188,36 @@ def test_truncated_or_garbage_summary(mapped, tmp_path, text):
 def test_missing_summary_file(tmp_path):
     r = cg("--reduce", str(tmp_path / "absent.summary.json"))
     assert r.returncode == 1 and "absent.summary.json" in r.stderr, r.stderr
+
+
+def test_an_untrusted_rank_is_reduced_as_the_local_run_reads_it(mapped, tmp_path):
+    # Ranks 0 and 1 concatenated into one file: its trace is untrusted (two processes). The
+    # summary carries why, and the reduce says it as the local run does, byte for byte.
+    _, summaries = mapped
+    docs = []
+    for t in traces()[:2]:
+        with open(t, encoding="utf-8") as f:
+            docs.append(json.load(f))
+    docs[0]["traceEvents"] += docs[1]["traceEvents"]
+    merged = tmp_path / "worker0.json"
+    merged.write_text(json.dumps(docs[0]))
+    summary = tmp_path / "rank0.summary.json"
+    ok("--map", str(merged), "-o", str(summary))
+    assert json.loads(read(str(summary)))["untrusted"].startswith("processes_merged: ")
+    local = ok(str(merged), *traces()[2:]).stdout
+    assert ok("--reduce", str(summary), *summaries[2:]).stdout == local
+    assert "rank_untrusted" in [h["code"] for h in json.loads(local)["health"]]
+
+
+def test_a_summary_without_untrusted_is_read_as_trusted(mapped, tmp_path):
+    # Summaries written before the field existed lack it: their traces were taken as trusted.
+    out, summaries = mapped
+    doc = json.loads(read(summaries[0]))
+    assert doc["untrusted"] is None
+    old = tmp_path / "old.summary.json"
+    old.write_text(edit(doc, ["untrusted"], DELETE))
+    reduced = ok("--reduce", str(old), *summaries[1:]).stdout
+    assert reduced.encode() == read(str(out / "local.json"))
 
 
 def test_a_rank_given_twice_keeps_the_first_as_a_local_run_does(mapped):

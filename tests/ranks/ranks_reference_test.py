@@ -359,6 +359,56 @@ def test_collective_identity_survives_a_chrome_round_trip(tmp_path, rank0_doc):
     assert collective_ops(second) == expected
 
 
+# ---- untrusted ranks ----------------------------------------------------------------------------
+
+def host_pids(events):
+    return {e["pid"] for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"}
+
+
+def test_every_real_rank_is_one_process_and_trusted(dlrm):
+    # Each file's cpu_op rows carry one pid (read from the JSON here): none is untrusted.
+    assert all(len(host_pids(load(f)["traceEvents"])) == 1 for f in dlrm_files())
+    assert [r["untrusted"] for r in dlrm["ranks"]] == [None] * 8
+    assert "rank_untrusted" not in health_codes(dlrm)
+
+
+def merge_first_two_ranks(directory):
+    """Ranks 0 and 1 of the real run concatenated into one file (what users do to see two ranks
+    side by side in Perfetto), beside ranks 2..7 linked as they are. Returns the merged file."""
+    files = dlrm_files()
+    docs = []
+    for f in files[:2]:
+        with open(f, encoding="utf-8") as fh:
+            docs.append(json.load(fh))
+    docs[0]["traceEvents"] += docs[1]["traceEvents"]
+    merged = directory / "worker0_and_1.json"
+    merged.write_text(json.dumps(docs[0]))
+    for f in files[2:]:
+        os.symlink(f, directory / os.path.basename(f))
+    return merged
+
+
+def test_a_rank_whose_trace_is_untrusted_is_named_and_the_run_goes_on(tmp_path):
+    merged = merge_first_two_ranks(tmp_path)
+    out = ranks_json(str(tmp_path))
+    found = [h["message"] for h in out["health"] if h["code"] == "rank_untrusted"]
+    assert len(found) == 1
+    assert found[0].startswith(f"rank 0 ({merged}): its trace is untrusted")
+    by_rank = {r["rank"]: r for r in out["ranks"]}
+    assert sorted(by_rank) == [0] + list(range(2, 8))
+    # Why: the merged file's cpu_op rows name both ranks' processes, counted here.
+    pids = sorted(host_pids(json.loads(merged.read_text())["traceEvents"]))
+    assert len(pids) == 2
+    assert by_rank[0]["untrusted"].startswith("processes_merged: ")
+    assert all(str(p) in by_rank[0]["untrusted"] for p in pids)
+    assert all(by_rank[r]["untrusted"] is None for r in range(2, 8))
+    # What it would have hidden: both ranks' ProfilerStep#10 counted as this rank's steps.
+    assert [s["step"] for s in by_rank[0]["steps"]] == [STEP, STEP]
+    md = tmp_path / "out" / "ranks.md"
+    assert run_ranks(str(tmp_path), "-o", os.devnull, "--markdown", str(md)).returncode == 0
+    assert "`rank_untrusted`: rank 0" in md.read_text()
+
+
 # ---- bad sets -----------------------------------------------------------------------------------
 
 def health_codes(out):
