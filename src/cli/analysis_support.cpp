@@ -138,9 +138,16 @@ evidence::EvidencePacket analyse_trace(const TraceDocument& doc, const std::file
                                        const std::optional<std::filesystem::path>& nsight_dir,
                                        const GraphOptions& options) {
   StageLine line("analysing " + trace.string(), trace_bytes(trace));
-  evidence::EvidencePacket packet = build_evidence(doc, baseline, nsight_dir, options);
-  line.done();
-  return packet;
+  try {
+    evidence::EvidencePacket packet = build_evidence(doc, baseline, nsight_dir, options);
+    line.done();
+    return packet;
+  } catch (const Error& e) {
+    // The stages know the document, not its file: an untrusted trace's error names it here, as
+    // every other error names its file.
+    if (!e.path().empty()) throw;
+    throw Error(e.kind(), trace.string(), 0, e.message());
+  }
 }
 
 namespace {

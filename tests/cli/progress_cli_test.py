@@ -230,7 +230,7 @@ def test_an_untrusted_trace_ends_the_analysis_line_before_its_error(synth, tmp_p
     broken.write_text("".join(lines[:first_end] + lines[first_end + 1:]))
     code, err = run_on_terminal(["import", str(broken), "-o", "e.json"], SHOW_SMALL, tmp_path)
     assert code == 1, err
-    assert f"analysing {broken} ...\nerror: trace is structurally untrusted" in err, err
+    assert f"analysing {broken} ...\nerror: {broken}: trace is structurally untrusted" in err, err
     assert not os.path.exists(tmp_path / "e.json")
 
 

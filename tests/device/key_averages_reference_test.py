@@ -353,6 +353,7 @@ def test_two_ranks_merged_into_one_file_are_untrusted_and_named(tmp_path):
     assert expected in validate(path)["processes_merged"]
     r = subprocess.run([CG, "summary", str(path)], capture_output=True, text=True, check=False)
     assert r.returncode == 1 and r.stdout == "" and expected in r.stderr
+    assert r.stderr.startswith(f"error: {path}: trace is structurally untrusted: ")
     # The verdict travels with the trace: the conversion keeps the list, and its reader says so.
     converted = tmp_path / "merged.jsonl"
     subprocess.run([CG, "convert", str(path), "-o", str(converted)], check=True,
