@@ -301,5 +301,41 @@ await withBrowser(async (context) => {
     assert(over <= 0, `overflow ${over}`);
     await p.close();
   });
+
+  await run.check('a rank whose trace is untrusted is marked, with the reason', async () => {
+    // Ranks 0 and 1 concatenated into one file (two processes: health says processes_merged),
+    // beside ranks 2..7 as they are.
+    const dir = join(args.out, 'ranks_untrusted');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const files = readdirSync(dlrm).sort();
+    const [a, b] = files.slice(0, 2).map((f) => JSON.parse(readFileSync(join(dlrm, f), 'utf8')));
+    a.traceEvents.push(...b.traceEvents);
+    writeFileSync(join(dir, files[0]), JSON.stringify(a));
+    for (const f of files.slice(2)) writeFileSync(join(dir, f), readFileSync(join(dlrm, f)));
+    const { doc, html } = ranks([dir], 'ranks_untrusted');
+    const want = doc.ranks
+      .filter((r) => r.untrusted)
+      .map((r) => [r.rank, `untrusted: ${r.untrusted}`]);
+    assert(
+      same(
+        want.map((w) => w[0]),
+        [0],
+      ),
+      `the JSON's untrusted ranks ${JSON.stringify(want)}`,
+    );
+    const { page: p, log: l } = await openViewer(context, html);
+    const marked = await p.$$eval('#ranks-time th[data-untrusted]', (ths) =>
+      ths.map((th) => [Number(th.parentElement.dataset.rank), th.title]),
+    );
+    assert(same(marked, want), `marked ${JSON.stringify(marked)}`);
+    const health = await p.locator('#ranks-health li').allTextContents();
+    assert(
+      health.some((t) => t.includes('rank_untrusted') && t.includes('processes_merged')),
+      `health ${health}`,
+    );
+    assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
+    await p.close();
+  });
 });
 run.finish();

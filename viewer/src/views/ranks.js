@@ -188,6 +188,17 @@ function pageCell(page, rank) {
   );
 }
 
+// A rank whose trace health does not trust is marked, with the reason in its tooltip: its
+// numbers in every table here may be that wrong (ranks.md, `rank_untrusted`).
+function rankCell(r) {
+  if (!r.untrusted) return el('th', { scope: 'row' }, String(r.rank));
+  return el(
+    'th',
+    { scope: 'row', class: 'untrusted', title: `untrusted: ${r.untrusted}`, 'data-untrusted': '' },
+    `${r.rank} (untrusted)`,
+  );
+}
+
 function timeTable(ranks, pages) {
   const ns = (label, value) => ({ label, num: true, cell: (r) => nsCell(value(r)) });
   const pageOf = new Map(pages.map((p) => [p.rank, p]));
@@ -195,7 +206,7 @@ function timeTable(ranks, pages) {
     'ranks-time',
     'GPU time of the measured region per rank (summed over its devices)',
     [
-      { label: 'Rank', cell: (r) => el('th', { scope: 'row' }, String(r.rank)) },
+      { label: 'Rank', cell: rankCell },
       // The base name: full paths of one run share a long directory that would squeeze the
       // numbers; the path stays in the tooltip and data-file.
       {
