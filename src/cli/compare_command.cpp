@@ -23,8 +23,8 @@
 #include "compare/cohort_json.hpp"
 #include "compare/comparison_parts.hpp"
 #include "evidence/evidence_json.hpp"
-#include "evidence/step_stats.hpp"
 #include "output/atomic_file.hpp"
+#include "trace/profiler_steps.hpp"
 
 namespace candle_graph::cli {
 namespace {
@@ -111,7 +111,7 @@ void read_steps_as_runs(compare::CohortBuilder& builder, compare::Side side,
   if (first.run().profiler_steps.empty())
     throw UsageError(path.string() +
                      ": --steps-as-runs needs a PyTorch trace with ProfilerStep#N events");
-  const std::optional<std::uint64_t> cut_short = evidence::cut_short_step(first.run());
+  const std::optional<std::uint64_t> cut_short = cut_short_step(first.run());
   for (const ProfilerStepRecord& s : first.run().profiler_steps) {
     if (s.step == cut_short) continue;
     const TraceDocument doc = load_trace(path, std::to_string(s.step));

@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "trace/profiler_steps.hpp"
+
 namespace candle_graph::evidence {
 namespace {
 
@@ -14,14 +16,6 @@ std::uint64_t lower_median(std::vector<std::uint64_t> v) {
 }
 
 }  // namespace
-
-std::optional<std::uint64_t> cut_short_step(const TraceRunMeta& run) {
-  const std::span<const ProfilerStepRecord> steps = run.profiler_steps;
-  if (steps.size() < 2 || steps.back().step == run.capture_step) return std::nullopt;
-  for (const Tag& t : run.tags)
-    if (t.key == "convert.incomplete_last_step_skipped" && t.value != "0") return steps.back().step;
-  return std::nullopt;
-}
 
 StepStats step_stats(const TraceRunMeta& run) {
   StepStats s;

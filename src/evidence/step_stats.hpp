@@ -30,8 +30,4 @@ inline constexpr double kTypicalPercent = 10.0;
 
 StepStats step_stats(const TraceRunMeta& run);
 
-// The number of the last step when the profiler's stop cut it short and another step was
-// measured (the tag `convert.incomplete_last_step_skipped`); nullopt otherwise.
-std::optional<std::uint64_t> cut_short_step(const TraceRunMeta& run);
-
 }  // namespace candle_graph::evidence

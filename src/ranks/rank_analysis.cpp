@@ -354,7 +354,8 @@ ArrivalSummary summarize_arrivals(const std::vector<const RankProfile*>& clocked
 std::vector<StepSpread> step_spreads(const std::vector<RankProfile>& ranks) {
   std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> by_step;
   for (const RankProfile& p : ranks)
-    for (const StepWall& s : p.steps) by_step[s.step].emplace_back(p.rank, s.wall_ns);
+    for (const StepWall& s : p.steps)
+      if (!s.cut_short) by_step[s.step].emplace_back(p.rank, s.wall_ns);
   std::vector<StepSpread> out;
   for (const auto& [step, walls] : by_step) {
     StepSpread s{step, walls.size(), 0, 0, 0, 0};

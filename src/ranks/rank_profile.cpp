@@ -11,6 +11,7 @@
 #include "device/device_time.hpp"
 #include "device/gpu_analysis.hpp"
 #include "trace/host_nesting.hpp"
+#include "trace/profiler_steps.hpp"
 
 namespace candle_graph::ranks {
 namespace {
@@ -159,8 +160,9 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
       p.region_ns = s.duration_ns;
       break;
     }
+  const std::optional<std::uint64_t> cut_short = cut_short_step(doc.run());
   for (const ProfilerStepRecord& s : doc.run().profiler_steps)
-    p.steps.push_back({s.step, s.wall_ns});
+    p.steps.push_back({s.step, s.wall_ns, cut_short == s.step});
   constexpr std::string_view kGroupTag = "source.process_group.";
   for (const Tag& t : doc.run().tags)
     if (t.key.starts_with(kGroupTag))

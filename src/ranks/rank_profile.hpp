@@ -37,6 +37,9 @@ struct RankCollective {
 struct StepWall {
   std::uint64_t step = 0;
   std::uint64_t wall_ns = 0;
+  // The last step, cut short by the profiler's stop (trace/profiler_steps.hpp): listed, but its
+  // wall time says when the profiler stopped, not how long a step takes.
+  bool cut_short = false;
 };
 
 struct RankProfile {

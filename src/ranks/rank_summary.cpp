@@ -59,6 +59,11 @@ class Fields {
     if (!v.is_string()) fail(at(key) + " is not a string");
     return v.get<std::string>();
   }
+  bool flag(std::string_view key) const {
+    const Json& v = get(key);
+    if (!v.is_boolean()) fail(at(key) + " is not true or false");
+    return v.get<bool>();
+  }
   std::uint64_t u64(std::string_view key) const {
     const Json& v = get(key);
     // nlohmann keeps an integer beyond uint64 as a float: that is "too large", not a type error.
@@ -149,8 +154,12 @@ void read_steps(const Fields& f, RankProfile& p, const std::filesystem::path& fi
   const Json& steps = f.array("steps");
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Fields s(steps[i], f.at("steps") + "[" + std::to_string(i) + "]", file,
-                   {"step", "wall_ns"});
-    p.steps.push_back({s.u64("step"), s.ns("wall_ns")});
+                   {"cut_short", "step", "wall_ns"});
+    // Absent in the summaries written before the field was added: not cut short.
+    const bool cut_short = steps[i].contains("cut_short") && s.flag("cut_short");
+    if (cut_short && i + 1 != steps.size())
+      s.fail(s.at("cut_short") + " is true but only the last step can be cut short");
+    p.steps.push_back({s.u64("step"), s.ns("wall_ns"), cut_short});
   }
 }
 
@@ -241,6 +250,7 @@ void write_rank_summary(JsonStream& w, const RankProfile& p) {
   w.schema_key("steps").begin_array();
   for (const StepWall& s : p.steps) {
     w.begin_object();
+    w.schema_key("cut_short").boolean(s.cut_short);
     w.schema_key("step").u64(s.step);
     w.schema_key("wall_ns").u64(s.wall_ns);
     w.end_object();

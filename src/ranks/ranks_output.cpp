@@ -33,6 +33,7 @@ void write_rank(JsonStream& w, const RankProfile& p) {
   write_rank_times(w, p);
   array(w, "steps", p.steps, [&](const StepWall& s) {
     w.begin_object();
+    w.schema_key("cut_short").boolean(s.cut_short);
     w.schema_key("step").u64(s.step);
     w.schema_key("wall_ns").u64(s.wall_ns);
     w.end_object();

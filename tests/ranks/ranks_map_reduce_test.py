@@ -157,6 +157,7 @@ HOSTILE = {
     "exposed_over_comm": (["exposed_communication_ns"], 2 ** 61, "exposed_communication_ns"),
     "bad_rank_from": (["rank_from"], "guess", "rank_from"),
     "untrusted_not_text": (["untrusted"], 1, "untrusted is not a string"),
+    "cut_short_not_bool": (["steps", 0, "cut_short"], 1, "cut_short is not true or false"),
     "untrusted_empty": (["untrusted"], "", "untrusted is empty"),
     "not_an_object": ([], None, "not an object"),
 }
@@ -218,6 +219,29 @@ def test_a_summary_without_untrusted_is_read_as_trusted(mapped, tmp_path):
     old.write_text(edit(doc, ["untrusted"], DELETE))
     reduced = ok("--reduce", str(old), *summaries[1:]).stdout
     assert reduced.encode() == read(str(out / "local.json"))
+
+
+def test_a_step_cut_short_survives_map_and_reduce(tmp_path):
+    # The MI250 trace's last step is cut short: two copies as ranks 0 and 1. The summaries keep
+    # the mark, the reduce leaves the step out of the spreads as the local run does, and only the
+    # last step may carry it.
+    src = os.path.join(FIXTURES, "pytorch-chrome-trace", "hta-minitoy-train-mi250-rocm6.2.json")
+    summaries = []
+    for r in (0, 1):
+        os.symlink(src, tmp_path / f"rank-{r}.json")
+        s = tmp_path / f"rank-{r}.summary.json"
+        ok("--map", str(tmp_path / f"rank-{r}.json"), "-o", str(s))
+        summaries.append(str(s))
+    doc = json.loads(read(summaries[0]))
+    assert [s["cut_short"] for s in doc["steps"]] == [False, True]
+    local = ok(str(tmp_path / "rank-0.json"), str(tmp_path / "rank-1.json")).stdout
+    assert ok("--reduce", *summaries).stdout == local
+    doc["steps"][0]["cut_short"], doc["steps"][1]["cut_short"] = True, False
+    bad = tmp_path / "first-cut.summary.json"
+    bad.write_text(json.dumps(doc))
+    r = cg("--reduce", str(bad), summaries[1])
+    assert r.returncode == 1 and str(bad) in r.stderr
+    assert "only the last step can be cut short" in r.stderr, r.stderr
 
 
 def test_a_rank_given_twice_keeps_the_first_as_a_local_run_does(mapped):

@@ -186,7 +186,7 @@ def test_exposed_communication_and_collective_times_equal_the_reference(dlrm):
         got = {c["name"]: (c["count"], c["total_ns"]) for c in r["collectives"]}
         want = {n: (len(c), sum(e - s for s, e in c)) for n, c in ref["calls"].items()}
         assert got == want, r["rank"]
-        assert r["steps"] == [{"step": STEP, "wall_ns": ref["wall"]}]
+        assert r["steps"] == [{"cut_short": False, "step": STEP, "wall_ns": ref["wall"]}]
 
 
 def test_stragglers_skews_and_clocks_equal_the_reference(dlrm):
@@ -409,6 +409,30 @@ def test_a_rank_whose_trace_is_untrusted_is_named_and_the_run_goes_on(tmp_path):
     assert "`rank_untrusted`: rank 0" in md.read_text()
 
 
+def test_a_last_step_cut_short_is_listed_but_not_spread(tmp_path):
+    # Two copies of the MI250 trace make a run of two ranks (the rank from the file name). Its
+    # last step is cut short when it holds fewer than half the cpu_op rows of the step before
+    # (the importer's rule, docs/format/trace6.md §4.2.1), applied here to the raw JSON.
+    src = os.path.join(KINETO, "hta-minitoy-train-mi250-rocm6.2.json")
+    for r in (0, 1):
+        os.symlink(src, tmp_path / f"rank-{r}.json")
+    events = load(src)["traceEvents"]
+    steps = sorted((int(e["name"].split("#")[1]), ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
+                   for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                   and e.get("name", "").startswith("ProfilerStep#"))
+    starts = [ns(e["ts"]) for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    ops = [sum(1 for t in starts if b <= t <= end) for _, b, end in steps]
+    cut = len(steps) > 1 and 2 * ops[-1] < ops[-2]
+    assert cut, "the fixture's last step is cut short"
+    want = [{"cut_short": i == len(steps) - 1, "step": n, "wall_ns": end - b}
+            for i, (n, b, end) in enumerate(steps)]
+    out = ranks_json(str(tmp_path))
+    assert [r["steps"] for r in out["ranks"]] == [want, want]
+    # The spreads and their findings leave the cut step out; the other steps are there.
+    assert [s["step"] for s in out["steps"]] == [n for n, _, _ in steps[:-1]]
+    assert not any(f.startswith(f"step {steps[-1][0]}:") for f in out["findings"])
+
+
 # ---- bad sets -----------------------------------------------------------------------------------
 
 def health_codes(out):
@@ -573,8 +597,10 @@ def test_two_gzip_ranks_of_a_128_rank_job(tmp_path):
     assert health_codes(out) == ["missing_ranks", "clock_residual_high"]
     assert out["health"][0]["message"].startswith("126 of 128 ranks have no trace: 2, 3, ")
     assert [s["step"] for s in out["steps"]] == [551, 552]
+    # Neither step is cut short (the step statistics test of key_averages_reference_test.py
+    # applies the rule to this fixture), so both are in the spreads.
     assert [r["steps"] for r in out["ranks"]][0] == [
-        {"step": s["step"], "wall_ns": w} for s, w in
+        {"cut_short": False, "step": s["step"], "wall_ns": w} for s, w in
         zip(out["steps"], [ns(e["dur"]) for e in load(pair[0])["traceEvents"]
                            if e.get("name", "").startswith("ProfilerStep#")])]
     assert [c["count"] for r in out["ranks"] for c in r["collectives"]] == [10, 10]

@@ -337,5 +337,40 @@ await withBrowser(async (context) => {
     assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
     await p.close();
   });
+
+  await run.check('a last step cut short is shown uncoloured, out of the scale', async () => {
+    // The MI250 trace's second step is the 49 µs the profiler ran after its last step began;
+    // two copies of it make a run of two ranks (the rank from the file name).
+    const dir = join(args.out, 'ranks_cut_short');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const mi250 = join(fixtures, 'pytorch-chrome-trace/hta-minitoy-train-mi250-rocm6.2.json');
+    for (const r of [0, 1]) writeFileSync(join(dir, `rank-${r}.json`), readFileSync(mi250));
+    const { doc, html } = ranks([dir], 'ranks_cut_short');
+    const cut = doc.ranks.flatMap((r) =>
+      r.steps.filter((s) => s.cut_short).map((s) => [r.rank, s.step, s.wall_ns]),
+    );
+    assert(cut.length === 2, `the JSON's cut-short steps ${JSON.stringify(cut)}`);
+    const { page: p, log: l } = await openViewer(context, html);
+    const cells = await p.$$eval('#ranks-heatmap tbody td[data-cut-short]', (tds) =>
+      tds.map((td) => [
+        Number(td.parentElement.dataset.rank),
+        Number(td.dataset.step),
+        Number(td.dataset.value),
+        td.style.background,
+      ]),
+    );
+    assert(
+      same(
+        cells,
+        cut.map((c) => [...c, '']),
+      ),
+      `cells ${JSON.stringify(cells)}`,
+    );
+    const legend = await p.innerText('#ranks-heatmap-legend');
+    assert(legend.includes('cut short'), `legend ${legend}`);
+    assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
+    await p.close();
+  });
 });
 run.finish();

@@ -64,17 +64,32 @@ function dataTable(id, caption, columns, rows, rowAttrs = () => null) {
 
 // Rank × step: the step wall time of each rank, coloured from the fastest (cool) to the slowest
 // (hot) cell of the whole run, so one slow rank or one slow step stands out as a row or a column.
+// A last step cut short by the profiler's stop is shown uncoloured and out of the scale: its wall
+// time says when the profiler stopped.
 function heatMap(ranks) {
   const steps = [...new Set(ranks.flatMap((r) => r.steps.map((s) => s.step)))].sort(
     (a, b) => a - b,
   );
-  const walls = ranks.flatMap((r) => r.steps.map((s) => s.wall_ns));
+  const walls = ranks.flatMap((r) => r.steps.filter((s) => !s.cut_short).map((s) => s.wall_ns));
+  const cutShort = ranks.some((r) => r.steps.some((s) => s.cut_short));
   if (!steps.length) return el('p', { class: 'empty', id: 'ranks-heatmap' }, 'No profiler step.');
-  const lo = Math.min(...walls);
-  const hi = Math.max(...walls);
+  const lo = walls.length ? Math.min(...walls) : 0;
+  const hi = walls.length ? Math.max(...walls) : 0;
   const cell = (r, step) => {
     const s = r.steps.find((x) => x.step === step);
     if (!s) return el('td', { class: 'num heat-cell', 'data-step': step }, '–');
+    if (s.cut_short)
+      return el(
+        'td',
+        {
+          class: 'num heat-cell cut-short',
+          'data-step': step,
+          'data-value': s.wall_ns,
+          'data-cut-short': '',
+          title: `rank ${r.rank}, step ${step}: ${formatInt(s.wall_ns)} ns, cut short by the profiler's stop (not coloured)`,
+        },
+        `${formatDuration(s.wall_ns)} (cut short)`,
+      );
     const td = el(
       'td',
       {
@@ -95,8 +110,8 @@ function heatMap(ranks) {
     { class: 'table-wrap' },
     el(
       'p',
-      { class: 'note' },
-      `Step wall time per rank and profiler step; colour from ${formatDuration(lo)} (blue) to ${formatDuration(hi)} (red).`,
+      { class: 'note', id: 'ranks-heatmap-legend' },
+      `Step wall time per rank and profiler step; colour from ${formatDuration(lo)} (blue) to ${formatDuration(hi)} (red)${cutShort ? '; a last step cut short by the profiler’s stop is left uncoloured' : ''}.`,
     ),
     el(
       'table',
