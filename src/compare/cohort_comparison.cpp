@@ -7,6 +7,7 @@
 #include "candle_graph/analysis.hpp"
 #include "candle_graph/health.hpp"
 #include "compare/comparison_parts.hpp"
+#include "output/markdown_text.hpp"
 
 namespace candle_graph::compare {
 namespace {
@@ -54,7 +55,7 @@ std::string show_tags(const std::vector<std::pair<std::string, std::string>>& ta
 }
 
 std::string label(const CohortRun& r) {
-  return r.source + " (run `" + bounded(r.run_id) + "`)";
+  return r.source + " (run " + output::quoted_code(bounded(r.run_id)) + ")";
 }
 
 // One reason per condition that is not the same on every run, naming the first run (the
@@ -79,10 +80,10 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
       }
     if (!differing) return;
     out.add(EligibilityCode::identity_conditions_differ,
-            std::string(name) + " differs: `" + show(ref.conditions) + "` in " + label(ref) +
-                " vs `" + show(first->conditions) + "` in " + label(*first) + " (" +
-                std::to_string(differing) + " of " + std::to_string(runs.size()) +
-                " runs differ from the first)");
+            std::string(name) + " differs: " + output::quoted_code(show(ref.conditions)) + " in " +
+                label(ref) + " vs " + output::quoted_code(show(first->conditions)) + " in " +
+                label(*first) + " (" + std::to_string(differing) + " of " +
+                std::to_string(runs.size()) + " runs differ from the first)");
   };
   using C = RunConditions;
   auto str = [](const std::string& s) { return bounded(s); };
@@ -322,9 +323,9 @@ CohortComparison CohortBuilder::compare(const CohortOptions& options) && {
     for (std::size_t i = 0; i < runs.size() && i < 5; ++i)
       where += (i ? ", " : "") + runs[i]->source;
     if (runs.size() > 5) where += ", …";
-    reasons.add(EligibilityCode::duplicate_run_id, "run id `" + bounded(std::string(id)) +
-                                                       "` occurs " + std::to_string(runs.size()) +
-                                                       " times: " + where);
+    reasons.add(EligibilityCode::duplicate_run_id,
+                "run id " + output::quoted_code(bounded(std::string(id))) + " occurs " +
+                    std::to_string(runs.size()) + " times: " + where);
   }
   for (const CohortRun* r : all)
     if (!r->trusted)

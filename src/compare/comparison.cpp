@@ -8,6 +8,7 @@
 #include "candle_graph/analysis.hpp"
 #include "compare/comparison_parts.hpp"
 #include "events/saturating.hpp"
+#include "output/markdown_text.hpp"
 #include "trace/memory_budget.hpp"
 
 namespace candle_graph {
@@ -267,8 +268,8 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
   auto differs = [&](std::string_view field, std::string_view l, std::string_view r) {
     if (l == r) return;
     out.comparable = false;
-    out.warnings.push_back(std::string(field) + " differs: `" + std::string(l) + "` vs `" +
-                           std::string(r) + "`");
+    out.warnings.push_back(std::string(field) + " differs: " + output::quoted_code(l) + " vs " +
+                           output::quoted_code(r));
   };
   differs("entrypoint", b.entrypoint, c.entrypoint);
   differs("phase", to_string(b.phase), to_string(c.phase));

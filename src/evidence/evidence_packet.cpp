@@ -5,6 +5,7 @@
 
 #include "evidence/gpu_findings.hpp"
 #include "graph/graph_builder.hpp"
+#include "output/markdown_text.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -70,8 +71,8 @@ EvidencePacket make_evidence_packet(const TraceDocument& doc, import::nsight::Ns
   }
   if (p.gpu.status == import::nsight::GpuEvidenceStatus::available && !p.gpu.kernels.empty()) {
     const auto& k = p.gpu.kernels.front();
-    p.findings.push_back("top GPU kernel `" + k.name +
-                         "`: " + fixed2(static_cast<double>(k.total_ns) / 1e6) + " ms total");
+    p.findings.push_back("top GPU kernel " + output::quoted_code(k.name) + ": " +
+                         fixed2(static_cast<double>(k.total_ns) / 1e6) + " ms total");
   }
   // Added: what the trace's own device work says, each finding with its rule.
   for (std::string& f : gpu_findings(

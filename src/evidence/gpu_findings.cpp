@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "evidence/report_digest.hpp"
+#include "output/markdown_text.hpp"
 
 namespace candle_graph::evidence {
 namespace {
@@ -59,8 +60,8 @@ std::vector<std::string> gpu_findings(const device::GpuAnalysis& a, const TraceD
     const double part = share(s.ns, measured_total_ns);
     if (part < rules.sync_share) break;  // sorted by time, descending
     out.push_back(pct(part) + " of the measured time the host was blocked in " +
-                  std::string(s.call) + " inside `" + std::string(doc.spans()[s.span].name) +
-                  "` (" + std::to_string(s.count) + " calls, " + format_duration_ns(s.ns) +
+                  std::string(s.call) + " inside " + output::quoted_code(doc.spans()[s.span].name) +
+                  " (" + std::to_string(s.count) + " calls, " + format_duration_ns(s.ns) +
                   "; rule: ≥ " + pct(rules.sync_share) + " of the measured total)");
   }
   return out;

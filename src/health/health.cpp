@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "events/saturating.hpp"
+#include "output/markdown_text.hpp"
 #include "trace/host_nesting.hpp"
 #include "trace/live_key_table.hpp"
 
@@ -22,7 +23,7 @@ std::string_view to_string(HealthSeverity v) noexcept {
 namespace {
 
 std::string tick(std::string_view s) {
-  return "`" + std::string(s) + "`";
+  return output::quoted_code(s);
 }
 
 // Checks 11–13 key live allocations by (device, tensor_id). When every memory event names the

@@ -24,16 +24,23 @@ std::string one_line(std::string_view text, bool in_table) {
   return in_table ? escape_pipes(visible) : visible;
 }
 
-std::string code_span(std::string_view text, bool in_table) {
+// `content` (the text, or the text made visible) in a code span whose fence is one backtick longer
+// than the longest run of backticks in `text`, padded with a space each side when there is any
+// (CommonMark strips one such space each side; a backtick at either end would otherwise join the
+// fence).
+std::string fenced(std::string_view text, std::string_view content) {
   std::size_t run = 0, longest = 0;
   for (const char c : text) {
     run = c == '`' ? run + 1 : 0;
     longest = std::max(longest, run);
   }
-  const std::string s = one_line(text, in_table);
-  if (longest == 0) return "`" + s + "`";
+  if (longest == 0) return "`" + std::string(content) + "`";
   const std::string fence(longest + 1, '`');
-  return fence + " " + s + " " + fence;
+  return fence + " " + std::string(content) + " " + fence;
+}
+
+std::string code_span(std::string_view text, bool in_table) {
+  return fenced(text, one_line(text, in_table));
 }
 
 bool space_or_end(std::string_view s, std::size_t at) {
@@ -174,6 +181,10 @@ std::string markdown_code(std::string_view text) {
 
 std::string markdown_inline_code(std::string_view text) {
   return code_span(text, false);
+}
+
+std::string quoted_code(std::string_view text) {
+  return fenced(text, text);
 }
 
 std::string markdown_line(std::string_view text) {

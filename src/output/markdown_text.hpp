@@ -15,6 +15,11 @@ namespace candle_graph::output {
 std::string markdown_code(std::string_view text);
 // The same outside a table, where `|` is plain text.
 std::string markdown_inline_code(std::string_view text);
+// A name quoted as code inside a text that is not only Markdown (a finding, a warning, a health
+// message: JSON strings first): `text` as it is, its control characters too (markdown_line
+// shows them when the text is written as Markdown), with the fence of markdown_code when it holds
+// backticks, so that `a`b` is `` a`b `` and not a span that ends inside the name.
+std::string quoted_code(std::string_view text);
 // Plain text on one line (a finding, a warning), shown as it is written: control characters,
 // line breaks included, as escapes; a backslash before what would open a block at its start (a
 // list item's text starts one: torchrec's range `## backward ##` would be a heading) and, outside

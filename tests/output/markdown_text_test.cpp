@@ -31,6 +31,17 @@ TEST(MarkdownText, TheFenceOutrunsEveryBacktickRunInside) {
   EXPECT_EQ(markdown_inline_code("`"), "`` ` ``");
 }
 
+// A name quoted in a finding or message keeps its bytes (the JSON holds them; markdown_line makes
+// controls visible when it is written as Markdown) and gets the same fence as markdown_code.
+TEST(MarkdownText, QuotedCodeKeepsTheTextAndOutrunsItsBackticks) {
+  EXPECT_EQ(quoted_code("DistributedDataParallel.forward"), "`DistributedDataParallel.forward`");
+  EXPECT_EQ(quoted_code("my`span` | x"), "`` my`span` | x ``");
+  EXPECT_EQ(quoted_code("``"), "``` `` ```");
+  EXPECT_EQ(quoted_code("a\nb|c"), "`a\nb|c`");
+  // Written into a line, the span is left as it is and the text around it escaped.
+  EXPECT_EQ(markdown_line("inside " + quoted_code("a`*b*") + " *x*"), "inside `` a`*b* `` \\*x\\*");
+}
+
 TEST(MarkdownText, LineBreaksAndControlsCannotStartALine) {
   EXPECT_EQ(markdown_line("ok\n\n## Findings\n- forged"), "ok\\n\\n## Findings\\n- forged");
   EXPECT_EQ(markdown_code("a\r\nb"), "`a\\r\\nb`");

@@ -122,8 +122,9 @@ function expectHeadings(headings, own, where) {
 }
 
 // A finding as the list shows it: the JSON's string without the backticks of its code spans. A
-// run of backticks opens a span only where a run of the same length closes it (CommonMark §6.1;
-// the spans the findings write have no padding spaces to strip).
+// run of backticks opens a span only where a run of the same length closes it, and a space is
+// stripped each side of a span that starts and ends with one (CommonMark §6.1: a name holding
+// backticks is quoted with a longer fence and padded).
 function shown(s) {
   const runAt = (at) => {
     let n = 0;
@@ -143,7 +144,10 @@ function shown(s) {
         close = j;
         break;
       }
-    text += close === -1 ? s.slice(i, i + n) : s.slice(i + n, close);
+    let inner = close === -1 ? s.slice(i, i + n) : s.slice(i + n, close);
+    if (close !== -1 && inner.length > 2 && inner.startsWith(' ') && inner.endsWith(' '))
+      inner = inner.slice(1, -1);
+    text += inner;
     i = close === -1 ? i + n : close + n;
   }
   return text;
@@ -258,6 +262,55 @@ await run.check('report: names with Markdown in them render as the text they are
         `no finding names ${JSON.stringify(name)}`,
       );
   });
+});
+
+await run.check('report: a name holding backticks, quoted in a finding, renders whole', () => {
+  // The host blocks in cudaStreamSynchronize for half the step inside a range whose name holds
+  // backticks: the sync finding quotes the range's name.
+  const name = 'my`span` | ``x``';
+  const events = [
+    { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: 1, tid: 1, ts: 0, dur: 1000 },
+    { ph: 'X', cat: 'user_annotation', name, pid: 1, tid: 1, ts: 10, dur: 900 },
+    { ph: 'X', cat: 'cpu_op', name: 'aten::add', pid: 1, tid: 1, ts: 20, dur: 50 },
+    {
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaLaunchKernel',
+      pid: 1,
+      tid: 1,
+      ts: 25,
+      dur: 5,
+      args: { correlation: 1 },
+    },
+    {
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaStreamSynchronize',
+      pid: 1,
+      tid: 1,
+      ts: 100,
+      dur: 500,
+      args: { correlation: 2 },
+    },
+    {
+      ph: 'X',
+      cat: 'kernel',
+      name: 'k',
+      pid: 0,
+      tid: 7,
+      ts: 40,
+      dur: 550,
+      args: { correlation: 1, device: 0, stream: 7 },
+    },
+  ];
+  const file = join(out, 'backticks.json');
+  writeFileSync(file, JSON.stringify({ traceEvents: events }));
+  const doc = report(file, 'backticks');
+  const findings = doc.sections.get('Findings').items.map((f) => plainText(f.inline, 'findings'));
+  assert(
+    findings.some((f) => f.includes(` cudaStreamSynchronize inside ${name} (1 calls`)),
+    `no finding shows the range whole: ${JSON.stringify(findings)}`,
+  );
 });
 
 await run.check('report: real traces (DLRM, torchrec ranges, AlexNet) render their names', () => {
