@@ -1,7 +1,8 @@
 // libFuzzer target for the PyTorch profiler importer, whole file: Kineto objects and legacy
 // arrays, plain or gzip, with every way of choosing the measured step. Any bytes must end in a
 // document or a clean Error naming the file; a document must round-trip through trace/6 and be
-// one health trusts (`convert` promises a trace that validates as trusted). The read with the
+// one health trusts (`convert` promises a trace that validates as trusted), unless its host ops
+// come from several processes (`processes_merged`, the one error allowed). The read with the
 // scan on a second thread (`-j 2`) must end as the one-thread read ends: an equal document and
 // import report, or the same error.
 // Bytes the importer refuses are read again as the recipe of a Kineto trace
