@@ -147,9 +147,9 @@ struct Model {
   std::uint64_t zeroed_durations = 0;  // a `dur` that was negative or not a number: read as 0
   BadValues bad_values;                // the two counts above (and more) by reason
   std::uint64_t slice_events_with_cat = 0;
-  // The pids of Kineto's host ops (cpu_op rows), each once in order of first appearance (integers and interned
-  // strings apart), at most kMaxHostProcesses in all: a profiler trace holds one process, so more
-  // than one is a file that merges several (traces of several ranks, say).
+  // The pids of Kineto's host ops (cpu_op rows), each once in order of first appearance (integers
+  // and interned strings apart), at most kMaxHostProcesses in all: a profiler trace holds one
+  // process, so more than one is a file that merges several (traces of several ranks, say).
   std::vector<std::int64_t> host_pids;
   std::vector<std::uint32_t> host_pid_names;
   bool more_host_processes = false;  // distinct pids beyond kMaxHostProcesses were seen
