@@ -155,10 +155,12 @@ std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& 
   md += "\n## Per rank (measured region)\n\n";
   md += "| rank | busy | compute | communication | exposed comm. | idle | file |\n";
   md += "| ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  // A rank whose trace is untrusted says so beside its numbers (the Health section says why).
   for (const RankProfile& p : a.ranks)
-    md += "| " + std::to_string(p.rank) + " | " + ms(p.busy_ns) + " | " + ms(p.compute_ns) + " | " +
-          ms(p.communication_ns) + " | " + ms(p.exposed_communication_ns) + " | " + ms(p.idle_ns) +
-          " | " + output::markdown_cell(p.file) + " |\n";
+    md += "| " + std::to_string(p.rank) + (p.untrusted.empty() ? "" : " (untrusted)") + " | " +
+          ms(p.busy_ns) + " | " + ms(p.compute_ns) + " | " + ms(p.communication_ns) + " | " +
+          ms(p.exposed_communication_ns) + " | " + ms(p.idle_ns) + " | " +
+          output::markdown_cell(p.file) + " |\n";
   md += "\n## Stragglers\n\n| rank | times last | imposed wait |\n| ---: | ---: | ---: |\n";
   for (const Straggler& s : a.stragglers)
     md += "| " + std::to_string(s.rank) + " | " + std::to_string(s.times_last) + " | " +

@@ -406,7 +406,11 @@ def test_a_rank_whose_trace_is_untrusted_is_named_and_the_run_goes_on(tmp_path):
     assert [s["step"] for s in by_rank[0]["steps"]] == [STEP, STEP]
     md = tmp_path / "out" / "ranks.md"
     assert run_ranks(str(tmp_path), "-o", os.devnull, "--markdown", str(md)).returncode == 0
-    assert "`rank_untrusted`: rank 0" in md.read_text()
+    text = md.read_text()
+    assert "`rank_untrusted`: rank 0" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    marked = [line.split(" | ")[0][2:] for line in rows if "(untrusted)" in line.split(" | ")[0]]
+    assert marked == ["0 (untrusted)"], rows
 
 
 def test_a_last_step_cut_short_is_listed_but_not_spread(tmp_path):
