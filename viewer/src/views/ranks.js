@@ -78,30 +78,20 @@ function heatMap(ranks) {
   const cell = (r, step) => {
     const s = r.steps.find((x) => x.step === step);
     if (!s) return el('td', { class: 'num heat-cell', 'data-step': step }, '–');
-    if (s.cut_short)
-      return el(
-        'td',
-        {
-          class: 'num heat-cell cut-short',
-          'data-step': step,
-          'data-value': s.wall_ns,
-          'data-cut-short': '',
-          title: `rank ${r.rank}, step ${step}: ${formatInt(s.wall_ns)} ns, cut short by the profiler's stop (not coloured)`,
-        },
-        `${formatDuration(s.wall_ns)} (cut short)`,
-      );
+    const cut = s.cut_short ? ", cut short by the profiler's stop (not coloured)" : '';
     const td = el(
       'td',
       {
-        class: 'num heat-cell',
+        class: s.cut_short ? 'num heat-cell cut-short' : 'num heat-cell',
         'data-step': step,
         'data-value': s.wall_ns,
-        title: `rank ${r.rank}, step ${step}: ${formatInt(s.wall_ns)} ns`,
+        ...(s.cut_short ? { 'data-cut-short': '' } : {}),
+        title: `rank ${r.rank}, step ${step}: ${formatInt(s.wall_ns)} ns${cut}`,
       },
-      formatDuration(s.wall_ns),
+      s.cut_short ? `${formatDuration(s.wall_ns)} (cut short)` : formatDuration(s.wall_ns),
     );
     // Through the CSSOM: the page's CSP allows no style attributes in markup.
-    td.style.background = heatColor(hi > lo ? (s.wall_ns - lo) / (hi - lo) : 0);
+    if (!s.cut_short) td.style.background = heatColor(hi > lo ? (s.wall_ns - lo) / (hi - lo) : 0);
     return td;
   };
   // The legend is a paragraph, not a caption: a caption is as narrow as this auto-width table.
