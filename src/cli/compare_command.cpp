@@ -185,6 +185,8 @@ Runner register_compare(CLI::App& app) {
       "measured totals minus 1 (paired over pairs when every run has a `pair_id` tag), the\n"
       "verdict faster/slower/inconclusive (only when the whole interval lies beyond\n"
       "--threshold), peak memory, the 50 span keys that changed most, gradient-state changes.\n"
+      "A PyTorch profiler trace's entrypoint is its file's name: not compared, and its spans\n"
+      "are keyed from its step (`ProfilerStep/...`), so two runs or two steps meet span by span.\n"
       "Exit: 0 ok (even when not comparable), 1 unreadable trace, 2 usage error, 3 not eligible\n"
       "with --require-eligible.\n"
       "Example: candle-graph compare main/trace.jsonl branch/trace.jsonl -o diff.json\n"

@@ -90,7 +90,9 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
   if (identity) {
     field(
         "entrypoint", [](const C& c) { return c.entrypoint; },
-        [&](const C& c) { return str(c.entrypoint); });
+        [&](const C& c) {
+          return c.entrypoint ? str(*c.entrypoint) : std::string("a profiler trace's file name");
+        });
     field(
         "device", [](const C& c) { return c.device; }, [&](const C& c) { return str(c.device); });
   }
@@ -238,7 +240,7 @@ ReducedRun reduce_run(const TraceDocument& doc, std::string source) {
   r.trusted = health.trusted;
   if (!r.trusted) r.untrusted_because = bounded(health.error_summary(), 400);
   RunConditions& c = r.conditions;
-  c.entrypoint = doc.run().entrypoint;
+  if (!evidence::entrypoint_names_a_file(doc.run())) c.entrypoint = doc.run().entrypoint;
   c.phase = doc.run().phase;
   c.device = doc.run().device;
   c.timing_mode = doc.run().timing_mode;

@@ -47,7 +47,9 @@ struct EligibilityReason {
 
 // The trace6.md §9.4 comparability conditions of one run.
 struct RunConditions {
-  std::string entrypoint;
+  // None when it only names a PyTorch profiler trace's file (evidence::entrypoint_names_a_file):
+  // runs of one workload then agree on it.
+  std::optional<std::string> entrypoint;
   ExecutionPhase phase = ExecutionPhase::train;
   std::string device;
   TimingMode timing_mode = TimingMode::host;

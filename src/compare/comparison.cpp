@@ -180,6 +180,62 @@ void check_span_keys_fit(const TraceDocument& doc, const std::string& source) {
   check_keys_fit(doc, measured_subtree(doc), source);
 }
 
+namespace {
+
+// The one measured span of a profiler trace read as found, or kNoIndex (then every key keeps its
+// root path: a trace/6 file may carry the tags with spans of its own).
+std::uint32_t measured_region_of_a_file(const TraceDocument& doc) {
+  if (!entrypoint_names_a_file(doc.run())) return kNoIndex;
+  std::uint32_t found = kNoIndex;
+  for (std::uint32_t i = 0; i < doc.spans().size(); ++i) {
+    if (!doc.spans()[i].measured) continue;
+    if (found != kNoIndex) return kNoIndex;
+    found = i;
+  }
+  return found;
+}
+
+// `ProfilerStep#N` → `ProfilerStep`; the converter's other region names are the same in every
+// trace (`all profiler steps`, `profiled window`).
+std::string_view region_label(std::string_view name) {
+  constexpr std::string_view kStep = "ProfilerStep#";
+  if (!name.starts_with(kStep) || name.size() == kStep.size()) return name;
+  for (char c : name.substr(kStep.size()))
+    if (c < '0' || c > '9') return name;
+  return kStep.substr(0, kStep.size() - 1);
+}
+
+// The paths of span_cost_list: root paths, or for a profiler trace read as found the path from
+// its measured region (the root path's head, the region's, replaced by the region's label).
+class KeyPaths {
+ public:
+  explicit KeyPaths(const TraceDocument& doc) : paths_(doc) {
+    const std::uint32_t region = measured_region_of_a_file(doc);
+    if (region == kNoIndex) return;
+    head_ = std::string(paths_.path(region));
+    label_ = region_label(doc.spans()[region].name);
+  }
+
+  // Valid until the next call.
+  std::string_view path(std::uint32_t s) {
+    const std::string_view root_path = paths_.path(s);
+    if (head_.empty() || !root_path.starts_with(head_)) return root_path;
+    const std::string_view rest = root_path.substr(head_.size());
+    if (!rest.empty() && rest.front() != '/') return root_path;
+    relative_.assign(label_);
+    relative_ += rest;
+    return relative_;
+  }
+
+ private:
+  RootPaths paths_;
+  std::string head_;
+  std::string label_;
+  std::string relative_;
+};
+
+}  // namespace
+
 std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc,
                                                              const std::string& source) {
   const std::vector<std::uint32_t> spans = measured_subtree(doc);
@@ -188,7 +244,7 @@ std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument
   out.reserve(spans.size());  // never reallocated: `place` holds views of its keys
   std::unordered_map<std::string_view, std::size_t> place;
   place.reserve(spans.size());
-  RootPaths paths(doc);
+  KeyPaths paths(doc);
   for (std::uint32_t s : spans) {
     const SpanRecord& rec = doc.spans()[s];
     const std::string_view path = paths.path(s);
@@ -247,6 +303,16 @@ bool is_descriptive_tag(std::string_view key) {
   return std::find(std::begin(kDescriptive), std::end(kDescriptive), key) != std::end(kDescriptive);
 }
 
+bool entrypoint_names_a_file(const TraceRunMeta& run) {
+  bool read_as_found = false;
+  for (const Tag& t : run.tags) {
+    if (t.key == "capture.profiler") return false;
+    if (t.key == "source.format")
+      read_as_found = t.value == "kineto" || t.value == "legacy-autograd-profiler";
+  }
+  return read_as_found;
+}
+
 bool is_provenance_tag(std::string_view key) {
   return key.starts_with("convert.") || key.starts_with("source.") || key.starts_with("capture.");
 }
@@ -271,7 +337,14 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
     out.warnings.push_back(std::string(field) + " differs: " + output::quoted_code(l) + " vs " +
                            output::quoted_code(r));
   };
-  differs("entrypoint", b.entrypoint, c.entrypoint);
+  if (evidence::entrypoint_names_a_file(b) && evidence::entrypoint_names_a_file(c)) {
+    if (b.entrypoint != c.entrypoint)
+      out.warnings.push_back("entrypoint not compared: " + output::quoted_code(b.entrypoint) +
+                             " vs " + output::quoted_code(c.entrypoint) +
+                             " name the PyTorch profiler traces' files");
+  } else {
+    differs("entrypoint", b.entrypoint, c.entrypoint);
+  }
   differs("phase", to_string(b.phase), to_string(c.phase));
   differs("device", b.device, c.device);
   if (b.timing_mode != c.timing_mode) {

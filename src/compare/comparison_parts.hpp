@@ -21,8 +21,11 @@ struct SpanCost {
 };
 
 // trace6.md §9.4 span aggregation: per key `{root path} [{kind}]/{Step}` of the measured subtree,
-// the count and saturating total duration; the keys in the order of their first span. Throws
-// Error (kind resource) naming `source` when the keys would not fit in memory
+// the count and saturating total duration; the keys in the order of their first span. In a
+// PyTorch profiler trace read as found (entrypoint_names_a_file) the path starts at the measured
+// region instead, named `ProfilerStep` for any `ProfilerStep#N`: the root and the step number
+// label one capture, and with them no span of one trace or step would meet its own in another.
+// Throws Error (kind resource) naming `source` when the keys would not fit in memory
 // (check_span_keys_fit).
 std::vector<std::pair<std::string, SpanCost>> span_cost_list(const TraceDocument& doc,
                                                              const std::string& source = {});
@@ -48,6 +51,12 @@ std::map<std::string, GradientFact> gradient_facts(const TraceDocument& doc);
 // trace6.md §9.4 descriptive tag keys (source_revision, source_commit, build_id): expected to
 // differ between code revisions, so they never make runs incomparable.
 bool is_descriptive_tag(std::string_view key);
+// Whether a run's entrypoint is only the name of the PyTorch profiler trace it was read from
+// (docs/format/pytorch.md: the converter names the root after `traceName` or the file, which
+// Kineto fills with a host, a pid and a time), so that it says nothing of the workload. Not for
+// candle-graph's own Chrome export read back, nor for a capture by the profiler engine
+// (`capture.profiler`), whose entrypoints are the run's own.
+bool entrypoint_names_a_file(const TraceRunMeta& run);
 // Tags that say how a trace was read or captured (`convert.*`, `source.*`, `capture.*`: counts of
 // repairs, the source file, the capture's own cost), not what ran: never a workload condition.
 bool is_provenance_tag(std::string_view key);

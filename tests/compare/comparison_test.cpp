@@ -1,9 +1,11 @@
 // trace6.md §9.4 / §17.6 comparison: §14 checklist item, warnings, caps and key format.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "candle_graph/analysis.hpp"
 #include "support/evidence_helpers.hpp"
@@ -222,6 +224,95 @@ TEST(Comparison, SpanGroupOrderDoesNotDependOnWhichSideIsTheBaseline) {
     EXPECT_EQ(cmp.spans[1].name, "session/b [function]");
     EXPECT_EQ(cmp.spans[2].name, "session [function]");  // no change
   }
+}
+
+// A PyTorch profiler trace read as found names its root after its file and its region after the
+// step (docs/format/pytorch.md). Two such traces of one workload: the keys start at the region,
+// `ProfilerStep#N` read as `ProfilerStep`, and the file names only warn. The expected keys are
+// written by hand from the text.
+std::string profiler_body(const std::string& file, const std::string& region) {
+  return R"({"kind":"span_start","id":"s1","name":")" + file +
+         R"(","start_ns":0,"span_kind":"function"}
+{"kind":"span_start","id":"s2","parent_id":"s1","name":")" +
+         region + R"(","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s3","parent_id":"s2","name":"## forward ##","start_ns":0,"span_kind":"function","step":"forward"}
+{"kind":"span_end","id":"s3","duration_ns":10}
+{"kind":"span_end","id":"s2","duration_ns":40}
+{"kind":"span_end","id":"s1","duration_ns":40}
+)";
+}
+
+std::string profiler_meta(const std::string& file, const std::string& format,
+                          const std::string& more_tags = "") {
+  return R"({"entrypoint":")" + file + R"(","tags":{"source.format":")" + format + "\"" +
+         more_tags + "}}";
+}
+
+std::vector<std::string> key_names(const Comparison& cmp) {
+  std::vector<std::string> names;
+  for (const SpanComparison& s : cmp.spans) names.push_back(s.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Comparison, ProfilerTracesReadAsFoundAreKeyedFromTheirRegion) {
+  for (const std::string format : {"kineto", "legacy-autograd-profiler"}) {
+    const TraceDocument b =
+        doc(profiler_body("host_1.100", "ProfilerStep#12"), profiler_meta("host_1.100", format));
+    const TraceDocument c =
+        doc(profiler_body("host_2.200", "ProfilerStep#7"), profiler_meta("host_2.200", format));
+    const Comparison cmp = compare_documents(b, c);
+    EXPECT_TRUE(cmp.comparable) << format;
+    EXPECT_EQ(cmp.warnings, (std::vector<std::string>{
+                                "entrypoint not compared: `host_1.100` vs `host_2.200` name the "
+                                "PyTorch profiler traces' files"}));
+    EXPECT_EQ(key_names(cmp),
+              (std::vector<std::string>{"ProfilerStep [function]",
+                                        "ProfilerStep/## forward ## [function]/Forward"}));
+    for (const SpanComparison& s : cmp.spans) {
+      EXPECT_EQ(s.baseline_count, 1u) << s.name;
+      EXPECT_EQ(s.candidate_count, 1u) << s.name;
+    }
+  }
+  // The converter's other regions keep their names; so does a step name that is not a number.
+  for (const std::string region :
+       {"all profiler steps", "profiled window", "ProfilerStep#", "ProfilerStep#1x"}) {
+    const TraceDocument d = doc(profiler_body("f", region), profiler_meta("f", "kineto"));
+    EXPECT_EQ(key_names(compare_documents(d, d)),
+              (std::vector<std::string>{region + " [function]",
+                                        region + "/## forward ## [function]/Forward"}));
+  }
+}
+
+// Entrypoints that are the run's own keep trace6.md §9.4's root paths and comparison: a trace/6
+// capture, a capture by the profiler engine (`capture.profiler`), our Chrome export read back, a
+// file with the tag but two measured spans, and a profiler trace against a capture.
+TEST(Comparison, OtherTracesKeepTheirRootPathsAndEntrypoints) {
+  const std::vector<std::pair<std::string, std::string>> metas = {
+      {"f", "{}"},
+      {"f", profiler_meta("f", "legacy-autograd-profiler", R"(,"capture.profiler":"legacy")")},
+      {"f", profiler_meta("f", "candle-graph-chrome")}};
+  for (const auto& [file, meta] : metas) {
+    const TraceDocument d = doc(profiler_body(file, "ProfilerStep#3"), meta);
+    EXPECT_EQ(key_names(compare_documents(d, d)),
+              (std::vector<std::string>{"f/ProfilerStep#3 [function]",
+                                        "f/ProfilerStep#3/## forward ## [function]/Forward"}))
+        << meta;
+  }
+  const std::string two_measured =
+      R"({"kind":"span_start","id":"s1","name":"f","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_start","id":"s2","parent_id":"s1","name":"ProfilerStep#3","start_ns":0,"span_kind":"function","measured":true}
+{"kind":"span_end","id":"s2","duration_ns":40}
+{"kind":"span_end","id":"s1","duration_ns":40}
+)";
+  const TraceDocument d = doc(two_measured, profiler_meta("f", "kineto"));
+  EXPECT_EQ(key_names(compare_documents(d, d)),
+            (std::vector<std::string>{"f [function]", "f/ProfilerStep#3 [function]"}));
+  const Comparison mixed = compare_documents(
+      doc(profiler_body("f", "ProfilerStep#3"), profiler_meta("f", "kineto")),
+      doc(profiler_body("g", "ProfilerStep#3"), R"({"entrypoint":"g","tags":{}})"));
+  EXPECT_FALSE(mixed.comparable);
+  EXPECT_EQ(mixed.warnings, (std::vector<std::string>{"entrypoint differs: `f` vs `g`"}));
 }
 
 }  // namespace

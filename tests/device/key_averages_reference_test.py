@@ -401,6 +401,19 @@ def lower_median(values):
     return sorted(values)[(len(values) - 1) // 2]
 
 
+TRACEDIFF_A100 = os.path.join(KINETO, "hta-tracediff-control-a100-nccl-6steps.json.gz")
+TRACEDIFF_V100 = os.path.join(KINETO, "hta-tracediff-test-v100-nccl-6steps.json.gz")
+
+
+def run_compare(tmp_path, *args):
+    """`compare ARGS -o FILE`, which must succeed; its JSON."""
+    out = tmp_path / "c.json"
+    r = subprocess.run([CG, "compare", *args, "-o", str(out)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    return json.loads(out.read_text())
+
+
 def steps_and_their_ops(events):
     """The host ProfilerStep#N slices as (N, begin, end) in ns, by N, and how many cpu_op slices
     start inside each."""
@@ -457,11 +470,7 @@ def test_steps_as_runs_leave_out_a_last_step_cut_short(tmp_path):
     events = load_events(path)
     steps, ops = steps_and_their_ops(events)
     assert len(steps) == 2 and ops[1] * 2 < ops[0]
-    out = tmp_path / "c.json"
-    r = subprocess.run([CG, "compare", path, path, "--steps-as-runs", "-o", str(out)],
-                       capture_output=True, text=True, check=False)
-    assert r.returncode == 0, r.stderr
-    c = json.loads(out.read_text())
+    c = run_compare(tmp_path, path, path, "--steps-as-runs")
     for side in ("baseline_runs", "candidate_runs"):
         assert [x["measured_total_ns"] for x in c[side]] == [steps[0][2] - steps[0][1]]
         assert c[side][0]["source"].endswith(f"ProfilerStep#{steps[0][0]}")
@@ -471,13 +480,8 @@ def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
     # Two 6-step traces of one job (A100 control, V100 test): every step is a run of its side, so
     # one trace per side gives an answer with an interval. The means are the steps' own
     # durations, read from the files here.
-    a = os.path.join(KINETO, "hta-tracediff-control-a100-nccl-6steps.json.gz")
-    b = os.path.join(KINETO, "hta-tracediff-test-v100-nccl-6steps.json.gz")
-    out = tmp_path / "c.json"
-    r = subprocess.run([CG, "compare", a, b, "--steps-as-runs", "-o", str(out)],
-                       capture_output=True, text=True, check=False)
-    assert r.returncode == 0, r.stderr
-    c = json.loads(out.read_text())
+    a, b = TRACEDIFF_A100, TRACEDIFF_V100
+    c = run_compare(tmp_path, a, b, "--steps-as-runs")
     assert c["schema"] == "candle-graph/comparison/2"
     assert c["eligibility"]["eligible"], c["eligibility"]
     wa, wb = step_walls(load_events(a)), step_walls(load_events(b))
@@ -489,6 +493,104 @@ def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
     assert low <= mt["delta_ns"] <= high
     # Every V100 step is slower than every A100 step: the verdict cannot be anything else.
     assert min(wb) > max(wa) and c["verdict"] == "slower"
+
+
+def top_annotations_per_step(events):
+    """Per ProfilerStep#N slice in time order, {name: [durations in ns]} of the user annotations
+    directly inside it (inside the step and in no other annotation of the step)."""
+    ann = [e for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"]
+    steps = sorted((e for e in ann if e["name"].startswith("ProfilerStep#")),
+                   key=lambda e: ns(e["ts"]))
+    out = []
+    for step in steps:
+        b, end = ns(step["ts"]), ns(step["ts"]) + ns(step["dur"])
+        inner = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]) for e in ann
+                 if not e["name"].startswith("ProfilerStep#")
+                 and b <= ns(e["ts"]) and ns(e["ts"]) + ns(e["dur"]) <= end]
+        top = defaultdict(list)
+        for i, (s0, s1, name) in enumerate(inner):
+            if not any(j != i and o0 <= s0 and s1 <= o1 and o1 - o0 > s1 - s0
+                       for j, (o0, o1, _) in enumerate(inner)):
+                top[name].append(s1 - s0)
+        out.append(top)
+    return out
+
+
+def span_path(key):
+    """The path of a comparison key `PATH [kind]` or `PATH [kind]/Step`."""
+    return key.rsplit(" [", 1)[0]
+
+
+def test_a_trace_compared_with_itself_under_another_name_matches_every_span(tmp_path):
+    # Kineto names its files after a host, a pid and a time, and the converter names the root
+    # after the file: the same trace under two names must still meet itself span for span.
+    src = TRACEDIFF_A100
+    before, after = tmp_path / "before.json.gz", tmp_path / "after.json.gz"
+    for copy in (before, after):
+        copy.write_bytes(open(src, "rb").read())
+    c = run_compare(tmp_path, str(before), str(after))
+    assert c["comparable"], c["warnings"]
+    assert c["total_delta_ns"] == 0
+    assert any("`before`" in w and "`after`" in w for w in c["warnings"]), c["warnings"]
+    assert not any(w.startswith("entrypoint differs") for w in c["warnings"])
+    assert c["spans"]
+    for s in c["spans"]:
+        assert s["baseline_count"] == s["candidate_count"] > 0, s
+        assert s["delta_ns"] == 0, s
+        assert not s["name"].startswith(("before", "after")) and "ProfilerStep#" not in s["name"]
+    # The measured step is one of the file's steps, its wall read from the JSON.
+    step = [s for s in c["spans"] if s["name"] == "ProfilerStep [function]"]
+    assert len(step) == 1 and step[0]["baseline_total_ns"] in step_walls(load_events(src))
+
+
+def test_steps_as_runs_meet_each_span_in_every_step_of_both_traces(tmp_path):
+    # A100 control against V100 test, six steps each: every annotation directly inside every
+    # step is one key with six runs a side, its means the annotation's durations read from the
+    # JSON (here: no annotation is repeated inside a step).
+    a, b = TRACEDIFF_A100, TRACEDIFF_V100
+    c = run_compare(tmp_path, a, b, "--steps-as-runs")
+    by_path = {span_path(s["name"]): s for s in c["spans"]}
+    ta, tb = top_annotations_per_step(load_events(a)), top_annotations_per_step(load_events(b))
+    assert len(ta) == len(tb) == 6
+    names = set.intersection(*(set(t) for t in ta + tb))
+    assert len(names) >= 5, "the fixtures this test was written for"
+    for name in names:
+        got = by_path[f"ProfilerStep/{name}"]
+        assert got["baseline_runs_with"] == got["candidate_runs_with"] == 6, got
+        for side, steps in (("baseline", ta), ("candidate", tb)):
+            durations = [d for t in steps for d in t[name]]
+            assert len(durations) == 6
+            assert got[f"{side}_mean_ns"] == pytest.approx(sum(durations) / 6, rel=1e-12)
+    walls = {"baseline": step_walls(load_events(a)), "candidate": step_walls(load_events(b))}
+    step = by_path["ProfilerStep"]
+    for side, w in walls.items():
+        assert step[f"{side}_runs_with"] == 6
+        assert step[f"{side}_mean_ns"] == pytest.approx(sum(w) / len(w), rel=1e-12)
+
+
+def test_cohorts_of_profiler_traces_named_after_their_files_are_eligible(tmp_path):
+    # Five copies a side of one trace, each under its own name, recorded in its `traceName` as
+    # Kineto does: the names differ, the workload does not. Every run measures the same step,
+    # whose wall is read from the JSON.
+    src = os.path.join(KINETO, "hta-minitoy-train-mi250-rocm6.2.json")
+    text = open(src, encoding="utf-8").read()
+    old_name = '"traceName": "./logs/mi250_minitoy_train_ROCm6_2_kineto.json"'
+    assert text.count(old_name) == 1, "the fixture this test was written for"
+    runs = {"baseline": [], "candidate": []}
+    for side, paths in runs.items():
+        for i in range(5):
+            p = tmp_path / f"{side}_host_{4000 + i}.{1700000000000 + i}.pt.trace.json"
+            p.write_text(text.replace(old_name, json.dumps("traceName") + ": " +
+                                      json.dumps(str(p))), encoding="utf-8")
+            paths.append(str(p))
+    c = run_compare(tmp_path, "--baseline", *runs["baseline"], "--candidate", *runs["candidate"])
+    assert c["eligibility"] == {"eligible": True, "reasons": []}, c["eligibility"]
+    steps, _ = steps_and_their_ops(load_events(src))
+    walls = [end - b for _, b, end in steps]
+    step = [s for s in c["spans"] if s["name"] == "ProfilerStep [function]"]
+    assert len(step) == 1
+    assert step[0]["baseline_runs_with"] == step[0]["candidate_runs_with"] == 5
+    assert step[0]["baseline_mean_ns"] in walls and step[0]["delta_ns"] == 0
 
 
 def test_step_all_measures_every_event(tmp_path):
