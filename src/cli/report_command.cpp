@@ -112,7 +112,7 @@ Runner register_report(CLI::App& app) {
       "evidence/run-42");
   cmd->add_option("TRACE", args->trace, kTraceInputHelp)->required();
   cmd->add_option("--baseline", args->baseline,
-                  "trace/6 JSONL (or bundle) of a run to compare against");
+                  "a trace of a run to compare against (any trace format, or a bundle)");
   add_nsight_option(cmd, args->nsight_dir);
   cmd->add_option("--json", args->json, "where to write the evidence JSON");
   cmd->add_option("--markdown", args->markdown, "where to write the Markdown report");
