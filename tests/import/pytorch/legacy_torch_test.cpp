@@ -5,7 +5,11 @@
 // each step (tests/fixtures/pytorch/make_legacy_traces.py). Release pass only: skipped under the
 // sanitizers (torch's start costs seconds and its libraries are not instrumented).
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+
+#include "candle_graph/comparison.hpp"
 
 #include "support/convert_helpers.hpp"
 #include "support/run_program.hpp"
@@ -69,6 +73,47 @@ struct LegacyTraces {
   EXPECT_EQ(conv_blocks, 1u);
 }
 
+// Every span key of a comparison is on both sides with the same count.
+[[maybe_unused]] void expect_span_for_span(const candle_graph::Comparison& c) {
+  ASSERT_FALSE(c.spans.empty());
+  for (const candle_graph::SpanComparison& s : c.spans) {
+    EXPECT_GT(s.baseline_count, 0u) << s.name;
+    EXPECT_EQ(s.baseline_count, s.candidate_count) << s.name;
+    EXPECT_TRUE(s.name.starts_with("ProfilerStep")) << s.name;
+  }
+}
+
+// Two runs of one workload under two file names, and two steps of one run, meet span by span:
+// the converter names the root after the file and the region after its step, and a comparison
+// keys such traces from the region (docs/format/pytorch.md). The ranges are the script's own.
+[[maybe_unused]] void check_comparisons(const LegacyTraces& t) {
+  SCOPED_TRACE("comparisons");
+  const std::filesystem::path renamed = t.dir / "host_77.1700000000123.pt.trace.json";
+  std::filesystem::copy_file(t.dir / "mlp.json", renamed);
+  const Converted a = convert_and_read(t.dir / "mlp.json", t.dir / "a.jsonl");
+  const Converted b = convert_and_read(renamed, t.dir / "b.jsonl");
+  const candle_graph::Comparison same = candle_graph::compare_documents(a.doc, b.doc);
+  EXPECT_TRUE(same.comparable);
+  expect_span_for_span(same);
+  for (const candle_graph::SpanComparison& s : same.spans) EXPECT_EQ(s.delta_ns, 0) << s.name;
+  for (const auto& name : t.expected["mlp"]["annotations"]) {
+    const std::string head = "ProfilerStep/" + name.get<std::string>() + " [";
+    std::size_t found = 0;
+    for (const candle_graph::SpanComparison& s : same.spans) found += s.name.starts_with(head);
+    EXPECT_EQ(found, 1u) << head;
+  }
+  std::vector<std::string> steps;
+  for (const auto& [n, ops] : t.expected["mlp"]["steps"].items()) steps.push_back(n);
+  ASSERT_GE(steps.size(), 2u);
+  auto step = [&](const std::string& n) {
+    candle_graph::ImportOptions options;
+    options.step = std::stoull(n);
+    return convert_and_read(t.dir / "mlp.json", t.dir / ("step-" + n + ".jsonl"), options);
+  };
+  const Converted first = step(steps.front()), last = step(steps.back());
+  expect_span_for_span(candle_graph::compare_documents(first.doc, last.doc));
+}
+
 TEST(LegacyTorch, MlpAndCnnTracesConvertWithPyTorchsOwnOpCounts) {
 #if CG_TEST_SANITIZED
   GTEST_SKIP() << "torch runs in the Release pass only";
@@ -81,6 +126,7 @@ TEST(LegacyTorch, MlpAndCnnTracesConvertWithPyTorchsOwnOpCounts) {
   t.expected = nlohmann::json::parse(slurp(t.dir / "expected.json"));
   check_mlp(t);
   check_cnn(t);
+  check_comparisons(t);
 #endif
 }
 
