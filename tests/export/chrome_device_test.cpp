@@ -247,6 +247,49 @@ TEST(ChromeDevice, ConvertOfTheExportKeepsEveryDeviceOpWithItsFields) {
   EXPECT_EQ(count_ops(dir / "round.jsonl"), count_ops(dir / "direct.jsonl"));
 }
 
+// The span lines of a trace/6 file, in order.
+std::vector<std::string> span_lines(const fs::path& trace) {
+  std::vector<std::string> out;
+  std::istringstream in(cgcli::read_file(trace));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const json e = json::parse(line);
+    if (e.at("kind") == "span_start" || e.at("kind") == "span_end") out.push_back(line);
+  }
+  return out;
+}
+
+// A trace measured at one of its steps has its measured span named `ProfilerStep#N`. In the
+// export that span is ours (category `span`), not a step marker to measure again: the trace read
+// back is trusted, with the spans of the source converted directly, and the two compare as equal.
+TEST(ChromeDevice, TheExportOfAStepReadsBackWithItsMeasuredSpan) {
+  cgcli::TempDir dir;
+  const fs::path source = kineto("hta-tracediff-control-a100-nccl-6steps.json.gz");
+  export_chrome(source, dir / "out.json");
+  for (const auto& [in, out] : {std::pair{source, dir / "direct.jsonl"},
+                                std::pair{dir / "out.json", dir / "round.jsonl"}}) {
+    const auto r = cgcli::run_cli({"convert", in.string(), "-o", out.string()});
+    ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
+  }
+  const auto direct = span_lines(dir / "direct.jsonl");
+  std::size_t measured_steps = 0;
+  for (const std::string& line : direct) {
+    const json e = json::parse(line);
+    measured_steps +=
+        e.value("measured", false) && e.at("name").get<std::string>().starts_with("ProfilerStep#");
+  }
+  ASSERT_EQ(measured_steps, 1u);
+  EXPECT_EQ(span_lines(dir / "round.jsonl"), direct);
+  const auto valid = cgcli::run_cli({"validate", (dir / "out.json").string(), "--require-trusted",
+                                     "-o", (dir / "v.json").string()});
+  EXPECT_EQ(valid.exit_code, 0) << cgcli::describe(valid);
+  const auto cmp = cgcli::run_cli({"compare", source.string(), (dir / "out.json").string()});
+  ASSERT_EQ(cmp.exit_code, 0) << cgcli::describe(cmp);
+  const json c = json::parse(cmp.out);
+  EXPECT_TRUE(c.at("comparable").get<bool>()) << c.at("warnings");
+  EXPECT_EQ(c.at("total_delta_ns"), 0);
+}
+
 TEST(ChromeDevice, ADeviceSliceWithoutOpKindIsStillDeviceWork) {
   // A hand-edited export: a device slice that lost its args.op_kind must not become a host op
   // (its device time would count as host time).

@@ -18,6 +18,12 @@ bool parse_profiler_step(std::string_view name, std::uint64_t& number) {
 }
 
 Role kineto_role(std::string_view cat, std::string_view name) {
+  // Our own export's categories first: a PyTorch trace read as found names its measured span
+  // `ProfilerStep#N`, and in the export that span is ours, not a step marker to measure again.
+  if (cat == format::chrome::kSpanCategory) return Role::candle_span;
+  if (cat == format::chrome::kOpCategory) return Role::candle_op;
+  if (cat == format::chrome::kDeviceCategory || cat == format::chrome::kSyncCategory)
+    return Role::candle_device;
   std::uint64_t n = 0;
   const bool gpu_side = cat == "gpu_user_annotation";
   if (!gpu_side && parse_profiler_step(name, n)) return Role::step_marker;
@@ -28,10 +34,6 @@ Role kineto_role(std::string_view cat, std::string_view name) {
     return Role::device_op;
   }
   if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") return Role::runtime;
-  if (cat == format::chrome::kSpanCategory) return Role::candle_span;
-  if (cat == format::chrome::kOpCategory) return Role::candle_op;
-  if (cat == format::chrome::kDeviceCategory || cat == format::chrome::kSyncCategory)
-    return Role::candle_device;
   return Role::ignored;  // python_function, gpu_user_annotation, Trace, ...
 }
 
