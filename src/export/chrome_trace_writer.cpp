@@ -399,7 +399,21 @@ void write_other_data(ChromeJson& w, const TraceDocument& doc) {
     w.raw(":");
     w.str(r.tags[i].value);
   }
-  w.raw("}}}\n");
+  w.raw("}");
+  // A PyTorch trace's steps, so that the export read back still knows them (trace6.md §4.2.1).
+  if (!r.profiler_steps.empty()) {
+    w.key("profiler_steps").lit("[");
+    for (std::size_t i = 0; i < r.profiler_steps.size(); ++i) {
+      const ProfilerStepRecord& s = r.profiler_steps[i];
+      if (i) w.lit(",");
+      w.lit("{\"step\":").u64(s.step);
+      w.key("wall_ns").u64(s.wall_ns);
+      w.key("device_busy_ns").u64(s.device_busy_ns);
+      w.lit("}");
+    }
+    w.lit("]");
+  }
+  w.raw("}}\n");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -208,31 +209,44 @@ TEST(ChromeDevice, LanesSeparateOverlapsSyncsAndDevices) {
   EXPECT_EQ(starts, 2u);
 }
 
-// The op lines of a trace/6 file whose op_kind is device work, sorted (their order in the file is
-// the writer's, not part of the content).
-std::multiset<std::string> device_op_lines(const fs::path& trace) {
-  std::multiset<std::string> out;
+// The events of a trace/6 file that `keep` accepts, each as nlohmann dumps it, in file order.
+std::vector<std::string> events_where(const fs::path& trace,
+                                      const std::function<bool(const json&)>& keep) {
+  std::vector<std::string> out;
   std::istringstream in(cgcli::read_file(trace));
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     const json e = json::parse(line);
-    const std::string kind = e.value("op_kind", "");
-    if (e.at("kind") == "op" &&
-        (kind == "kernel" || kind == "memcpy" || kind == "memset" || kind == "sync"))
-      out.insert(e.dump());
+    if (keep(e)) out.push_back(e.dump());
   }
   return out;
 }
 
-TEST(ChromeDevice, ConvertOfTheExportKeepsEveryDeviceOpWithItsFields) {
-  cgcli::TempDir dir;
-  const fs::path source = kineto("hta-alexnet-a100-2streams.json.gz");
+// The op lines whose op_kind is device work, sorted (their order in the file is the writer's, not
+// part of the content).
+std::multiset<std::string> device_op_lines(const fs::path& trace) {
+  const auto ops = events_where(trace, [](const json& e) {
+    const std::string kind = e.value("op_kind", "");
+    return e.at("kind") == "op" &&
+           (kind == "kernel" || kind == "memcpy" || kind == "memset" || kind == "sync");
+  });
+  return {ops.begin(), ops.end()};
+}
+
+// `source` exported to DIR/out.json, then converted directly (DIR/direct.jsonl) and from the
+// export (DIR/round.jsonl).
+void export_and_convert_both(const fs::path& source, const cgcli::TempDir& dir) {
   export_chrome(source, dir / "out.json");
   for (const auto& [in, out] : {std::pair{source, dir / "direct.jsonl"},
                                 std::pair{dir / "out.json", dir / "round.jsonl"}}) {
     const auto r = cgcli::run_cli({"convert", in.string(), "-o", out.string()});
     ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
   }
+}
+
+TEST(ChromeDevice, ConvertOfTheExportKeepsEveryDeviceOpWithItsFields) {
+  cgcli::TempDir dir;
+  export_and_convert_both(kineto("hta-alexnet-a100-2streams.json.gz"), dir);
   const auto direct = device_op_lines(dir / "direct.jsonl");
   EXPECT_EQ(direct.size(), 139u);  // SOURCES.md: kernel 79 + memcpy 16 + memset 3 + cuda_sync 41
   EXPECT_EQ(device_op_lines(dir / "round.jsonl"), direct);
@@ -247,30 +261,18 @@ TEST(ChromeDevice, ConvertOfTheExportKeepsEveryDeviceOpWithItsFields) {
   EXPECT_EQ(count_ops(dir / "round.jsonl"), count_ops(dir / "direct.jsonl"));
 }
 
-// The span lines of a trace/6 file, in order.
-std::vector<std::string> span_lines(const fs::path& trace) {
-  std::vector<std::string> out;
-  std::istringstream in(cgcli::read_file(trace));
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    const json e = json::parse(line);
-    if (e.at("kind") == "span_start" || e.at("kind") == "span_end") out.push_back(line);
-  }
-  return out;
-}
-
 // A trace measured at one of its steps has its measured span named `ProfilerStep#N`. In the
 // export that span is ours (category `span`), not a step marker to measure again: the trace read
 // back is trusted, with the spans of the source converted directly, and the two compare as equal.
 TEST(ChromeDevice, TheExportOfAStepReadsBackWithItsMeasuredSpan) {
   cgcli::TempDir dir;
   const fs::path source = kineto("hta-tracediff-control-a100-nccl-6steps.json.gz");
-  export_chrome(source, dir / "out.json");
-  for (const auto& [in, out] : {std::pair{source, dir / "direct.jsonl"},
-                                std::pair{dir / "out.json", dir / "round.jsonl"}}) {
-    const auto r = cgcli::run_cli({"convert", in.string(), "-o", out.string()});
-    ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
-  }
+  export_and_convert_both(source, dir);
+  const auto span_lines = [](const fs::path& p) {
+    return events_where(p, [](const json& e) {
+      return e.at("kind") == "span_start" || e.at("kind") == "span_end";
+    });
+  };
   const auto direct = span_lines(dir / "direct.jsonl");
   std::size_t measured_steps = 0;
   for (const std::string& line : direct) {
@@ -280,6 +282,13 @@ TEST(ChromeDevice, TheExportOfAStepReadsBackWithItsMeasuredSpan) {
   }
   ASSERT_EQ(measured_steps, 1u);
   EXPECT_EQ(span_lines(dir / "round.jsonl"), direct);
+  // The meta too, the profiler's steps included (the export keeps them in `otherData`).
+  const auto meta_line = [](const fs::path& p) {
+    const std::string text = cgcli::read_file(p);
+    return text.substr(0, text.find('\n'));
+  };
+  EXPECT_NE(meta_line(dir / "direct.jsonl").find("\"profiler_steps\":[{"), std::string::npos);
+  EXPECT_EQ(meta_line(dir / "round.jsonl"), meta_line(dir / "direct.jsonl"));
   const auto valid = cgcli::run_cli({"validate", (dir / "out.json").string(), "--require-trusted",
                                      "-o", (dir / "v.json").string()});
   EXPECT_EQ(valid.exit_code, 0) << cgcli::describe(valid);
@@ -288,6 +297,24 @@ TEST(ChromeDevice, TheExportOfAStepReadsBackWithItsMeasuredSpan) {
   const json c = json::parse(cmp.out);
   EXPECT_TRUE(c.at("comparable").get<bool>()) << c.at("warnings");
   EXPECT_EQ(c.at("total_delta_ns"), 0);
+}
+
+// A hand-edited export's steps: an entry without three unsigned integers is dropped and counted,
+// the others kept in order.
+TEST(ChromeDevice, MalformedProfilerStepsAreDroppedAndCounted) {
+  cgcli::TempDir dir;
+  const auto path = dir.write("edited.json", R"({"traceEvents":[
+{"ph":"X","cat":"span","name":"root","pid":1,"tid":1,"ts":0,"dur":10,"args":{"span_id":"s1","measured":true,"span_kind":"function","start_ns":0,"duration_ns":10000}}
+],"otherData":{"schema":"candle-graph/chrome/1","profiler_steps":[
+{"step":4,"wall_ns":10,"device_busy_ns":2},{"step":-5,"wall_ns":1,"device_busy_ns":1},"x",
+{"step":6,"wall_ns":1},{"step":7,"wall_ns":30,"device_busy_ns":0,"extra":true}]}})");
+  const auto r = cgcli::run_cli({"convert", path.string(), "-o", (dir / "t.jsonl").string()});
+  ASSERT_EQ(r.exit_code, 0) << cgcli::describe(r);
+  const std::string text = cgcli::read_file(dir / "t.jsonl");
+  const json meta = json::parse(text.substr(0, text.find('\n')));
+  EXPECT_EQ(meta.at("profiler_steps"), json::parse(R"([{"step":4,"wall_ns":10,"device_busy_ns":2},
+      {"step":7,"wall_ns":30,"device_busy_ns":0}])"));
+  EXPECT_EQ(meta.at("tags").at("convert.dropped_profiler_steps"), "3");
 }
 
 TEST(ChromeDevice, ADeviceSliceWithoutOpKindIsStillDeviceWork) {

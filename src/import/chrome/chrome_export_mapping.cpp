@@ -32,7 +32,27 @@ struct OtherData {
   bool has_warmup = false;
   bool device_synchronized = false;
   std::vector<std::pair<std::string, std::string>> tags;
+  std::vector<ProfilerStepRecord> profiler_steps;
+  std::uint64_t dropped_profiler_steps = 0;  // entries without three unsigned integers
 };
+
+// `profiler_steps` (written since the export of PyTorch traces kept their steps): the entries
+// with `step`, `wall_ns` and `device_busy_ns`, each an unsigned integer; the rest are counted.
+void read_profiler_steps(simdjson::dom::object obj, OtherData* out) {
+  simdjson::dom::array steps;
+  if (obj["profiler_steps"].get_array().get(steps)) return;
+  for (simdjson::dom::element e : steps) {
+    ProfilerStepRecord r;
+    simdjson::dom::object s;
+    if (e.get_object().get(s) || s["step"].get_uint64().get(r.step) ||
+        s["wall_ns"].get_uint64().get(r.wall_ns) ||
+        s["device_busy_ns"].get_uint64().get(r.device_busy_ns)) {
+      ++out->dropped_profiler_steps;
+      continue;
+    }
+    out->profiler_steps.push_back(r);
+  }
+}
 
 bool read_other_data(const Model& m, OtherData* out) {
   const auto it = m.top_level.find("otherData");
@@ -74,6 +94,7 @@ bool read_other_data(const Model& m, OtherData* out) {
         out->tags.emplace_back(std::string(kv.key), std::string(s));
     }
   }
+  read_profiler_steps(obj, out);
   return true;
 }
 
@@ -140,6 +161,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
   rep["convert.skipped_malformed_events"] = m.malformed_events;
   rep["convert.zeroed_negative_or_unreadable_durations"] = m.zeroed_durations;
   trace_event::add_bad_values(rep, m.bad_values);
+  rep["convert.dropped_profiler_steps"] = od.dropped_profiler_steps;
 
   ImportReport report;
   report.format = src.format;
@@ -177,6 +199,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
   meta.run.measured_region_device_synchronized = od.device_synchronized;
   if (od.candle_version) meta.run.candle_version = *od.candle_version;
   meta.run.tags = tags;
+  meta.run.profiler_steps = od.profiler_steps;
   TraceDocumentBuilder out(path);
   // Every count is known: the document's arrays are allocated once, not grown by doubling.
   std::size_t device_ops = 0;
