@@ -101,6 +101,9 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
       "phase", [](const C& c) { return c.phase; },
       [](const C& c) { return std::string(to_string(c.phase)); });
   field(
+      "measured region", [](const C& c) { return c.region; },
+      [](const C& c) { return c.region.value_or("none"); });
+  field(
       "timing mode", [](const C& c) { return c.timing_mode; },
       [](const C& c) { return std::string(to_string(c.timing_mode)); });
   field(
@@ -241,6 +244,7 @@ ReducedRun reduce_run(const TraceDocument& doc, std::string source) {
   if (!r.trusted) r.untrusted_because = bounded(health.error_summary(), 400);
   RunConditions& c = r.conditions;
   if (!evidence::entrypoint_names_a_file(doc.run())) c.entrypoint = doc.run().entrypoint;
+  c.region = evidence::measured_region_label(doc);
   c.phase = doc.run().phase;
   c.device = doc.run().device;
   c.timing_mode = doc.run().timing_mode;

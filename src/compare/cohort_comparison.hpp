@@ -50,6 +50,8 @@ struct RunConditions {
   // None when it only names a PyTorch profiler trace's file (evidence::entrypoint_names_a_file):
   // runs of one workload then agree on it.
   std::optional<std::string> entrypoint;
+  // What a PyTorch profiler trace read as found measured (evidence::measured_region_label).
+  std::optional<std::string> region;
   ExecutionPhase phase = ExecutionPhase::train;
   std::string device;
   TimingMode timing_mode = TimingMode::host;

@@ -205,6 +205,16 @@ std::string_view region_label(std::string_view name) {
   return kStep.substr(0, kStep.size() - 1);
 }
 
+}  // namespace
+
+std::optional<std::string> measured_region_label(const TraceDocument& doc) {
+  const std::uint32_t region = measured_region_of_a_file(doc);
+  if (region == kNoIndex) return std::nullopt;
+  return std::string(region_label(doc.spans()[region].name));
+}
+
+namespace {
+
 // The paths of span_cost_list: root paths, or for a profiler trace read as found the path from
 // its measured region (the root path's head, the region's, replaced by the region's label).
 class KeyPaths {
@@ -388,6 +398,13 @@ Comparison compare_documents(const TraceDocument& baseline, const TraceDocument&
   // Untrusted inputs make the result non-comparable without a warning text (trace6.md §17.4).
   out.comparable = analyze_health(baseline).trusted && analyze_health(candidate).trusted;
   compare_runs(baseline.run(), candidate.run(), out);
+  const auto b_region = evidence::measured_region_label(baseline),
+             c_region = evidence::measured_region_label(candidate);
+  if (b_region && c_region && *b_region != *c_region) {
+    out.comparable = false;
+    out.warnings.push_back("measured region differs: " + output::quoted_code(*b_region) + " vs " +
+                           output::quoted_code(*c_region));
+  }
 
   const std::uint64_t bt = evidence::measured_total(baseline),
                       ct = evidence::measured_total(candidate);

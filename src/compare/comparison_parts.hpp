@@ -57,6 +57,10 @@ bool is_descriptive_tag(std::string_view key);
 // candle-graph's own Chrome export read back, nor for a capture by the profiler engine
 // (`capture.profiler`), whose entrypoints are the run's own.
 bool entrypoint_names_a_file(const TraceRunMeta& run);
+// What such a trace measured, as its keys name it: `ProfilerStep` (one step), `all profiler steps`
+// or `profiled window`; none for any other trace. Two runs that measured different regions are not
+// comparable.
+std::optional<std::string> measured_region_label(const TraceDocument& doc);
 // Tags that say how a trace was read or captured (`convert.*`, `source.*`, `capture.*`: counts of
 // repairs, the source file, the capture's own cost), not what ran: never a workload condition.
 bool is_provenance_tag(std::string_view key);

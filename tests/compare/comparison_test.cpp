@@ -284,6 +284,24 @@ TEST(Comparison, ProfilerTracesReadAsFoundAreKeyedFromTheirRegion) {
   }
 }
 
+// What the two traces measured must agree: one step against every step is not a comparison.
+TEST(Comparison, ProfilerTracesOfDifferentRegionsAreNotComparable) {
+  const TraceDocument step =
+      doc(profiler_body("a", "ProfilerStep#3"), profiler_meta("a", "kineto"));
+  const TraceDocument all =
+      doc(profiler_body("b", "all profiler steps"), profiler_meta("b", "kineto"));
+  const Comparison cmp = compare_documents(step, all);
+  EXPECT_FALSE(cmp.comparable);
+  EXPECT_EQ(cmp.warnings,
+            (std::vector<std::string>{
+                "entrypoint not compared: `a` vs `b` name the PyTorch profiler traces' files",
+                "measured region differs: `ProfilerStep` vs `all profiler steps`"}));
+  // Another step of the same kind is the same region.
+  const TraceDocument other =
+      doc(profiler_body("a", "ProfilerStep#4"), profiler_meta("a", "kineto"));
+  EXPECT_TRUE(compare_documents(step, other).comparable);
+}
+
 // Entrypoints that are the run's own keep trace6.md §9.4's root paths and comparison: a trace/6
 // capture, a capture by the profiler engine (`capture.profiler`), our Chrome export read back, a
 // file with the tag but two measured spans, and a profiler trace against a capture.

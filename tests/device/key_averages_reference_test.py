@@ -591,6 +591,18 @@ def test_cohorts_of_profiler_traces_named_after_their_files_are_eligible(tmp_pat
     assert len(step) == 1
     assert step[0]["baseline_runs_with"] == step[0]["candidate_runs_with"] == 5
     assert step[0]["baseline_mean_ns"] in walls and step[0]["delta_ns"] == 0
+    # The candidates converted with every step as their region measured something else.
+    for p in runs["candidate"]:
+        r = subprocess.run([CG, "convert", p, "--step", "all", "-q", "-o", p + ".jsonl"],
+                           capture_output=True, text=True, check=False)
+        assert r.returncode == 0, r.stderr
+    c = run_compare(tmp_path, "--baseline", *runs["baseline"],
+                    "--candidate", *[p + ".jsonl" for p in runs["candidate"]])
+    reasons = c["eligibility"]["reasons"]
+    assert not c["eligibility"]["eligible"] and len(reasons) == 1, reasons
+    assert reasons[0]["code"] == "identity_conditions_differ"
+    assert reasons[0]["message"].startswith(
+        "measured region differs: `ProfilerStep` in "), reasons[0]["message"]
 
 
 def test_step_all_measures_every_event(tmp_path):
