@@ -315,6 +315,18 @@ TEST(ChromeDevice, MalformedProfilerStepsAreDroppedAndCounted) {
   EXPECT_EQ(meta.at("profiler_steps"), json::parse(R"([{"step":4,"wall_ns":10,"device_busy_ns":2},
       {"step":7,"wall_ns":30,"device_busy_ns":0}])"));
   EXPECT_EQ(meta.at("tags").at("convert.dropped_profiler_steps"), "3");
+  // Not an array at all: one value dropped.
+  std::string text2 = cgcli::read_file(path);
+  const std::size_t at = text2.find("\"profiler_steps\":[");
+  ASSERT_NE(at, std::string::npos);
+  text2 = text2.substr(0, at) + "\"profiler_steps\":\"many\"}}";
+  const auto path2 = dir.write("edited2.json", text2);
+  const auto r2 = cgcli::run_cli({"convert", path2.string(), "-o", (dir / "t2.jsonl").string()});
+  ASSERT_EQ(r2.exit_code, 0) << cgcli::describe(r2);
+  const std::string out2 = cgcli::read_file(dir / "t2.jsonl");
+  const json meta2 = json::parse(out2.substr(0, out2.find('\n')));
+  EXPECT_FALSE(meta2.contains("profiler_steps"));
+  EXPECT_EQ(meta2.at("tags").at("convert.dropped_profiler_steps"), "1");
 }
 
 TEST(ChromeDevice, ADeviceSliceWithoutOpKindIsStillDeviceWork) {

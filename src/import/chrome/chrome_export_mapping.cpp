@@ -37,10 +37,16 @@ struct OtherData {
 };
 
 // `profiler_steps` (written since the export of PyTorch traces kept their steps): the entries
-// with `step`, `wall_ns` and `device_busy_ns`, each an unsigned integer; the rest are counted.
+// with `step`, `wall_ns` and `device_busy_ns`, each an unsigned integer; the rest are counted, and
+// a value that is not an array counts as one.
 void read_profiler_steps(simdjson::dom::object obj, OtherData* out) {
+  simdjson::dom::element value;
+  if (obj["profiler_steps"].get(value)) return;  // absent
   simdjson::dom::array steps;
-  if (obj["profiler_steps"].get_array().get(steps)) return;
+  if (value.get_array().get(steps)) {
+    out->dropped_profiler_steps = 1;
+    return;
+  }
   for (simdjson::dom::element e : steps) {
     ProfilerStepRecord r;
     simdjson::dom::object s;
