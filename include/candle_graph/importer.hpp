@@ -37,8 +37,13 @@ struct ImportOptions {
 
 // What an importer did besides copying events: the source's dialect and size, the measured
 // region it chose, and everything it repaired, dropped or did not map, counted by reason.
+// ImportReport::format, also the tag `source.format` of a converted trace.
+inline constexpr std::string_view kKinetoFormat = "kineto";
+inline constexpr std::string_view kLegacyProfilerFormat = "legacy-autograd-profiler";
+inline constexpr std::string_view kChromeExportFormat = "candle-graph-chrome";
+
 struct ImportReport {
-  std::string format;    // "trace6", "kineto", "legacy-autograd-profiler", "candle-graph-chrome"
+  std::string format;    // "trace6", kKinetoFormat, kLegacyProfilerFormat, kChromeExportFormat
   std::string measured;  // the measured span's name ("ProfilerStep#3"); empty for trace/6
   std::uint64_t source_events = 0;
   // (reason, count), sorted by reason, zero counts left out; for converted traces the same

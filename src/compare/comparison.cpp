@@ -6,10 +6,12 @@
 #include <unordered_map>
 
 #include "candle_graph/analysis.hpp"
+#include "candle_graph/importer.hpp"
 #include "compare/comparison_parts.hpp"
 #include "events/saturating.hpp"
 #include "output/markdown_text.hpp"
 #include "trace/memory_budget.hpp"
+#include "trace/profiler_steps.hpp"
 
 namespace candle_graph {
 namespace {
@@ -198,11 +200,8 @@ std::uint32_t measured_region_of_a_file(const TraceDocument& doc) {
 // `ProfilerStep#N` → `ProfilerStep`; the converter's other region names are the same in every
 // trace (`all profiler steps`, `profiled window`).
 std::string_view region_label(std::string_view name) {
-  constexpr std::string_view kStep = "ProfilerStep#";
-  if (!name.starts_with(kStep) || name.size() == kStep.size()) return name;
-  for (char c : name.substr(kStep.size()))
-    if (c < '0' || c > '9') return name;
-  return kStep.substr(0, kStep.size() - 1);
+  std::uint64_t step = 0;
+  return parse_profiler_step(name, step) ? "ProfilerStep" : name;
 }
 
 }  // namespace
@@ -318,7 +317,7 @@ bool entrypoint_names_a_file(const TraceRunMeta& run) {
   for (const Tag& t : run.tags) {
     if (t.key == "capture.profiler") return false;
     if (t.key == "source.format")
-      read_as_found = t.value == "kineto" || t.value == "legacy-autograd-profiler";
+      read_as_found = t.value == kKinetoFormat || t.value == kLegacyProfilerFormat;
   }
   return read_as_found;
 }

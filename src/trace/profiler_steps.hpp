@@ -5,10 +5,15 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "candle_graph/trace_events.hpp"
 
 namespace candle_graph {
+
+// PyTorch's name of a profiler step, `ProfilerStep#<digits>` (also the measured span's name in a
+// trace converted at one step): true for such a name, with N in `number`.
+bool parse_profiler_step(std::string_view name, std::uint64_t& number);
 
 // The number of the last step when the profiler's stop cut it short and another step was
 // measured (the importer's tag `convert.incomplete_last_step_skipped`); nullopt otherwise. Such

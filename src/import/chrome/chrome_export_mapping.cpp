@@ -121,7 +121,7 @@ ImportedTrace ChromeExportImporter::read(const std::filesystem::path& input,
       trace_event::scan_trace_events(input, options.progress, options.threads);
   const Model& m = scanned.model;
   trace_event::SourceInfo& src = scanned.source;
-  src.format = "candle-graph-chrome";
+  src.format = kChromeExportFormat;
   OtherData od;
   if (src.bare_array || !read_other_data(m, &od))
     throw Error(path, 0,

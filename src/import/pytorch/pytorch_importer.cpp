@@ -97,7 +97,7 @@ ImportedTrace PytorchImporter::read(const std::filesystem::path& path,
   // The conversion's line shows from its start: placing the events (a second for millions of
   // them) comes before the count that drives it.
   if (options.converting) options.converting(0, 1);
-  scanned.source.format = scanned.source.bare_array ? "legacy-autograd-profiler" : "kineto";
+  scanned.source.format = scanned.source.bare_array ? kLegacyProfilerFormat : kKinetoFormat;
   RepairCounts rep;
   Assembly a;
   a.model = &m;

@@ -4,6 +4,7 @@
 
 #include "candle_graph/error.hpp"
 #include "import/trace_event/kineto_vocabulary.hpp"
+#include "trace/profiler_steps.hpp"
 #include "trace/time_intervals.hpp"
 
 namespace candle_graph::import::pytorch {
@@ -19,7 +20,7 @@ EventLists classify_events(const Model& m, const std::string& path, RepairCounts
     switch (s.role) {
       case Role::step_marker: {
         Step st;
-        trace_event::parse_profiler_step(m.strings.str(s.name), st.number);
+        parse_profiler_step(m.strings.str(s.name), st.number);
         st.begin = s.ts_ns;
         st.end = s.ts_ns + s.dur_ns;
         st.name = s.name;

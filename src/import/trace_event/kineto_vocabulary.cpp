@@ -3,19 +3,9 @@
 #include "import/trace_event/kineto_vocabulary.hpp"
 
 #include "format/chrome.hpp"
-
-#include <charconv>
+#include "trace/profiler_steps.hpp"
 
 namespace candle_graph::import::trace_event {
-
-bool parse_profiler_step(std::string_view name, std::uint64_t& number) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
-  const std::string_view digits = name.substr(kPrefix.size());
-  if (digits.empty()) return false;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-  return ec == std::errc() && end == digits.data() + digits.size();
-}
 
 Role kineto_role(std::string_view cat, std::string_view name) {
   // Our own export's categories first: a PyTorch trace read as found names its measured span

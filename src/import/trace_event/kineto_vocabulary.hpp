@@ -24,9 +24,6 @@ OpKind device_kind(std::string_view cat);
 // autograd node names (AddmmBackward0) are ops; other names are record_function ranges.
 Role legacy_role(std::string_view name);
 
-// True for `ProfilerStep#<digits>`; `number` receives the digits.
-bool parse_profiler_step(std::string_view name, std::uint64_t& number);
-
 // "float" -> "f32", "c10::Half" -> "f16", "long int" -> "i64", ...; unknown names pass through
 // unchanged (trace/6 then counts 0 bytes for them).
 std::string_view torch_dtype_label(std::string_view torch_type);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "import/trace_event/kineto_vocabulary.hpp"
+#include "trace/profiler_steps.hpp"
 
 namespace candle_graph::import::trace_event {
 namespace {
