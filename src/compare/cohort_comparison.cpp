@@ -62,8 +62,17 @@ std::string label(const CohortRun& r) {
 // reference) and the first run that differs from it.
 // Which identity conditions a set of runs must share. The steps of one profiler trace (compare
 // --steps-as-runs) differ in warmup by construction, and two traces of one job on two ranks
-// differ in file name and device: their steps share those within each side only.
+// differ in file name and device index: their steps share those within each side only. Across
+// the sides, the GPU models must agree where both traces name one.
 enum class Conditions { all, run_identity, workload };
+
+// Equal unless both name a model and the models differ.
+struct NamedModel {
+  const std::optional<std::string>* model;
+  bool operator==(const NamedModel& o) const {
+    return !*model || !*o.model || **model == **o.model;
+  }
+};
 
 void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
                       Conditions which = Conditions::all) {
@@ -94,7 +103,8 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
           return c.entrypoint ? str(*c.entrypoint) : std::string("a profiler trace's file name");
         });
     field(
-        "device", [](const C& c) { return c.device; }, [&](const C& c) { return str(c.device); });
+        "device", [](const C& c) { return c.device; },
+        [&](const C& c) { return str(c.device.shown()); });
   }
   if (!workload) return;
   field(
@@ -112,6 +122,10 @@ void check_conditions(const std::vector<const CohortRun*>& runs, Reasons& out,
       [](const C& c) {
         return std::string(c.measured_region_device_synchronized ? "true" : "false");
       });
+  if (which == Conditions::workload)
+    field(
+        "device model", [](const C& c) { return NamedModel{&c.device.model}; },
+        [&](const C& c) { return str(c.device.model.value_or("none")); });
   if (which == Conditions::all)
     field(
         "warmup", [](const C& c) { return c.warmup_steps; },
@@ -246,7 +260,7 @@ ReducedRun reduce_run(const TraceDocument& doc, std::string source) {
   if (!evidence::entrypoint_names_a_file(doc.run())) c.entrypoint = doc.run().entrypoint;
   c.region = evidence::measured_region_label(doc);
   c.phase = doc.run().phase;
-  c.device = doc.run().device;
+  c.device = evidence::device_identity(doc.run());
   c.timing_mode = doc.run().timing_mode;
   c.measured_region_device_synchronized = doc.run().measured_region_device_synchronized;
   c.warmup_steps = doc.run().warmup_steps;

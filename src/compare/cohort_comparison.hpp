@@ -19,6 +19,7 @@
 
 #include "candle_graph/trace.hpp"
 #include "compare/cohort_statistics.hpp"
+#include "compare/comparison_parts.hpp"
 
 namespace candle_graph::compare {
 
@@ -53,7 +54,7 @@ struct RunConditions {
   // What a PyTorch profiler trace read as found measured (evidence::measured_region_label).
   std::optional<std::string> region;
   ExecutionPhase phase = ExecutionPhase::train;
-  std::string device;
+  evidence::DeviceIdentity device;
   TimingMode timing_mode = TimingMode::host;
   bool measured_region_device_synchronized = false;
   std::uint64_t warmup_steps = 0;

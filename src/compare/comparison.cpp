@@ -322,6 +322,29 @@ bool entrypoint_names_a_file(const TraceRunMeta& run) {
   return read_as_found;
 }
 
+namespace {
+std::string_view device_kind(std::string_view device) {
+  return device.substr(0, device.find(':'));
+}
+}  // namespace
+
+bool DeviceIdentity::operator==(const DeviceIdentity& other) const {
+  if (model && other.model)
+    return *model == *other.model && device_kind(device) == device_kind(other.device);
+  return device == other.device;
+}
+
+std::string DeviceIdentity::shown() const {
+  return model ? device + " (" + *model + ")" : device;
+}
+
+DeviceIdentity device_identity(const TraceRunMeta& run) {
+  DeviceIdentity id{std::string(run.device), std::nullopt};
+  for (const Tag& t : run.tags)
+    if (t.key == "source.device_name") id.model = std::string(t.value);
+  return id;
+}
+
 bool is_provenance_tag(std::string_view key) {
   return key.starts_with("convert.") || key.starts_with("source.") || key.starts_with("capture.");
 }
@@ -355,7 +378,14 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
     differs("entrypoint", b.entrypoint, c.entrypoint);
   }
   differs("phase", to_string(b.phase), to_string(c.phase));
-  differs("device", b.device, c.device);
+  const evidence::DeviceIdentity bd = evidence::device_identity(b),
+                                 cd = evidence::device_identity(c);
+  if (!(bd == cd))
+    differs("device", bd.shown(), cd.shown());
+  else if (b.device != c.device)
+    out.warnings.push_back("device index not compared: " + output::quoted_code(b.device) + " vs " +
+                           output::quoted_code(c.device) + " are both " +
+                           output::quoted_code(*bd.model));
   if (b.timing_mode != c.timing_mode) {
     out.comparable = false;
     out.warnings.push_back("timing mode differs");

@@ -61,6 +61,20 @@ bool entrypoint_names_a_file(const TraceRunMeta& run);
 // or `profiled window`; none for any other trace. Two runs that measured different regions are not
 // comparable.
 std::optional<std::string> measured_region_label(const TraceDocument& doc);
+// The device two runs must share (trace6.md §9.4), as compared. A PyTorch profiler trace names
+// its GPU's model (`source.device_name`, docs/format/pytorch.md) beside an index that only says
+// which of a machine's GPUs the process was given: two runs that both name a model are held to
+// the device's kind (`cuda`) and that model, so two ranks of one job on alike GPUs compare; any
+// other pair to the device as written. Equality is against one reference run (cohorts compare
+// every run with the first).
+struct DeviceIdentity {
+  std::string device;                // as written: `cuda:3`, `cpu`
+  std::optional<std::string> model;  // `source.device_name`
+  bool operator==(const DeviceIdentity& other) const;
+  // `cuda:3 (NVIDIA A100-PG509-200)`, or the device alone.
+  std::string shown() const;
+};
+DeviceIdentity device_identity(const TraceRunMeta& run);
 // Tags that say how a trace was read or captured (`convert.*`, `source.*`, `capture.*`: counts of
 // repairs, the source file, the capture's own cost), not what ran: never a workload condition.
 bool is_provenance_tag(std::string_view key);

@@ -333,4 +333,37 @@ TEST(Comparison, OtherTracesKeepTheirRootPathsAndEntrypoints) {
   EXPECT_EQ(mixed.warnings, (std::vector<std::string>{"entrypoint differs: `f` vs `g`"}));
 }
 
+// A trace that names its GPU's model (`source.device_name`, from Kineto's deviceProperties) is
+// held to the device's kind and model when the other names one too; otherwise to the device as
+// written. The expected texts are written by hand from the rule.
+TEST(Comparison, NamedGpuModelsReplaceTheDeviceIndex) {
+  const auto on = [](const std::string& device, const std::string& model) {
+    const std::string tag = model.empty() ? "" : R"(,"source.device_name":")" + model + "\"";
+    return R"({"device":")" + device + R"(","tags":{"source.format":"kineto")" + tag + "}}";
+  };
+  struct Case {
+    std::string b, c;  // meta lines
+    bool comparable;
+    std::string warning;  // empty: none
+  };
+  const std::vector<Case> cases = {
+      {on("cuda:0", "V100"), on("cuda:1", "V100"), true,
+       "device index not compared: `cuda:0` vs `cuda:1` are both `V100`"},
+      {on("cuda:0", "V100"), on("cuda:0", "A100"), false,
+       "device differs: `cuda:0 (V100)` vs `cuda:0 (A100)`"},
+      {on("cuda:0", "V100"), on("cuda:1", ""), false,
+       "device differs: `cuda:0 (V100)` vs `cuda:1`"},
+      {on("cuda:0", "V100"), on("cuda:0", ""), true, ""},
+      {on("cuda:0", ""), on("cuda:1", ""), false, "device differs: `cuda:0` vs `cuda:1`"},
+      {on("cuda:0", "V100"), on("hip:0", "V100"), false,
+       "device differs: `cuda:0 (V100)` vs `hip:0 (V100)`"},
+  };
+  for (const Case& k : cases) {
+    const Comparison cmp = compare_documents(doc(body(100, 1.0), k.b), doc(body(100, 1.0), k.c));
+    EXPECT_EQ(cmp.comparable, k.comparable) << k.b << " " << k.c;
+    EXPECT_EQ(cmp.warnings,
+              k.warning.empty() ? std::vector<std::string>{} : std::vector<std::string>{k.warning});
+  }
+}
+
 }  // namespace

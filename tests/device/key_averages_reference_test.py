@@ -476,6 +476,18 @@ def test_steps_as_runs_leave_out_a_last_step_cut_short(tmp_path):
         assert c[side][0]["source"].endswith(f"ProfilerStep#{steps[0][0]}")
 
 
+def gpu_of(path):
+    """(`cuda:N`, model) of a Kineto trace: the lowest GPU index its kernels ran on, and the
+    name its top-level deviceProperties give that index."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        trace = json.load(f)
+    index = min(e["args"]["device"] for e in trace["traceEvents"] if e.get("cat") == "kernel")
+    names = [d["name"] for d in trace["deviceProperties"] if d["id"] == index]
+    assert len(names) == 1
+    return f"cuda:{index}", names[0]
+
+
 def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
     # Two 6-step traces of one job (A100 control, V100 test): every step is a run of its side, so
     # one trace per side gives an answer with an interval. The means are the steps' own
@@ -483,7 +495,6 @@ def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
     a, b = TRACEDIFF_A100, TRACEDIFF_V100
     c = run_compare(tmp_path, a, b, "--steps-as-runs")
     assert c["schema"] == "candle-graph/comparison/2"
-    assert c["eligibility"]["eligible"], c["eligibility"]
     wa, wb = step_walls(load_events(a)), step_walls(load_events(b))
     assert len(c["baseline_runs"]) == len(wa) == 6 and len(c["candidate_runs"]) == len(wb) == 6
     mt = c["measured_total"]
@@ -491,8 +502,42 @@ def test_compare_uses_each_traces_steps_as_its_runs(tmp_path):
     assert mt["candidate_mean_ns"] == pytest.approx(sum(wb) / len(wb), rel=1e-12)
     low, high = mt["interval_ns"]["low"], mt["interval_ns"]["high"]
     assert low <= mt["delta_ns"] <= high
-    # Every V100 step is slower than every A100 step: the verdict cannot be anything else.
-    assert min(wb) > max(wa) and c["verdict"] == "slower"
+    # Every V100 step is slower than every A100 step: the interval lies above zero.
+    assert min(wb) > max(wa) and low > 0
+    # But the GPUs differ (their models read from deviceProperties): not a like-for-like
+    # comparison, so not eligible, and no verdict.
+    (_, model_a), (_, model_b) = gpu_of(a), gpu_of(b)
+    assert model_a != model_b
+    reasons = c["eligibility"]["reasons"]
+    assert not c["eligibility"]["eligible"] and len(reasons) == 1, reasons
+    assert reasons[0]["code"] == "identity_conditions_differ"
+    assert reasons[0]["message"].startswith(
+        f"device model differs: `{model_a}` in "), reasons[0]["message"]
+    assert f"vs `{model_b}` in " in reasons[0]["message"]
+    assert c["verdict"] == "inconclusive"
+
+
+def test_ranks_of_one_job_on_alike_gpus_are_comparable(tmp_path):
+    # The DLRM job's ranks ran on different GPU indices of alike machines (deviceProperties, read
+    # here): two ranks compare, the indices only warn; as cohorts, the ranks agree on the device.
+    ranks = sorted(os.path.join(KINETO, DLRM, f) for f in os.listdir(os.path.join(KINETO, DLRM)))
+    gpus = [gpu_of(r) for r in ranks]
+    assert len({g[0] for g in gpus}) == len(ranks) == 8, "the fixture this test was written for"
+    assert len({g[1] for g in gpus}) == 1
+    c = run_compare(tmp_path, ranks[0], ranks[1])
+    assert c["comparable"], c["warnings"]
+    assert (f"device index not compared: `{gpus[0][0]}` vs `{gpus[1][0]}` are both "
+            f"`{gpus[0][1]}`") in c["warnings"], c["warnings"]
+    c = run_compare(tmp_path, "--baseline", *ranks[:4], "--candidate", *ranks[4:])
+    codes = {r["code"] for r in c["eligibility"]["reasons"]}
+    assert codes == {"insufficient_runs"}, c["eligibility"]  # four runs a side, nothing else
+    # GPUs of different models are not comparable; the message names both.
+    a, b = TRACEDIFF_A100, TRACEDIFF_V100
+    c = run_compare(tmp_path, a, b)
+    (index_a, model_a), (index_b, model_b) = gpu_of(a), gpu_of(b)
+    assert not c["comparable"]
+    assert (f"device differs: `{index_a} ({model_a})` vs `{index_b} ({model_b})`"
+            in c["warnings"]), c["warnings"]
 
 
 def top_annotations_per_step(events):

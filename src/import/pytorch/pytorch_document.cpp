@@ -67,6 +67,33 @@ void add_distributed_tags(const Model& m, trace_event::OwnedTags& owned) {
   add_process_group_tags(info, owned);
 }
 
+// The model of the run's GPU (`cuda:<device>`) as `source.device_name`, from the entry of
+// deviceProperties (computeProperties in Kineto of 2021) whose `id` is the device: `compare` then
+// holds two ranks' traces, which name different GPUs of alike machines, to the model rather than
+// the index. Left out, not an error, when the entry is missing or malformed, or the name is
+// empty, longer than any GPU's or holds control characters: the comparison then holds the index,
+// as for any trace.
+void add_device_name_tag(const Model& m, std::int32_t device, trace_event::OwnedTags& owned) {
+  constexpr std::size_t kLongestName = 256;
+  if (device < 0) return;
+  auto it = m.top_level.find("deviceProperties");
+  if (it == m.top_level.end()) it = m.top_level.find("computeProperties");
+  if (it == m.top_level.end()) return;
+  simdjson::dom::parser parser;
+  simdjson::dom::array entries;
+  if (parser.parse(it->second).get_array().get(entries)) return;
+  for (simdjson::dom::element entry : entries) {
+    std::int64_t id = -1;
+    std::string_view name;
+    if (entry["id"].get_int64().get(id) || id != device) continue;
+    const auto control = [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; };
+    if (!entry["name"].get_string().get(name) && !name.empty() && name.size() <= kLongestName &&
+        std::none_of(name.begin(), name.end(), control))
+      owned.add("source.device_name", std::string(name));
+    return;
+  }
+}
+
 // A file with the host ops of more than one process (pytorch.md, meta) gets the tag
 // `source.host_processes` listing them: the first eight pids, then how many more. Health makes the
 // trace untrusted by it. A string pid is shown quoted when short, else by its length.
@@ -186,6 +213,7 @@ void emit_meta(const Assembly& a, const ImportReport& report, TraceDocumentBuild
   if (src.gzip) owned.add("source.gzip", "true");
   add_distributed_tags(*a.model, owned);
   add_host_process_tag(*a.model, owned);
+  add_device_name_tag(*a.model, a.ops.first_device, owned);
   const std::int64_t r0 = a.region.begin;
   // The region's start on the source's own clock (trace timestamps, plus baseTimeNanoseconds
   // when they are relative to it): every other time in the document is relative to it, and

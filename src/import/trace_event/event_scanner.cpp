@@ -37,11 +37,13 @@ bool is_space(unsigned char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-// Top-level Kineto keys the converter reads; the rest (deviceProperties, INFO, ...) is skipped.
-// distributedInfo ({"backend", "rank", "world_size"}) names the rank of a distributed run.
+// Top-level Kineto keys the converter reads; the rest (INFO, ...) is skipped. distributedInfo
+// ({"backend", "rank", "world_size"}) names the rank of a distributed run, deviceProperties
+// ([{"id", "name", ...}], computeProperties in Kineto of 2021) the model of each GPU.
 bool wanted_top_level(std::string_view key) {
   return key == "otherData" || key == "traceName" || key == "baseTimeNanoseconds" ||
-         key == "schemaVersion" || key == "displayTimeUnit" || key == "distributedInfo";
+         key == "schemaVersion" || key == "displayTimeUnit" || key == "distributedInfo" ||
+         key == "deviceProperties" || key == "computeProperties";
 }
 
 struct GzCloser {

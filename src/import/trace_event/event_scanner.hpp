@@ -33,7 +33,7 @@ class EventScanner {
     bool gzip = false;
     std::uint64_t bytes = 0;              // decompressed bytes read
     bool missing_array_end = false;       // bare array without its closing `]` (tolerated)
-    std::uint64_t skipped_top_level = 0;  // top-level keys ignored (deviceProperties, ...)
+    std::uint64_t skipped_top_level = 0;  // top-level keys ignored (INFO, ...)
   };
 
   // The decompressed bytes read at a time; events crossing a chunk are carried over.

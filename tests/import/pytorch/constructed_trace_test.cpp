@@ -145,5 +145,42 @@ TEST(ConstructedKineto, CandleGraphChromeExportMapsBackExactly) {
   EXPECT_EQ(c.doc.ops()[1].timestamp_ns, 5600000u);
 }
 
+// The model of the run's GPU (the lowest device index of its kernels) is the entry of
+// deviceProperties (computeProperties in 2021) with that id; a missing, malformed or hostile
+// entry leaves the tag out without an error. Expected values are written by hand from the text.
+TEST(ConstructedKineto, TheGpuModelIsReadFromTheDevicePropertiesOfItsIndex) {
+  const auto trace = [](const std::string& properties) {
+    return R"({"traceName":"gpus",)" + properties + R"("traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1010,"dur":20,"args":{"External id":1}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1012,"dur":5,"args":{"correlation":7}},
+{"ph":"X","cat":"kernel","name":"gemm","pid":2,"tid":7,"ts":1020,"dur":10,"args":{"device":2,"stream":7,"correlation":7}}
+]})";
+  };
+  const std::string two = R"([{"id":0,"name":"GPU zero"},{"id":2,"name":"GPU two"}])";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("deviceProperties":)" + two + ",", "GPU two"},
+      {R"("computeProperties":)" + two + ",", "GPU two"},
+      {"", ""},                                                      // no properties
+      {R"("deviceProperties":{"id":2,"name":"GPU two"},)", ""},      // not an array
+      {R"("deviceProperties":[{"id":0,"name":"GPU zero"}],)", ""},   // no entry for device 2
+      {R"("deviceProperties":[{"id":"2","name":"GPU two"}],)", ""},  // id of the wrong type
+      {R"("deviceProperties":[{"id":2,"name":7}],)", ""},            // name of the wrong type
+      {R"("deviceProperties":[{"id":2,"name":""}],)", ""},
+      {R"("deviceProperties":[{"id":2,"name":"GPU\ntwo"}],)", ""},  // a control character
+      {R"("deviceProperties":[{"id":2,"name":")" + std::string(257, 'x') + R"("}],)", ""},
+      {R"("deviceProperties":[{"id":2,"name":")" + std::string(256, 'x') + R"("}],)",
+       std::string(256, 'x')},
+  };
+  for (const auto& [properties, model] : cases) {
+    TempDir dir;
+    const Converted c =
+        convert_and_read(dir.write("gpus.json", trace(properties)), dir / "t.jsonl");
+    EXPECT_TRUE(c.health.trusted) << properties << error_codes(c.health);
+    EXPECT_EQ(c.doc.run().device, "cuda:2");
+    EXPECT_EQ(c.tag("source.device_name"), model) << properties;
+  }
+}
+
 }  // namespace
 }  // namespace cgimport
