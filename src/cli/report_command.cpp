@@ -94,9 +94,9 @@ Runner register_report(CLI::App& app) {
       "idle time and why, kernel types, launches, sync stalls, the kernels and the ops that\n"
       "launched them), profiler steps (PyTorch traces) and against the baseline (with\n"
       "--baseline). TRACE may be a PyTorch profiler trace: --step N|all picks the region.\n"
-      "--html adds the viewer of the same packet; --headline prints the report's top lines and\n"
-      "the output paths.\n"
-      "Every file is written atomically.\n"
+      "Outputs, any of them (at least one): --json the evidence, --markdown the report, --html\n"
+      "the viewer of the same packet, --headline the report's top lines and the output paths on\n"
+      "stdout. Every file is written atomically, and none is in place until all are written.\n"
       "With --bundle DIR, publish an evidence bundle instead (--json/--markdown/--html then\n"
       "optional copies): bundle.json (candle-graph/bundle/1: run id, tool version, schemas, path,\n"
       "size and SHA-256 of every file), trace.jsonl (the input, byte for byte), baseline.jsonl\n"
@@ -116,7 +116,7 @@ Runner register_report(CLI::App& app) {
   add_nsight_option(cmd, args->nsight_dir);
   cmd->add_option("--json", args->json, "where to write the evidence JSON");
   cmd->add_option("--markdown", args->markdown, "where to write the Markdown report");
-  cmd->add_option("--html", args->html, "also write the HTML viewer of the same packet here");
+  cmd->add_option("--html", args->html, "where to write the HTML viewer of the same packet");
   add_step_option(cmd, args->step);
   add_threads_option(cmd);
   cmd->add_flag("--headline", args->headline,
@@ -125,8 +125,10 @@ Runner register_report(CLI::App& app) {
   cmd->add_option("--bundle", args->bundle,
                   "publish an evidence bundle into this new directory (must not exist)");
   return [args] {
-    if (!args->bundle && (!args->json || !args->markdown))
-      throw UsageError("report needs --json FILE and --markdown FILE (or --bundle DIR)");
+    if (!args->bundle && !args->json && !args->markdown && !args->html && !args->headline)
+      throw UsageError(
+          "report needs an output: any of --json FILE, --markdown FILE, --html FILE and "
+          "--headline, or --bundle DIR");
     const std::vector<std::filesystem::path> outs = [&] {
       std::vector<std::filesystem::path> v;
       for (const auto& o : {args->json, args->markdown, args->html})
@@ -140,7 +142,7 @@ Runner register_report(CLI::App& app) {
     if (args->bundle) {
       if (args->headline)
         throw UsageError("--headline is not available with --bundle; run `candle-graph report " +
-                         args->bundle->string() + " --json … --markdown … --headline` afterwards");
+                         args->bundle->string() + " --headline` afterwards");
       // Refused before anything is published: copies that would land in a bundle.
       const auto dest = std::filesystem::weakly_canonical(std::filesystem::absolute(*args->bundle));
       for (const auto& out : outs) {
@@ -190,26 +192,30 @@ Runner register_report(CLI::App& app) {
       html = rendered("the viewer " + args->html->string(), args->trace,
                       [&] { return viewer::render_viewer(packet); });
     output::OutputGroup outputs;
-    emit_json(
-        *args->json, {args->trace, base},
-        [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); }, &outputs,
-        evidence::evidence_packet_elements(packet));
+    if (args->json)
+      emit_json(
+          *args->json, {args->trace, base},
+          [&](output::JsonStream& w) { evidence::write_evidence_packet(w, packet); }, &outputs,
+          evidence::evidence_packet_elements(packet));
     evidence::ReportDigest digest;
-    emit_output(*args->markdown,
-                rendered("the report " + args->markdown->string(), args->trace,
-                         [&] {
-                           digest = evidence::make_report_digest(packet);
-                           return evidence::render_markdown(packet) +
-                                  evidence::render_report_sections(packet, digest);
-                         }),
-                {args->trace, base}, &outputs);
+    if (args->markdown)
+      emit_output(*args->markdown,
+                  rendered("the report " + args->markdown->string(), args->trace,
+                           [&] {
+                             digest = evidence::make_report_digest(packet);
+                             return evidence::render_markdown(packet) +
+                                    evidence::render_report_sections(packet, digest);
+                           }),
+                  {args->trace, base}, &outputs);
+    else if (args->headline)
+      digest = evidence::make_report_digest(packet);
     if (args->html) emit_output(*args->html, html, {args->trace, base}, &outputs);
     outputs.commit();
     if (args->headline) {
       std::string text = evidence::render_headline(packet, digest);
-      text += "\nOutputs:\n";
-      text += "  evidence  " + args->json->string() + "\n";
-      text += "  report    " + args->markdown->string() + "\n";
+      if (args->json || args->markdown || args->html) text += "\nOutputs:\n";
+      if (args->json) text += "  evidence  " + args->json->string() + "\n";
+      if (args->markdown) text += "  report    " + args->markdown->string() + "\n";
       if (args->html) {
         text += "  viewer    " + args->html->string() + "\n";
         text += "Open the viewer: xdg-open " + report_shell_word(args->html->string()) + "\n";

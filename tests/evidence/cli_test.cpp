@@ -144,8 +144,33 @@ TEST_F(Cli, ReportWritesJsonAndMarkdown) {
   const std::string text = cg_test::read_file(md.string());
   EXPECT_EQ(text.rfind("# candle-graph evidence\n", 0), 0u);
   EXPECT_NE(text.find("Total time changed by +0.00%."), std::string::npos);
-  // Missing --markdown is a usage error.
-  EXPECT_EQ(run_cli("report " + example + " --json " + json.string()).exit_code, 2);
+}
+
+// Any one output will do; none at all is a usage error that lists them. The expected files are
+// the ones named on the command line, and the JSON alone is the same bytes as beside the report.
+TEST_F(Cli, ReportWritesTheOutputsItIsGiven) {
+  const auto json = dir / "evidence.json", md = dir / "report.md", only = dir / "only.json";
+  ASSERT_EQ(run_cli("report " + example + " --json " + json.string() + " --markdown " + md.string())
+                .exit_code,
+            0);
+  const auto r = run_cli("report " + example + " --json " + only.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(cg_test::read_file(only.string()), cg_test::read_file(json.string()));
+  const auto alone = dir / "alone.md";
+  ASSERT_EQ(run_cli("report " + example + " --markdown " + alone.string()).exit_code, 0);
+  EXPECT_EQ(cg_test::read_file(alone.string()), cg_test::read_file(md.string()));
+  // The headline alone: the same top lines as with the files, and no list of outputs.
+  const auto with_files = run_cli("report " + example + " --json " + json.string() +
+                                  " --markdown " + md.string() + " --headline");
+  const auto headline = run_cli("report " + example + " --headline");
+  ASSERT_EQ(headline.exit_code, 0) << headline.err;
+  EXPECT_EQ(headline.out, with_files.out.substr(0, with_files.out.find("\nOutputs:\n")));
+  EXPECT_EQ(headline.out.find("Outputs:"), std::string::npos);
+  const auto none = run_cli("report " + example);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("report needs an output: any of --json FILE, --markdown FILE"),
+            std::string::npos)
+      << none.err;
 }
 
 TEST_F(Cli, RefusesToOverwriteTheInput) {
