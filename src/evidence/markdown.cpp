@@ -1,6 +1,7 @@
 // trace6.md §9.3 EvidencePacket::markdown(), plus the timing lines of §17.6 and §17.8.
 #include <cstdio>
 
+#include "compare/comparison_parts.hpp"
 #include "evidence/evidence_packet.hpp"
 #include "health/health_json.hpp"
 #include "output/json_stream.hpp"
@@ -42,6 +43,8 @@ std::string render_markdown(const EvidencePacket& p) {
         std::to_string(run.warmup_steps) + " warmup update" + (run.warmup_steps == 1 ? "" : "s") +
         ")\n";
   md += "- Device: " + output::markdown_inline_code(run.device) + "\n";
+  if (const auto model = device_identity(run).model)  // added: traces that name their GPU
+    md += "- GPU model: " + output::markdown_inline_code(*model) + "\n";
   md += "- Timing mode: `" + std::string(debug_name(run.timing_mode)) + "`\n";
   md += std::string("- Measured region device-synchronized: ") +
         (run.measured_region_device_synchronized ? "true" : "false") + "\n";

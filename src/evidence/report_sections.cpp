@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/comparison_parts.hpp"
 #include "evidence/report_device.hpp"
 #include "evidence/report_digest.hpp"
 #include "output/markdown_text.hpp"
@@ -237,7 +238,8 @@ std::string render_headline(const EvidencePacket& p, const ReportDigest& d) {
   const std::size_t warnings = p.health.gaps().size();
   out += std::string("Trace:          ") + (p.health.trusted ? "TRUSTED" : "UNTRUSTED") + ", " +
          output::visible_text(doc.run().entrypoint) + ", update " +
-         std::to_string(doc.run().capture_step) + " on " + output::visible_text(doc.run().device);
+         std::to_string(doc.run().capture_step) + " on " +
+         output::visible_text(device_identity(doc.run()).shown());
   if (warnings)
     out += " (" + std::to_string(warnings) + " health warning" + (warnings == 1 ? "" : "s") +
            ", see the report's Evidence gaps)";

@@ -19,6 +19,7 @@ nothing here calls candle-graph's code except the CLI whose output is checked.
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -538,6 +539,30 @@ def test_ranks_of_one_job_on_alike_gpus_are_comparable(tmp_path):
     assert not c["comparable"]
     assert (f"device differs: `{index_a} ({model_a})` vs `{index_b} ({model_b})`"
             in c["warnings"]), c["warnings"]
+
+
+def test_the_report_names_the_gpu_model(tmp_path):
+    # The model read from deviceProperties here, beside the device it belongs to; a trace
+    # without deviceProperties (the sampled NCCL rank) has no such line.
+    for name, named in ((TRACEDIFF_V100, True),
+                        (os.path.join(KINETO, "hta-sampled-rank0-of128-nccl.json.gz"), False)):
+        md = tmp_path / "report.md"
+        r = subprocess.run([CG, "report", name, "--markdown", str(md), "--headline"],
+                           capture_output=True, text=True, check=False)
+        assert r.returncode == 0, r.stderr
+        lines = md.read_text().splitlines()
+        device = [i for i, line in enumerate(lines) if line.startswith("- Device: ")]
+        assert len(device) == 1
+        if named:
+            index, model = gpu_of(name)
+            assert lines[device[0]] == f"- Device: `{index}`"
+            assert lines[device[0] + 1] == f"- GPU model: `{model}`"
+            assert f" on {index} ({model})" in r.stdout.splitlines()[0], r.stdout
+        else:
+            assert not any(line.startswith("- GPU model:") for line in lines)
+            device_text = lines[device[0]][len("- Device: `"):-1]
+            assert re.search(rf" on {re.escape(device_text)}( \(\d+ health warnings?,|$)",
+                             r.stdout.splitlines()[0]), r.stdout
 
 
 def top_annotations_per_step(events):
