@@ -141,8 +141,8 @@ TEST(BundlePublish, ExistingDestinationIsRefused) {
                (tmp / "d" / "e.json").string()});
   EXPECT_EQ(r.exit_code, 2) << cgcli::describe(r);
   EXPECT_FALSE(fs::exists(tmp / "d"));
-  // Without --bundle, report still needs both outputs.
-  r = run_cli({"report", in.trace.string(), "--json", (tmp / "e.json").string()});
+  // Without --bundle, report needs some output.
+  r = run_cli({"report", in.trace.string()});
   EXPECT_EQ(r.exit_code, 2);
 }
 
