@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "output/markdown_text.hpp"
+
 namespace candle_graph::ranks {
 namespace {
 
@@ -400,6 +402,23 @@ void add_straggler_finding(RanksAnalysis& a) {
                        "wait = Σ its start − each other rank's start)");
 }
 
+// Ranks on GPUs of different models (as their traces name them) take different times for the
+// same work: said, so that a straggler is not read as the code's doing alone.
+void add_gpu_model_finding(RanksAnalysis& a) {
+  std::map<std::string, std::vector<std::uint64_t>> by_model;
+  for (const RankProfile& p : a.ranks)
+    if (p.gpu_model) by_model[*p.gpu_model].push_back(p.rank);
+  if (by_model.size() < 2) return;
+  std::string text = "the ranks ran on " + std::to_string(by_model.size()) + " GPU models:";
+  for (const auto& [model, ranks] : by_model)
+    text += " " + output::quoted_code(model) + " (rank" + (ranks.size() > 1 ? "s " : " ") +
+            rank_list(ranks) + "),";
+  text.back() = ';';
+  a.findings.push_back(text +
+                       " their times differ by the hardware as well as by the work (rule: the "
+                       "model each trace names, Kineto's deviceProperties)");
+}
+
 void add_findings(RanksAnalysis& a) {
   add_straggler_finding(a);
   for (const CollectiveSkew& c : a.collectives)
@@ -424,6 +443,7 @@ void add_findings(RanksAnalysis& a) {
                          duration_text(a.estimate->measured_ns) +
                          " (model: each collective it was last at starts at the next-latest "
                          "arrival; the saving carries to the end of the slowest rank's step)");
+  add_gpu_model_finding(a);
 }
 
 }  // namespace

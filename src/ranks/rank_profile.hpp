@@ -48,6 +48,9 @@ struct RankProfile {
   std::string rank_from;  // "distributedInfo" (the `source.rank` tag) or "file name"
   std::optional<std::uint64_t> world_size;
   std::string backend;
+  std::string device;  // the run's device (`cuda:3`); empty when unknown (an older summary)
+  // Its GPU's model where the trace names it (`source.device_name`, Kineto's deviceProperties).
+  std::optional<std::string> gpu_model;
   // The measured region's start on the trace's own clock (`source.region_start_ns`); without it
   // the rank cannot be put on a common clock with the others.
   std::optional<std::int64_t> region_start_ns;

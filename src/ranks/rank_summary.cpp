@@ -180,9 +180,9 @@ void read_gpu_time(const Fields& f, RankProfile& p) {
 RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   const Fields f(
       j, "", file,
-      {"backend", "busy_ns", "collectives", "communication_ns", "compute_ns",
-       "exposed_communication_ns", "file", "idle_ns", "measured_ns", "process_groups", "rank",
-       "rank_from", "region_start_ns", "schema", "steps", "untrusted", "world_size"});
+      {"backend", "busy_ns", "collectives", "communication_ns", "compute_ns", "device",
+       "exposed_communication_ns", "file", "gpu_model", "idle_ns", "measured_ns", "process_groups",
+       "rank", "rank_from", "region_start_ns", "schema", "steps", "untrusted", "world_size"});
   if (f.text("schema") != kRankSummarySchema)
     f.fail("schema is \"" + f.text("schema") + "\", expected \"" + std::string(kRankSummarySchema) +
            "\"");
@@ -194,6 +194,16 @@ RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
     f.fail("rank_from is neither \"distributedInfo\" nor \"file name\"");
   if (!f.is_null("world_size")) p.world_size = f.u64("world_size");
   p.backend = f.text("backend");
+  // Both absent in the summaries written before the fields were added: device unknown.
+  if (j.contains("device") && !f.is_null("device")) {
+    p.device = f.text("device");
+    if (p.device.empty()) f.fail("device is empty: null, or the run's device");
+  }
+  if (j.contains("gpu_model") && !f.is_null("gpu_model")) {
+    p.gpu_model = f.text("gpu_model");
+    if (p.gpu_model->empty() || p.gpu_model->size() > 256)  // as the importer takes a model
+      f.fail("gpu_model is empty or longer than 256 bytes");
+  }
   if (!f.is_null("region_start_ns"))
     p.region_start_ns = f.signed_ns(f.get("region_start_ns"), "region_start_ns");
   p.region_ns = f.ns("measured_ns");

@@ -69,8 +69,12 @@ std::string ms(std::uint64_t ns) {
 void write_rank_times(JsonStream& w, const RankProfile& p) {
   w.schema_key("communication_ns").u64(p.communication_ns);
   w.schema_key("compute_ns").u64(p.compute_ns);
+  w.schema_key("device");
+  p.device.empty() ? w.null() : w.string(p.device);
   w.schema_key("exposed_communication_ns").u64(p.exposed_communication_ns);
   w.schema_key("file").string(p.file);
+  w.schema_key("gpu_model");
+  p.gpu_model ? w.string(*p.gpu_model) : w.null();
   w.schema_key("idle_ns").u64(p.idle_ns);
   w.schema_key("measured_ns").u64(p.region_ns);
   w.schema_key("process_groups").begin_object();

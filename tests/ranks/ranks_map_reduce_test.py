@@ -159,6 +159,11 @@ HOSTILE = {
     "untrusted_not_text": (["untrusted"], 1, "untrusted is not a string"),
     "cut_short_not_bool": (["steps", 0, "cut_short"], 1, "cut_short is not true or false"),
     "untrusted_empty": (["untrusted"], "", "untrusted is empty"),
+    "device_not_text": (["device"], 3, "device is not a string"),
+    "device_empty": (["device"], "", "device is empty"),
+    "gpu_model_not_text": (["gpu_model"], 5, "gpu_model is not a string"),
+    "gpu_model_empty": (["gpu_model"], "", "gpu_model is empty"),
+    "gpu_model_too_long": (["gpu_model"], "x" * 257, "longer than 256 bytes"),
     "not_an_object": ([], None, "not an object"),
 }
 
@@ -219,6 +224,23 @@ def test_a_summary_without_untrusted_is_read_as_trusted(mapped, tmp_path):
     old.write_text(edit(doc, ["untrusted"], DELETE))
     reduced = ok("--reduce", str(old), *summaries[1:]).stdout
     assert reduced.encode() == read(str(out / "local.json"))
+
+
+def test_a_summary_without_device_fields_is_read_as_not_naming_them(mapped, tmp_path):
+    # Summaries written before the fields existed lack them: the run is reduced as before, the
+    # rank's device and model unknown (null), every other field as the local run has it.
+    out, summaries = mapped
+    doc = json.loads(read(summaries[0]))
+    assert doc["device"] == "cuda:0" and doc["gpu_model"], doc
+    old = tmp_path / "old.summary.json"
+    old.write_text(edit(json.loads(edit(doc, ["device"], DELETE)), ["gpu_model"], DELETE))
+    reduced = json.loads(ok("--reduce", str(old), *summaries[1:]).stdout)
+    local = json.loads(read(str(out / "local.json")))
+    assert (reduced["ranks"][0]["device"], reduced["ranks"][0]["gpu_model"]) == (None, None)
+    for r in (reduced, local):
+        r["ranks"][0].pop("device")
+        r["ranks"][0].pop("gpu_model")
+    assert reduced == local
 
 
 def test_a_step_cut_short_survives_map_and_reduce(tmp_path):

@@ -437,6 +437,49 @@ def test_a_last_step_cut_short_is_listed_but_not_spread(tmp_path):
     assert not any(f.startswith(f"step {steps[-1][0]}:") for f in out["findings"])
 
 
+def gpu_of(doc):
+    """(`cuda:N`, model) of a rank: its kernels' lowest device index and that GPU's name in
+    deviceProperties."""
+    index = min(e["args"]["device"] for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    names = [d["name"] for d in doc["deviceProperties"] if d["id"] == index]
+    assert len(names) == 1
+    return f"cuda:{index}", names[0]
+
+
+def test_each_rank_names_its_device_and_gpu_model(dlrm):
+    # Read from each rank's own JSON; one model for all, so no finding about models.
+    for r, path in zip(dlrm["ranks"], dlrm_files()):
+        with open(path, encoding="utf-8") as f:
+            assert (r["device"], r["gpu_model"]) == gpu_of(json.load(f))
+    assert not any("GPU models" in f for f in dlrm["findings"])
+
+
+def test_ranks_on_different_gpu_models_are_a_finding(tmp_path, rank0_doc):
+    # Four copies of rank 0, two of them given another model in deviceProperties (every entry
+    # renamed, so whichever GPU the trace ran on).
+    _, model = gpu_of(rank0_doc)
+    other = copy.deepcopy(rank0_doc)
+    for d in other["deviceProperties"]:
+        d["name"] = "NVIDIA A100-SXM4-40GB"
+    for r in range(WORLD):
+        write_rank(other if r in (1, 3) else rank0_doc, tmp_path / f"t{r}.json", r)
+    out = ranks_json(str(tmp_path))
+    assert [r["gpu_model"] for r in out["ranks"]] == [model, "NVIDIA A100-SXM4-40GB"] * 2
+    models = [f for f in out["findings"] if "GPU models" in f]
+    assert models == [
+        f"the ranks ran on 2 GPU models: `NVIDIA A100-SXM4-40GB` (ranks 1, 3), `{model}` "
+        "(ranks 0, 2); their times differ by the hardware as well as by the work (rule: the "
+        "model each trace names, Kineto's deviceProperties)"], out["findings"]
+    # A rank summary carries both fields, and the run read from the summaries says the same.
+    summaries = []
+    for r in range(WORLD):
+        summary = tmp_path / f"s{r}.json"
+        got = run_ranks("--map", str(tmp_path / f"t{r}.json"), "-o", str(summary))
+        assert got.returncode == 0, got.stderr
+        summaries.append(str(summary))
+    assert ranks_json("--reduce", *summaries)["findings"] == out["findings"]
+
+
 # ---- bad sets -----------------------------------------------------------------------------------
 
 def health_codes(out):
