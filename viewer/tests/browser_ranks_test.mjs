@@ -31,16 +31,21 @@ const ranks = (inputs, name, extra = []) => {
 // No parentheses in the kernel name: the collective's name ends at its parameter list.
 const HOSTILE_KERNEL = 'ncclKernel_<img src=x onerror=window.cgPwned=7>SendRecv';
 const HOSTILE_FILE = '<img src=x onerror=alert(8)>.json';
+// That rank's GPU model too (every deviceProperties name of its file): a second model, so the
+// per-rank table names each rank's model.
+const DLRM_MODEL = 'Tesla V100-SXM2-32GB';
+const HOSTILE_MODEL = '<b id=cgModel>GPU</b>';
 const hostileDir = join(args.out, 'ranks_hostile');
 rmSync(hostileDir, { recursive: true, force: true });
 mkdirSync(hostileDir, { recursive: true });
 readdirSync(dlrm)
   .sort()
   .forEach((f, i) => {
-    const text = readFileSync(join(dlrm, f), 'utf8').replaceAll(
+    let text = readFileSync(join(dlrm, f), 'utf8').replaceAll(
       'ncclKernel_SendRecv',
       HOSTILE_KERNEL,
     );
+    if (i === 3) text = text.replaceAll(DLRM_MODEL, HOSTILE_MODEL);
     writeFileSync(join(hostileDir, i === 3 ? HOSTILE_FILE : f), text);
   });
 
@@ -89,6 +94,8 @@ await withBrowser(async (context) => {
 
   await run.check('per-rank GPU time equals the -o JSON, rank by rank', async () => {
     const rows = await rowsOf(page, 'ranks-time');
+    const caption = await page.innerText('#ranks-time caption');
+    assert(caption.endsWith(`; every rank on ${doc.ranks[0].gpu_model}`), `caption ${caption}`);
     assert(
       same(
         rows.map((r) => r.rank),
@@ -99,6 +106,7 @@ await withBrowser(async (context) => {
     doc.ranks.forEach((r, i) => {
       const v = rows[i].values;
       const want = [
+        null,
         null,
         null,
         r.compute_ns,
@@ -112,6 +120,11 @@ await withBrowser(async (context) => {
       assert(same(v, want), `rank ${r.rank}: page ${v}, JSON ${want}`);
       assert(rows[i].file === r.file, `rank ${r.rank} file ${rows[i].file}`);
       assert(r.file.endsWith(`/${rows[i].text[1]}`), `rank ${r.rank} shows ${rows[i].text[1]}`);
+      // The JSON's device; its model, the same for every rank here, is in the caption.
+      assert(
+        r.device && r.gpu_model === doc.ranks[0].gpu_model && rows[i].text[2] === r.device,
+        `rank ${r.rank} GPU ${rows[i].text[2]}`,
+      );
     });
   });
 
@@ -290,6 +303,15 @@ await withBrowser(async (context) => {
       files.some((n) => n === HOSTILE_FILE),
       `file names ${files}`,
     );
+    // Two models: each rank's GPU cell names its own, as the JSON has it.
+    const gpus = (await rowsOf(p, 'ranks-time')).map((r) => r.text[2]);
+    const want = hostile.doc.ranks.map((r) => `${r.device} (${r.gpu_model})`);
+    assert(same(gpus, want), `GPU cells ${gpus}, JSON ${want}`);
+    assert(
+      hostile.doc.ranks.filter((r) => r.gpu_model === HOSTILE_MODEL).length === 1,
+      'one rank on the second model',
+    );
+    assert((await p.locator('#cgModel').count()) === 0, 'no element from the model name');
     assert((await p.locator('img').count()) === 0, 'no <img> element');
     await p.evaluate(() => new Promise((done) => setTimeout(done, 200)));
     assert(dialogs.length === 0, `alert ran: ${dialogs}`);

@@ -204,12 +204,21 @@ function rankCell(r) {
   );
 }
 
+// The device, with its GPU's model unless every rank names the same one (the caption says it).
+function gpuText(r, oneModel) {
+  if (!r.device) return '—';
+  return r.gpu_model && !oneModel ? `${r.device} (${r.gpu_model})` : r.device;
+}
+
 function timeTable(ranks, pages) {
   const ns = (label, value) => ({ label, num: true, cell: (r) => nsCell(value(r)) });
   const pageOf = new Map(pages.map((p) => [p.rank, p]));
+  const models = new Set(ranks.map((r) => r.gpu_model));
+  const oneModel = models.size === 1 && !models.has(null) && !models.has(undefined);
   return dataTable(
     'ranks-time',
-    'GPU time of the measured region per rank (summed over its devices)',
+    'GPU time of the measured region per rank (summed over its devices)' +
+      (oneModel ? `; every rank on ${ranks[0].gpu_model}` : ''),
     [
       { label: 'Rank', cell: rankCell },
       // The base name: full paths of one run share a long directory that would squeeze the
@@ -219,6 +228,9 @@ function timeTable(ranks, pages) {
         cell: (r) =>
           el('td', { class: 'file', title: r.file, 'data-file': r.file }, r.file.split('/').pop()),
       },
+      // The device, and its GPU's model where the trace names it: ranks on a slower model
+      // straggle for the hardware's sake (ranks.md, findings).
+      { label: 'GPU', cell: (r) => el('td', { class: 'gpu' }, gpuText(r, oneModel)) },
       ns('Compute', (r) => r.compute_ns),
       ns('Exposed comm.', (r) => r.exposed_communication_ns),
       ns('Memory alone', (r) => partsOf(r).memory),
