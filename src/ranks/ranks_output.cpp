@@ -64,6 +64,12 @@ std::string ms(std::uint64_t ns) {
   return buf;
 }
 
+// The rank's device and its GPU's model (`cuda:3 (Tesla V100-SXM2-32GB)`), `—` when unknown.
+std::string gpu_cell(const RankProfile& p) {
+  if (p.device.empty()) return "—";
+  return output::markdown_cell(p.gpu_model ? p.device + " (" + *p.gpu_model + ")" : p.device);
+}
+
 }  // namespace
 
 void write_rank_times(JsonStream& w, const RankProfile& p) {
@@ -157,13 +163,13 @@ std::string ranks_markdown(const RanksAnalysis& a, const std::vector<RankPage>& 
     md += "- `" + h.code + "`: " + output::markdown_line(h.message) + "\n";
   if (a.health.empty()) md += "- every rank of the run is here, once\n";
   md += "\n## Per rank (measured region)\n\n";
-  md += "| rank | busy | compute | communication | exposed comm. | idle | file |\n";
-  md += "| ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  md += "| rank | busy | compute | communication | exposed comm. | idle | GPU | file |\n";
+  md += "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
   // A rank whose trace is untrusted says so beside its numbers (the Health section says why).
   for (const RankProfile& p : a.ranks)
     md += "| " + std::to_string(p.rank) + (p.untrusted.empty() ? "" : " (untrusted)") + " | " +
           ms(p.busy_ns) + " | " + ms(p.compute_ns) + " | " + ms(p.communication_ns) + " | " +
-          ms(p.exposed_communication_ns) + " | " + ms(p.idle_ns) + " | " +
+          ms(p.exposed_communication_ns) + " | " + ms(p.idle_ns) + " | " + gpu_cell(p) + " | " +
           output::markdown_cell(p.file) + " |\n";
   md += "\n## Stragglers\n\n| rank | times last | imposed wait |\n| ---: | ---: | ---: |\n";
   for (const Straggler& s : a.stragglers)

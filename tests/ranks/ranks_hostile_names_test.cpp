@@ -28,6 +28,10 @@ const std::string kKernel =
 const std::string kHostile =
     "ncclKernel_x|y`z``\n## Forged heading\n| forged | row |\n\x1b[2J\x07\r- forged item";
 
+// The DLRM ranks' GPU model, and one with a pipe and backticks, as JSON writes them.
+const std::string kModel = "\"Tesla V100-SXM2-32GB\"";
+const std::string kHostileModel = "\"V100|`forged` cell\"";
+
 // The trace's text with the kernel's every name replaced by the hostile one, as JSON writes it.
 std::string with_hostile_kernel(std::string text) {
   const std::string from = '"' + kKernel + '"', to = nlohmann::json(kHostile).dump();
@@ -54,8 +58,12 @@ TEST(RanksHostileNames, TheMarkdownKeepsItsOwnStructure) {
   std::vector<std::string> args = {"ranks"};
   for (const int rank : {0, 1}) {
     const std::string text = tst::read_file(rank_file(rank).string());
-    const std::string hostile = with_hostile_kernel(text);
+    std::string hostile = with_hostile_kernel(text);
     ASSERT_NE(hostile, text) << "the kernel is not in rank " << rank << "'s trace";
+    // Rank 0's GPU model gets a pipe and backticks (a model with a line break is not taken).
+    for (std::size_t at = 0; rank == 0 && (at = hostile.find(kModel, at)) != std::string::npos;
+         at += kHostileModel.size())
+      hostile.replace(at, kModel.size(), kHostileModel);
     // Any byte but `/` may be in a file name.
     const std::string name = "rank" + std::to_string(rank) + "|`\n## forged\x1b[2J.json";
     args.push_back(dir.write(name, hostile).string());
@@ -78,6 +86,8 @@ TEST(RanksHostileNames, TheMarkdownKeepsItsOwnStructure) {
       std::string::npos)
       << text;
   EXPECT_NE(text.find("rank0\\|`\\n## forged\\x1b\\[2J.json"), std::string::npos) << text;
+  // The model in the GPU column, its pipe escaped so the row keeps its cells.
+  EXPECT_NE(text.find("| cuda:0 (V100\\|`forged` cell) | "), std::string::npos) << text;
   // The JSON keeps the name as it is.
   const nlohmann::json doc = nlohmann::json::parse(tst::read_file((dir / "ranks.json").string()));
   bool quoted = false;
