@@ -6,8 +6,10 @@
 // threads; cuda_runtime launches with a correlation, their kernels, copies, memsets and syncs on
 // three streams (`args.correlation`, `device`, `stream`) and the flow pair that joins them;
 // `[memory]` instants that allocate and free addresses; record_param_comms with a collective's
-// name, process group and sequence number; distributedInfo; and times in fractional µs,
-// durations of 0, events outside every step and out of order.
+// name, process group and sequence number; distributedInfo; deviceProperties naming the two GPUs
+// (with any names); a third thread now and then in a second process, as in the traces of two
+// ranks concatenated (health's `processes_merged`); and times in fractional µs, durations of 0,
+// events outside every step and out of order.
 #pragma once
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -33,6 +35,15 @@ class KinetoGenerator {
       out_ += R"("distributedInfo":{"backend":"nccl","rank":)" +
               std::to_string(in_.ConsumeIntegralInRange<unsigned>(0, 3)) + R"(,"world_size":)" +
               std::to_string(in_.ConsumeIntegralInRange<unsigned>(1, 4)) + "},";
+    if (in_.ConsumeBool()) {
+      out_ += R"("deviceProperties":[)";
+      for (unsigned id = 0; id < 2; ++id) {
+        out_ += std::string(id ? "," : "") + R"({"id":)" + std::to_string(id) + R"(,"name":)";
+        output::append_json_string(out_, name());
+        out_ += '}';
+      }
+      out_ += "],";
+    }
     out_ += R"("traceEvents":[)";
     const unsigned steps = in_.ConsumeIntegralInRange<unsigned>(0, 4);
     const std::uint64_t first_step = in_.ConsumeIntegralInRange<std::uint64_t>(0, 40);
@@ -44,9 +55,12 @@ class KinetoGenerator {
       host_work(1, at, dur, 0);
       at += dur;
     }
-    // Work outside every step, on the other threads and after the last step.
+    // Work outside every step, on the other threads and after the last step; the third thread's
+    // now and then in another process.
     host_work(2, base_, at - base_ + 1'000, 0);
+    if (in_.ConsumeIntegralInRange<unsigned>(0, 9) == 0) pid_ = 101;
     host_work(3, at, in_.ConsumeIntegralInRange<std::uint64_t>(0, 100'000), 0);
+    pid_ = 100;
     memory_events(at);
     out_ += "]}";
     return out_;
@@ -89,8 +103,8 @@ class KinetoGenerator {
     open_event();
     out_ += R"({"ph":"X","cat":")" + std::string(cat) + R"(","name":)";
     output::append_json_string(out_, n);
-    out_ += R"(,"pid":100,"tid":)" + std::to_string(tid) + R"(,"ts":)" + us(ts) + R"(,"dur":)" +
-            us(dur);
+    out_ += R"(,"pid":)" + std::to_string(pid_) + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)" +
+            us(ts) + R"(,"dur":)" + us(dur);
     if (!args.empty()) out_ += R"(,"args":{)" + args + '}';
     out_ += '}';
   }
@@ -161,8 +175,8 @@ class KinetoGenerator {
             R"(,"correlation":)" + std::to_string(device_corr) + "}}";
     if (in_.ConsumeBool()) {
       open_event();
-      out_ += R"({"ph":"s","id":)" + std::to_string(corr) + R"(,"pid":100,"tid":)" +
-              std::to_string(tid) + R"(,"ts":)" + us(at) +
+      out_ += R"({"ph":"s","id":)" + std::to_string(corr) + R"(,"pid":)" + std::to_string(pid_) +
+              R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)" + us(at) +
               R"(,"cat":"ac2g","name":"ac2g","bp":"e"},)";
       out_ += R"({"ph":"f","id":)" + std::to_string(corr) + R"(,"pid":)" + device + R"(,"tid":)" +
               std::to_string(stream) + R"(,"ts":)" + us(start) +
@@ -199,6 +213,7 @@ class KinetoGenerator {
   std::string out_;
   std::uint64_t base_ = 0, correlations_ = 0;
   unsigned events_ = 0;
+  unsigned pid_ = 100;  // the host process of the slices written now
   bool first_ = true;
 };
 
