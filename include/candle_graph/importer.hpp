@@ -4,6 +4,7 @@
 // of importers is candle_graph/import.hpp; a new format is one Importer plus one line there.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -41,6 +42,10 @@ struct ImportOptions {
 inline constexpr std::string_view kKinetoFormat = "kineto";
 inline constexpr std::string_view kLegacyProfilerFormat = "legacy-autograd-profiler";
 inline constexpr std::string_view kChromeExportFormat = "candle-graph-chrome";
+// The tag of a PyTorch trace naming the model of the run's GPU (Kineto's deviceProperties), and
+// the longest model name taken.
+inline constexpr std::string_view kDeviceNameTag = "source.device_name";
+inline constexpr std::size_t kLongestDeviceName = 256;
 
 struct ImportReport {
   std::string format;    // "trace6", kKinetoFormat, kLegacyProfilerFormat, kChromeExportFormat

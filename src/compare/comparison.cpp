@@ -30,6 +30,12 @@ std::optional<double> percent(std::uint64_t c, std::uint64_t b) {
   return (static_cast<double>(c) - static_cast<double>(b)) * 100.0 / static_cast<double>(b);
 }
 
+std::optional<std::string_view> tag(const TraceRunMeta& run, std::string_view key) {
+  for (const Tag& t : run.tags)
+    if (t.key == key) return t.value;
+  return std::nullopt;
+}
+
 std::string_view debug_step(ExecutionStep s) {
   switch (s) {
     case ExecutionStep::forward:
@@ -340,8 +346,7 @@ std::string DeviceIdentity::shown() const {
 
 DeviceIdentity device_identity(const TraceRunMeta& run) {
   DeviceIdentity id{std::string(run.device), std::nullopt};
-  for (const Tag& t : run.tags)
-    if (t.key == "source.device_name") id.model = std::string(t.value);
+  if (const auto model = tag(run, kDeviceNameTag)) id.model = std::string(*model);
   return id;
 }
 
@@ -355,12 +360,6 @@ namespace {
 
 using evidence::GradientFact;
 using evidence::SpanCost;
-
-std::optional<std::string_view> tag(const TraceRunMeta& run, std::string_view key) {
-  for (const Tag& t : run.tags)
-    if (t.key == key) return t.value;
-  return std::nullopt;
-}
 
 void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out) {
   auto differs = [&](std::string_view field, std::string_view l, std::string_view r) {

@@ -8,6 +8,7 @@
 
 #include "candle_graph/error.hpp"
 #include "candle_graph/health.hpp"
+#include "candle_graph/importer.hpp"
 #include "device/device_time.hpp"
 #include "device/gpu_analysis.hpp"
 #include "trace/host_nesting.hpp"
@@ -155,7 +156,7 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
   p.world_size = parse_number<std::uint64_t>(tag(doc, "source.world_size"));
   p.backend = std::string(tag(doc, "source.backend").value_or(""));
   p.device = std::string(doc.run().device);
-  if (const auto model = tag(doc, "source.device_name")) p.gpu_model = std::string(*model);
+  if (const auto model = tag(doc, kDeviceNameTag)) p.gpu_model = std::string(*model);
   p.region_start_ns = parse_number<std::int64_t>(tag(doc, "source.region_start_ns"));
   for (const SpanRecord& s : doc.spans())
     if (s.measured) {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "candle_graph/error.hpp"
+#include "candle_graph/importer.hpp"
 #include "ranks/ranks_output.hpp"
 
 namespace candle_graph::ranks {
@@ -201,8 +202,8 @@ RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   }
   if (j.contains("gpu_model") && !f.is_null("gpu_model")) {
     p.gpu_model = f.text("gpu_model");
-    if (p.gpu_model->empty() || p.gpu_model->size() > 256)  // as the importer takes a model
-      f.fail("gpu_model is empty or longer than 256 bytes");
+    if (p.gpu_model->empty() || p.gpu_model->size() > kLongestDeviceName)  // as imported
+      f.fail("gpu_model is empty or longer than " + std::to_string(kLongestDeviceName) + " bytes");
   }
   if (!f.is_null("region_start_ns"))
     p.region_start_ns = f.signed_ns(f.get("region_start_ns"), "region_start_ns");

@@ -74,7 +74,6 @@ void add_distributed_tags(const Model& m, trace_event::OwnedTags& owned) {
 // empty, longer than any GPU's or holds control characters: the comparison then holds the index,
 // as for any trace.
 void add_device_name_tag(const Model& m, std::int32_t device, trace_event::OwnedTags& owned) {
-  constexpr std::size_t kLongestName = 256;
   if (device < 0) return;
   auto it = m.top_level.find("deviceProperties");
   if (it == m.top_level.end()) it = m.top_level.find("computeProperties");
@@ -87,9 +86,9 @@ void add_device_name_tag(const Model& m, std::int32_t device, trace_event::Owned
     std::string_view name;
     if (entry["id"].get_int64().get(id) || id != device) continue;
     const auto control = [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; };
-    if (!entry["name"].get_string().get(name) && !name.empty() && name.size() <= kLongestName &&
-        std::none_of(name.begin(), name.end(), control))
-      owned.add("source.device_name", std::string(name));
+    if (!entry["name"].get_string().get(name) && !name.empty() &&
+        name.size() <= kLongestDeviceName && std::none_of(name.begin(), name.end(), control))
+      owned.add(std::string(kDeviceNameTag), std::string(name));
     return;
   }
 }
