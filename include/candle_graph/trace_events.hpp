@@ -47,6 +47,8 @@ struct TraceRunMeta {
   // Extension (trace6.md §4.2.1): every profiler step of the source, in order; the measured one
   // is capture_step. Empty for traces that were not imported from a profiler with steps.
   std::span<const ProfilerStepRecord> profiler_steps;
+  // The value of the tag `key`, if the run has it.
+  std::optional<std::string_view> find_tag(std::string_view key) const;
   bool operator==(const TraceRunMeta& o) const;
 };
 

@@ -30,12 +30,6 @@ std::optional<double> percent(std::uint64_t c, std::uint64_t b) {
   return (static_cast<double>(c) - static_cast<double>(b)) * 100.0 / static_cast<double>(b);
 }
 
-std::optional<std::string_view> tag(const TraceRunMeta& run, std::string_view key) {
-  for (const Tag& t : run.tags)
-    if (t.key == key) return t.value;
-  return std::nullopt;
-}
-
 std::string_view debug_step(ExecutionStep s) {
   switch (s) {
     case ExecutionStep::forward:
@@ -346,7 +340,7 @@ std::string DeviceIdentity::shown() const {
 
 DeviceIdentity device_identity(const TraceRunMeta& run) {
   DeviceIdentity id{std::string(run.device), std::nullopt};
-  if (const auto model = tag(run, kDeviceNameTag)) id.model = std::string(*model);
+  if (const auto model = run.find_tag(kDeviceNameTag)) id.model = std::string(*model);
   return id;
 }
 
@@ -410,7 +404,7 @@ void compare_runs(const TraceRunMeta& b, const TraceRunMeta& c, Comparison& out)
     out.warnings.push_back("workload tags differ; batch/model/precision conditions must match");
   }
   for (std::string_view key : evidence::kDescriptive)
-    if (tag(b, key) != tag(c, key))
+    if (b.find_tag(key) != c.find_tag(key))
       out.warnings.push_back("descriptive `" + std::string(key) +
                              "` differs, as expected for a code-change comparison");
 }

@@ -14,6 +14,13 @@ bool same(std::span<const T> a, std::span<const T> b) {
 }
 }  // namespace
 
+std::optional<std::string_view> TraceRunMeta::find_tag(std::string_view key) const {
+  // Linear: a run has a few dozen tags, and a run built by hand may not keep them sorted.
+  const auto it = std::ranges::find(tags, key, &Tag::key);
+  if (it == tags.end()) return std::nullopt;
+  return it->value;
+}
+
 bool TraceRunMeta::operator==(const TraceRunMeta& o) const {
   return run_id == o.run_id && correlation_id == o.correlation_id && entrypoint == o.entrypoint &&
          phase == o.phase && timestamp == o.timestamp && capture_step == o.capture_step &&

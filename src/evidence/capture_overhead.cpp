@@ -12,15 +12,13 @@ namespace {
 // A tag holding a whole number of the capture's; absent or unreadable (a hand-edited file) is
 // nullopt, since tags are free text to every other producer.
 std::optional<std::uint64_t> number_tag(const TraceDocument& doc, std::string_view key) {
-  for (const Tag& t : doc.run().tags) {
-    if (t.key != key) continue;
-    std::uint64_t v = 0;
-    const char* end = t.value.data() + t.value.size();
-    const auto r = std::from_chars(t.value.data(), end, v);
-    if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
-    return v;
-  }
-  return std::nullopt;
+  const auto text = doc.run().find_tag(key);
+  if (!text) return std::nullopt;
+  std::uint64_t v = 0;
+  const char* end = text->data() + text->size();
+  const auto r = std::from_chars(text->data(), end, v);
+  if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return v;
 }
 
 std::string ms2(std::uint64_t ns) {

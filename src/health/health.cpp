@@ -440,13 +440,12 @@ TraceHealth analyze_health(const TraceDocument& doc, unsigned threads) {
   // A profiler trace holds one process. An importer that read the host ops of several in one
   // file (traces of several ranks merged, say) lists them in this tag: each process numbers its
   // own steps and correlation ids, so the steps, host times and launch links here mix them.
-  for (const Tag& t : doc.run().tags)
-    if (t.key == "source.host_processes")
-      b.error("processes_merged",
-              "the host ops of several processes (pids " + std::string(t.value) +
-                  ") are in this one trace: their profiler steps, host times and kernel launches "
-                  "are mixed, since each process numbers its own; give each process (rank) its "
-                  "own trace, and compare them with `candle-graph ranks`");
+  if (const auto pids = doc.run().find_tag("source.host_processes"))
+    b.error("processes_merged",
+            "the host ops of several processes (pids " + std::string(*pids) +
+                ") are in this one trace: their profiler steps, host times and kernel launches "
+                "are mixed, since each process numbers its own; give each process (rank) its "
+                "own trace, and compare them with `candle-graph ranks`");
   b.append(lossy.valid() ? lossy.get() : lossy_source_warnings(doc));
   return h;
 }

@@ -17,12 +17,6 @@
 namespace candle_graph::ranks {
 namespace {
 
-std::optional<std::string_view> tag(const TraceDocument& doc, std::string_view key) {
-  for (const Tag& t : doc.run().tags)
-    if (t.key == key) return t.value;
-  return std::nullopt;
-}
-
 template <typename T>
 std::optional<T> parse_number(std::optional<std::string_view> text) {
   if (!text || text->empty()) return std::nullopt;
@@ -142,7 +136,7 @@ std::string_view collective_name(std::string_view kernel_name) {
 RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
   RankProfile p;
   p.file = file;
-  if (const auto r = parse_number<std::uint64_t>(tag(doc, "source.rank"))) {
+  if (const auto r = parse_number<std::uint64_t>(doc.run().find_tag("source.rank"))) {
     p.rank = *r;
     p.rank_from = "distributedInfo";
   } else if (const auto f = rank_from_file_name(std::filesystem::path(file).filename().string())) {
@@ -153,11 +147,11 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
                 "no rank: the trace has no distributedInfo.rank (tag source.rank) and the file "
                 "name states none (rank-N, rank_N or workerN)");
   }
-  p.world_size = parse_number<std::uint64_t>(tag(doc, "source.world_size"));
-  p.backend = std::string(tag(doc, "source.backend").value_or(""));
+  p.world_size = parse_number<std::uint64_t>(doc.run().find_tag("source.world_size"));
+  p.backend = std::string(doc.run().find_tag("source.backend").value_or(""));
   p.device = std::string(doc.run().device);
-  if (const auto model = tag(doc, kDeviceNameTag)) p.gpu_model = std::string(*model);
-  p.region_start_ns = parse_number<std::int64_t>(tag(doc, "source.region_start_ns"));
+  if (const auto model = doc.run().find_tag(kDeviceNameTag)) p.gpu_model = std::string(*model);
+  p.region_start_ns = parse_number<std::int64_t>(doc.run().find_tag("source.region_start_ns"));
   for (const SpanRecord& s : doc.spans())
     if (s.measured) {
       p.region_ns = s.duration_ns;

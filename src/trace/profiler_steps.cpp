@@ -17,8 +17,8 @@ bool parse_profiler_step(std::string_view name, std::uint64_t& number) {
 std::optional<std::uint64_t> cut_short_step(const TraceRunMeta& run) {
   const std::span<const ProfilerStepRecord> steps = run.profiler_steps;
   if (steps.size() < 2 || steps.back().step == run.capture_step) return std::nullopt;
-  for (const Tag& t : run.tags)
-    if (t.key == "convert.incomplete_last_step_skipped" && t.value != "0") return steps.back().step;
+  const auto skipped = run.find_tag("convert.incomplete_last_step_skipped");
+  if (skipped && *skipped != "0") return steps.back().step;
   return std::nullopt;
 }
 
