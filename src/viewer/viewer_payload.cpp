@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "candle_graph/importer.hpp"
 #include "device/device_time.hpp"
 #include "device/kernel_table.hpp"
 #include "events/saturating.hpp"
@@ -293,7 +295,8 @@ Step measured_step(const TraceDocument& doc) {
 //   window = busy + idle, idle = host wait + kernel wait + other (the device's own gaps, each
 //            by the cause of the work that ended it);
 //   total  = window + host only, host only = the part of [step ∪ window] outside the window.
-void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, Step step,
+void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d,
+                           std::optional<std::string_view> gpu_model, Step step,
                            std::size_t stream_limit) {
   std::uint64_t comm_exposed = 0, memory_exposed = 0;
   for (const device::KernelTypeTime& t : d.kernel_types) {
@@ -323,6 +326,8 @@ void write_overview_device(output::JsonStream& w, const device::DeviceGpu& d, St
   w.key("communication_ns").u64(d.communication_ns);
   w.key("compute_ns").u64(d.compute_ns);
   w.key("device").string(d.device);
+  w.key("gpu_model");
+  gpu_model ? w.string(*gpu_model) : w.null();
   w.key("host_only_ns").u64(total - d.window_ns);
   w.key("idle_host_wait_ns").u64(idle_host);
   w.key("idle_kernel_wait_ns").u64(idle_kernel);
@@ -357,9 +362,13 @@ void write_overview(output::JsonStream& w, const evidence::EvidencePacket& p, st
   const Step step = measured_step(doc);
   const std::vector<std::string> gpu = evidence::gpu_findings(
       p.gpu_trace, doc, static_cast<std::uint64_t>(std::llround(p.graph.summary.total_ms * 1e6)));
+  // The importer names the model of the run's own device only (pytorch.md, source.device_name).
+  const std::optional<std::string_view> run_gpu_model = doc.run().find_tag(kDeviceNameTag);
   w.begin_object();
   w.key("devices").begin_array();
-  for (const device::DeviceGpu& d : p.gpu_trace.devices) write_overview_device(w, d, step, limit);
+  for (const device::DeviceGpu& d : p.gpu_trace.devices)
+    write_overview_device(w, d, d.device == doc.run().device ? run_gpu_model : std::nullopt, step,
+                          limit);
   w.end_array();
   w.key("findings").begin_array();
   for (const std::string& f : p.findings)

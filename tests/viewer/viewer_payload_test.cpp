@@ -6,6 +6,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "evidence/evidence_packet.hpp"
 #include "viewer/html_document.hpp"
@@ -419,20 +421,31 @@ TEST(ViewerPayload, DeviceWorkIsBoundedToTheLongestItems) {
   EXPECT_EQ(j["views"]["overview"]["devices"][0]["busy_ns"], 1'500'000);
 }
 
+namespace {
+
+// `trace` (device_work.jsonl, which has one span) with a wait on a second device, cuda:1: a sync
+// row at 7 ms of 0.1 ms on stream 3, inside the span.
+std::string with_a_wait_on_cuda1(std::string trace) {
+  const std::size_t end = trace.find(R"({"kind":"span_end")");
+  if (end == std::string::npos) throw std::runtime_error("the trace has no span_end");
+  trace.insert(end,
+               R"({"kind":"op","span_id":"s1","op_name":"Event Sync","inputs":[],"dtype":"f32",)"
+               R"("device":"cuda:1","duration_ns":0,"timestamp_ns":7000000,"total_ns":100000,)"
+               R"("stream":3,"op_kind":"sync"})"
+               "\n");
+  return trace;
+}
+
+}  // namespace
+
 // A device with nothing but a wait has no window: its whole step is host only. The step is moved to
 // start at 0.5 ms so that a window taken to begin at 0 would show (it would add 0.5 ms before it).
 TEST(ViewerPayload, OverviewOfADeviceWithOnlyWaitsIsHostOnly) {
   std::string text = cg_viewer_test::read_fixture("device_work.jsonl");
-  const std::string start = R"("start_ns":0,)", end = R"({"kind":"span_end")";
+  const std::string start = R"("start_ns":0,)";
   ASSERT_NE(text.find(start), std::string::npos);
   text.replace(text.find(start), start.size(), R"("start_ns":500000,)");
-  ASSERT_NE(text.find(end), std::string::npos);
-  text.insert(text.find(end),
-              R"({"kind":"op","span_id":"s1","op_name":"Event Sync","inputs":[],"dtype":"f32",)"
-              R"("device":"cuda:1","duration_ns":0,"timestamp_ns":7000000,"total_ns":100000,)"
-              R"("stream":3,"op_kind":"sync"})"
-              "\n");
-  const Packet p(text);
+  const Packet p(with_a_wait_on_cuda1(text));
   const Json j = Json::parse(viewer::project(p.packet));
   const Json& devices = j["views"]["overview"]["devices"];
   ASSERT_EQ(devices.size(), 2u);
@@ -446,4 +459,27 @@ TEST(ViewerPayload, OverviewOfADeviceWithOnlyWaitsIsHostOnly) {
   // Its wait still gets a lane of its own.
   EXPECT_EQ(j["views"]["device_work"]["lanes"][1],
             Json::parse(R"({"device":"cuda:1","stream":3,"total":1})"));
+}
+
+// The GPU model (tag source.device_name, which the Kineto importer reads for the run's own device)
+// names the run's device in the Overview; another device of the trace has none, and a trace
+// without the tag names none at all.
+TEST(ViewerPayload, OverviewNamesTheModelOfTheRunsDeviceOnly) {
+  std::string text = with_a_wait_on_cuda1(cg_viewer_test::read_fixture("device_work.jsonl"));
+  const Json plain = Json::parse(viewer::project(Packet(text).packet));
+  ASSERT_EQ(plain["views"]["overview"]["devices"].size(), 2u);
+  for (const Json& d : plain["views"]["overview"]["devices"])
+    EXPECT_TRUE(d.at("gpu_model").is_null());
+
+  const std::string no_tags = R"("tags":{})";
+  ASSERT_NE(text.find(no_tags), std::string::npos);
+  text.replace(text.find(no_tags), no_tags.size(),
+               R"("tags":{"source.device_name":"Tesla V100-SXM2-16GB"})");
+  const Json named = Json::parse(viewer::project(Packet(text).packet));
+  const Json& devices = named["views"]["overview"]["devices"];
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0]["device"], "cuda:0");  // the meta line's device
+  EXPECT_EQ(devices[0]["gpu_model"], "Tesla V100-SXM2-16GB");
+  EXPECT_EQ(devices[1]["device"], "cuda:1");
+  EXPECT_TRUE(devices[1].at("gpu_model").is_null());
 }

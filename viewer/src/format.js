@@ -76,6 +76,10 @@ export function formatShare(part, whole) {
   return `${p.toFixed(1)}%`;
 }
 
+// A device with its GPU's model when the trace names it: "cuda:3 (NVIDIA A100-PG509-200)", as the
+// report and `compare` write it.
+export const deviceWithModel = (device, model) => (model ? `${device} (${model})` : device);
+
 // A device stream as the Chrome export names it: Kineto writes -1 as a 32-bit stream
 // (4294967295) for work on no stream (a context sync), and the lane of a string tid has bit 62
 // set, a number that means nothing.

@@ -32,11 +32,14 @@ const view = (trace, name) => {
 };
 
 const HOSTILE_KERNEL = '<img src=x onerror=alert(3)>';
+const HOSTILE_MODEL = '<img src=x onerror=alert(4)> A100';
 const deviceWork = readFileSync(join(here, '../../tests/fixtures/device_work.jsonl'), 'utf8');
 const hostileTrace = join(args.out, 'overview_hostile.jsonl');
 writeFileSync(
   hostileTrace,
-  deviceWork.replace('"op_name":"_Z4gemmv"', `"op_name":${JSON.stringify(HOSTILE_KERNEL)}`),
+  deviceWork
+    .replace('"op_name":"_Z4gemmv"', `"op_name":${JSON.stringify(HOSTILE_KERNEL)}`)
+    .replace('"tags":{}', `"tags":{"source.device_name":${JSON.stringify(HOSTILE_MODEL)}}`),
 );
 const synthTrace = join(args.out, 'overview_synth.jsonl');
 candleGraph(args.binary, ['synth', '--layers', '3', '-o', synthTrace]);
@@ -94,6 +97,12 @@ const shownParts = (page, i) =>
       ),
     );
 
+/** The heading of device i's card. */
+const deviceHeading = (page, i) =>
+  page
+    .locator(`#overview-total-${i}`)
+    .evaluate((p) => p.closest('section').querySelector('h2').textContent);
+
 /** What the timeline's last frame drew per lane (canvas data-lanes, written by the view). */
 const laneStats = async (page) =>
   JSON.parse((await page.getAttribute('#timeline-canvas', 'data-lanes')) || '[]');
@@ -147,6 +156,25 @@ await withBrowser(async (context) => {
         assert(Math.abs(w - Math.max(wantW, 1)) < 1, `${key}: ${w} px vs ${wantW}`);
       }
     }
+  });
+
+  await run.check('Overview: the run’s GPU is named by its model', async () => {
+    // The fixture read with zlib: the device index its kernels ran on, and the model that
+    // deviceProperties gives for that index. Other devices (none in this trace) have no model.
+    const trace = JSON.parse(gunzipSync(readFileSync(a100)));
+    const index = trace.traceEvents.find((e) => e.cat === 'kernel').args.device;
+    const model = trace.deviceProperties.find((p) => p.id === index).name;
+    assert(model.length > 0, 'the fixture names its GPUs');
+    for (let i = 0; i < gpu.devices.length; i++) {
+      const device = gpu.devices[i].device;
+      const want = device === `cuda:${index}` ? `${device} (${model})` : device;
+      const got = await deviceHeading(page, i);
+      assert(got === want, `heading "${got}", want "${want}"`);
+    }
+    assert(
+      gpu.devices.some((d) => d.device === `cuda:${index}`),
+      'the run’s device has work',
+    );
   });
 
   await run.check('Overview: key numbers and the GPU findings of the packet', async () => {
@@ -274,61 +302,70 @@ await withBrowser(async (context) => {
     await p.close();
   });
 
-  await run.check('a hostile kernel name stays text, on the lane and its tooltip', async () => {
-    const { page: p, log: l } = await openViewer(
-      context,
-      view(hostileTrace, 'overview_hostile.html'),
-    );
-    const dialogs = [];
-    p.on('dialog', (d) => {
-      dialogs.push(d.message());
-      d.dismiss().catch(() => {});
-    });
-    // tests/fixtures/device_work.jsonl by hand: the step is [0, 10) ms; on cuda:0 stream 7 the
-    // kernel runs [2.2, 3.2) ms and the memcpy [6, 6.5) ms. Busy 1.5 ms (compute 1, memory 0.5),
-    // window [2.2, 6.5) = 4.3 ms, so 2.8 ms idle; the memcpy has no launch call and its 2.8 ms
-    // gap is over 30 µs: other. Host only = 10 − 4.3 = 5.7 ms.
-    assert(
-      same(await shownParts(p, 0), {
-        compute_ns: 1e6,
-        communication_exposed_ns: 0,
-        memory_exposed_ns: 5e5,
-        idle_host_wait_ns: 0,
-        idle_kernel_wait_ns: 0,
-        idle_other_ns: 2.8e6,
-        host_only_ns: 5.7e6,
-        busy: 1.5e6,
-        window: 4.3e6,
-        total: 1e7,
-      }),
-      JSON.stringify(await shownParts(p, 0)),
-    );
-    await show(p, 'timeline');
-    const lanes = await laneStats(p);
-    assert(
-      same(
-        lanes.map((x) => x.lane),
-        ['cuda:0 stream 7'],
-      ),
-      `lanes ${lanes.map((x) => x.lane)}`,
-    );
-    // Hover the kernel: its x from the range line's 0 – 10 ms fitted view of the canvas width.
-    const box = await p.locator('#timeline-canvas').boundingBox();
-    const rows = await p.evaluate(() => document.getElementById('timeline-canvas').height);
-    assert(rows > 0, 'canvas drawn');
-    const laneY = box.height - 4 - 20 / 2; // the only lane's bar: the last ROW of the canvas
-    await p.mouse.move(box.x + box.width * (2.7 / 10), box.y + laneY);
-    const tip = await p.locator('#view-panel-timeline .chart-tip').innerText();
-    assert(tip.startsWith(`${HOSTILE_KERNEL} (kernel) · cuda:0 stream 7`), `tip "${tip}"`);
-    assert(tip.includes('launched by cudaLaunchKernel'), `launch in "${tip}"`);
-    // A click on the kernel inspects the runtime call that launched it.
-    await p.mouse.click(box.x + box.width * (2.7 / 10), box.y + laneY);
-    await settle(p);
-    assert((await p.innerText('#insp-label')) === 'cudaLaunchKernel', 'inspector shows the launch');
-    assert((await p.locator('img').count()) === 0, 'no <img> element');
-    assert(dialogs.length === 0, `alert ran: ${dialogs}`);
-    assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
-    await p.close();
-  });
+  await run.check(
+    'a hostile kernel name and GPU model stay text, on the lane, its tooltip and the heading',
+    async () => {
+      const { page: p, log: l } = await openViewer(
+        context,
+        view(hostileTrace, 'overview_hostile.html'),
+      );
+      const dialogs = [];
+      p.on('dialog', (d) => {
+        dialogs.push(d.message());
+        d.dismiss().catch(() => {});
+      });
+      // tests/fixtures/device_work.jsonl by hand: the step is [0, 10) ms; on cuda:0 stream 7 the
+      // kernel runs [2.2, 3.2) ms and the memcpy [6, 6.5) ms. Busy 1.5 ms (compute 1, memory 0.5),
+      // window [2.2, 6.5) = 4.3 ms, so 2.8 ms idle; the memcpy has no launch call and its 2.8 ms
+      // gap is over 30 µs: other. Host only = 10 − 4.3 = 5.7 ms.
+      assert(
+        same(await shownParts(p, 0), {
+          compute_ns: 1e6,
+          communication_exposed_ns: 0,
+          memory_exposed_ns: 5e5,
+          idle_host_wait_ns: 0,
+          idle_kernel_wait_ns: 0,
+          idle_other_ns: 2.8e6,
+          host_only_ns: 5.7e6,
+          busy: 1.5e6,
+          window: 4.3e6,
+          total: 1e7,
+        }),
+        JSON.stringify(await shownParts(p, 0)),
+      );
+      // The model from the trace's tag is text in the heading, not markup.
+      const heading = await deviceHeading(p, 0);
+      assert(heading === `cuda:0 (${HOSTILE_MODEL})`, `heading "${heading}"`);
+      await show(p, 'timeline');
+      const lanes = await laneStats(p);
+      assert(
+        same(
+          lanes.map((x) => x.lane),
+          ['cuda:0 stream 7'],
+        ),
+        `lanes ${lanes.map((x) => x.lane)}`,
+      );
+      // Hover the kernel: its x from the range line's 0 – 10 ms fitted view of the canvas width.
+      const box = await p.locator('#timeline-canvas').boundingBox();
+      const rows = await p.evaluate(() => document.getElementById('timeline-canvas').height);
+      assert(rows > 0, 'canvas drawn');
+      const laneY = box.height - 4 - 20 / 2; // the only lane's bar: the last ROW of the canvas
+      await p.mouse.move(box.x + box.width * (2.7 / 10), box.y + laneY);
+      const tip = await p.locator('#view-panel-timeline .chart-tip').innerText();
+      assert(tip.startsWith(`${HOSTILE_KERNEL} (kernel) · cuda:0 stream 7`), `tip "${tip}"`);
+      assert(tip.includes('launched by cudaLaunchKernel'), `launch in "${tip}"`);
+      // A click on the kernel inspects the runtime call that launched it.
+      await p.mouse.click(box.x + box.width * (2.7 / 10), box.y + laneY);
+      await settle(p);
+      assert(
+        (await p.innerText('#insp-label')) === 'cudaLaunchKernel',
+        'inspector shows the launch',
+      );
+      assert((await p.locator('img').count()) === 0, 'no <img> element');
+      assert(dialogs.length === 0, `alert ran: ${dialogs}`);
+      assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
+      await p.close();
+    },
+  );
 });
 run.finish();

@@ -5,7 +5,7 @@
 // delays, host synchronization) and the packet's GPU findings. Every number is the payload's; the
 // view only adds and divides, so the page says what `candle-graph query --kind gpu` says.
 import { el, fields, section, table } from '../dom.js';
-import { formatDuration, formatInt, formatShare, streamName } from '../format.js';
+import { deviceWithModel, formatDuration, formatInt, formatShare, streamName } from '../format.js';
 
 // The parts in the order they are stacked: device work, then device idle, then host-only time.
 // `cls` picks the colour (style.css .part-*), shared with the timeline's lanes.
@@ -69,7 +69,7 @@ function stackedBar(d) {
   const bar = el('div', {
     class: 'stack',
     role: 'img',
-    'aria-label': `${d.device}: ${PARTS.map((p) => `${p.label} ${formatShare(d[p.key], d.total_ns)}`).join(', ')}`,
+    'aria-label': `${deviceWithModel(d.device, d.gpu_model)}: ${PARTS.map((p) => `${p.label} ${formatShare(d[p.key], d.total_ns)}`).join(', ')}`,
   });
   for (const p of PARTS) {
     if (!d[p.key]) continue;
@@ -202,7 +202,7 @@ export function renderOverview(panel, payload) {
     const past = d.total_ns - o.step_ns;
     panel.append(
       section(
-        d.device,
+        deviceWithModel(d.device, d.gpu_model),
         el(
           'p',
           { class: 'totals', id: `overview-total-${i}` },

@@ -3,7 +3,7 @@
 // only subtracts (the parts of the stacked bars) and scales (bar widths, heat colours), so the
 // page says what `ranks -o` says. Numeric cells keep the exact ns in data-value and the tooltip.
 import { el, section } from '../dom.js';
-import { formatDuration, formatInt, formatShare } from '../format.js';
+import { deviceWithModel, formatDuration, formatInt, formatShare } from '../format.js';
 import { heatColor } from '../model.js';
 
 // The parts of a rank's device window, in stacking order. busy = compute + exposed communication
@@ -207,7 +207,7 @@ function rankCell(r) {
 // The device, with its GPU's model unless every rank names the same one (the caption says it).
 function gpuText(r, oneModel) {
   if (!r.device) return '—';
-  return r.gpu_model && !oneModel ? `${r.device} (${r.gpu_model})` : r.device;
+  return deviceWithModel(r.device, oneModel ? null : r.gpu_model);
 }
 
 function timeTable(ranks, pages) {
