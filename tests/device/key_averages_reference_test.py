@@ -326,6 +326,20 @@ def validate(path):
     return {i["code"]: i["message"] for i in json.loads(r.stdout)["health"]["issues"]}
 
 
+def concatenate_traces(paths, out):
+    """The Kineto traces at `paths` (plain JSON) as one file `out`: the first trace with every
+    other trace's events appended, what a user does to see several ranks side by side in
+    Perfetto. Returns the written document."""
+    docs = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            docs.append(json.load(f))
+    for doc in docs[1:]:
+        docs[0]["traceEvents"] += doc["traceEvents"]
+    out.write_text(json.dumps(docs[0]))
+    return docs[0]
+
+
 @pytest.mark.parametrize("name", [name for name, _ in CASES])
 def test_only_a_file_of_several_processes_is_called_merged(name):
     # Every fixture is one process's trace (the triton one has its ProfilerStep, a user
@@ -340,14 +354,8 @@ def test_two_ranks_merged_into_one_file_are_untrusted_and_named(tmp_path):
     # rank numbers its own ProfilerStep#10 and correlation ids, so one measurement of the file
     # would mix them.
     ranks = sorted(os.listdir(os.path.join(KINETO, DLRM)))[:2]
-    traces = []
-    for rank in ranks:
-        with open(os.path.join(KINETO, DLRM, rank), encoding="utf-8") as f:
-            traces.append(json.load(f))
-    merged = traces[0]
-    merged["traceEvents"] += traces[1]["traceEvents"]
     path = tmp_path / "merged.json"
-    path.write_text(json.dumps(merged))
+    merged = concatenate_traces([os.path.join(KINETO, DLRM, r) for r in ranks], path)
     pids = host_pids(merged["traceEvents"])
     assert len(pids) == 2
     expected = "pids " + ", ".join(str(p) for p in pids) + ")"

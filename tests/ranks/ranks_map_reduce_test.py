@@ -10,8 +10,12 @@ import json
 import os
 import random
 import subprocess
+import sys
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "device"))
+from key_averages_reference_test import concatenate_traces  # noqa: E402
 
 CG = os.environ.get("CG_BINARY", "build/candle-graph")
 FIXTURES = os.environ.get("CG_SHARED_FIXTURE_DIR", "../shared/fixtures")
@@ -200,13 +204,8 @@ def test_an_untrusted_rank_is_reduced_as_the_local_run_reads_it(mapped, tmp_path
     # Ranks 0 and 1 concatenated into one file: its trace is untrusted (two processes). The
     # summary carries why, and the reduce says it as the local run does, byte for byte.
     _, summaries = mapped
-    docs = []
-    for t in traces()[:2]:
-        with open(t, encoding="utf-8") as f:
-            docs.append(json.load(f))
-    docs[0]["traceEvents"] += docs[1]["traceEvents"]
     merged = tmp_path / "worker0.json"
-    merged.write_text(json.dumps(docs[0]))
+    concatenate_traces(traces()[:2], merged)
     summary = tmp_path / "rank0.summary.json"
     ok("--map", str(merged), "-o", str(summary))
     assert json.loads(read(str(summary)))["untrusted"].startswith("processes_merged: ")

@@ -37,7 +37,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "device"))
 from gpu_analysis_reference_test import length, merged, overlap, work_class  # noqa: E402
 from key_averages_reference_test import (  # noqa: E402
-    CG, KINETO, RUNTIME_CATS, WORK_CATS, inside, ns, query, region_of)
+    CG, KINETO, RUNTIME_CATS, WORK_CATS, concatenate_traces, host_pids, inside, ns, query,
+    region_of)
 
 DLRM = os.path.join(KINETO, "ranks-param-dlrm-8rank-v100")
 STEP = 10
@@ -361,10 +362,6 @@ def test_collective_identity_survives_a_chrome_round_trip(tmp_path, rank0_doc):
 
 # ---- untrusted ranks ----------------------------------------------------------------------------
 
-def host_pids(events):
-    return {e["pid"] for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"}
-
-
 def test_every_real_rank_is_one_process_and_trusted(dlrm):
     # Each file's cpu_op rows carry one pid (read from the JSON here): none is untrusted.
     assert all(len(host_pids(load(f)["traceEvents"])) == 1 for f in dlrm_files())
@@ -376,13 +373,8 @@ def merge_first_two_ranks(directory):
     """Ranks 0 and 1 of the real run concatenated into one file (what users do to see two ranks
     side by side in Perfetto), beside ranks 2..7 linked as they are. Returns the merged file."""
     files = dlrm_files()
-    docs = []
-    for f in files[:2]:
-        with open(f, encoding="utf-8") as fh:
-            docs.append(json.load(fh))
-    docs[0]["traceEvents"] += docs[1]["traceEvents"]
     merged = directory / "worker0_and_1.json"
-    merged.write_text(json.dumps(docs[0]))
+    concatenate_traces(files[:2], merged)
     for f in files[2:]:
         os.symlink(f, directory / os.path.basename(f))
     return merged
