@@ -88,12 +88,15 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
   }
 }
 
-// SQLite's connection on the temporary file. Its "unable to open database file" does not say
-// why; the file was there a moment ago, so the system's reason for not opening it now is asked
-// directly (the directory removed meanwhile: "No such file or directory").
+// SQLite's connection on the temporary file, which exists by now: SQLite must not create it. An
+// interrupt may have removed it a moment ago (the signal's thread removes the registered paths,
+// then their directories, while this thread goes on until the process ends), and a file created
+// again here would keep the directories the output created from being removed. SQLite's "unable
+// to open database file" does not say why; the system's reason is asked directly ("No such
+// file or directory").
 void DatabaseFile::open_connection() {
   try {
-    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
   } catch (const Error& e) {
     const int fd = ::open(temp_.c_str(), O_RDWR | O_CLOEXEC);
     const int error = errno;
