@@ -309,11 +309,6 @@ await withBrowser(async (context) => {
         context,
         view(hostileTrace, 'overview_hostile.html'),
       );
-      const dialogs = [];
-      p.on('dialog', (d) => {
-        dialogs.push(d.message());
-        d.dismiss().catch(() => {});
-      });
       // tests/fixtures/device_work.jsonl by hand: the step is [0, 10) ms; on cuda:0 stream 7 the
       // kernel runs [2.2, 3.2) ms and the memcpy [6, 6.5) ms. Busy 1.5 ms (compute 1, memory 0.5),
       // window [2.2, 6.5) = 4.3 ms, so 2.8 ms idle; the memcpy has no launch call and its 2.8 ms
@@ -362,7 +357,7 @@ await withBrowser(async (context) => {
         'inspector shows the launch',
       );
       assert((await p.locator('img').count()) === 0, 'no <img> element');
-      assert(dialogs.length === 0, `alert ran: ${dialogs}`);
+      assert(l.dialogs.length === 0, `alert ran: ${l.dialogs}`);
       assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
       await p.close();
     },

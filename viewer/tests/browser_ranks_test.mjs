@@ -282,11 +282,6 @@ await withBrowser(async (context) => {
   await run.check('a hostile kernel name and file name stay text', async () => {
     const hostile = ranks([hostileDir], 'ranks_hostile');
     const { page: p, log: l } = await openViewer(context, hostile.html);
-    const dialogs = [];
-    p.on('dialog', (d) => {
-      dialogs.push(d.message());
-      d.dismiss();
-    });
     await p.setViewportSize({ width: 1280, height: 800 });
     const findings = await p.locator('#ranks-findings li').allTextContents();
     assert(
@@ -314,7 +309,7 @@ await withBrowser(async (context) => {
     assert((await p.locator('#cgModel').count()) === 0, 'no element from the model name');
     assert((await p.locator('img').count()) === 0, 'no <img> element');
     await p.evaluate(() => new Promise((done) => setTimeout(done, 200)));
-    assert(dialogs.length === 0, `alert ran: ${dialogs}`);
+    assert(l.dialogs.length === 0, `alert ran: ${l.dialogs}`);
     assert((await p.evaluate(() => window.cgPwned)) === undefined, 'onerror ran');
     assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
     const over = await p.evaluate(

@@ -311,11 +311,6 @@ await withBrowser(async (context) => {
       context,
       view(hostileTrace, 'tables_hostile.html'),
     );
-    const dialogs = [];
-    p.on('dialog', (d) => {
-      dialogs.push(d.message());
-      d.dismiss().catch(() => {});
-    });
     await show(p, 'operators');
     // tests/fixtures/device_work.jsonl by hand: aten::linear (self 2 ms, total 4 ms) encloses
     // the renamed aten::mm (self 1.9 ms, total 2 ms), which encloses cudaLaunchKernel (0.1 ms),
@@ -355,7 +350,7 @@ await withBrowser(async (context) => {
     await show(p, 'operators');
     await p.screenshot({ path: join(args.out, 'view-operators-hostile.png') });
     assert((await p.locator('img').count()) === 0, 'no <img> element');
-    assert(dialogs.length === 0, `alert ran: ${dialogs}`);
+    assert(l.dialogs.length === 0, `alert ran: ${l.dialogs}`);
     assert(l.errors.length === 0, `errors: ${l.errors.join(' | ')}`);
     await p.close();
   });

@@ -80,11 +80,18 @@ export async function withBrowser(fn) {
   }
 }
 
-/** Opens a file and records every request other than the file itself, console errors and page errors. */
+/**
+ * Opens a file and records every request other than the file itself, console errors, page errors
+ * and dialogs (an alert that a hostile string ran as script), each dismissed.
+ */
 export async function openViewer(context, file) {
   const page = await context.newPage();
   const url = pathToFileURL(file).href;
-  const log = { requests: [], errors: [] };
+  const log = { requests: [], errors: [], dialogs: [] };
+  page.on('dialog', (d) => {
+    log.dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
   page.on('request', (r) => {
     if (r.url() !== url) log.requests.push(r.url());
   });
