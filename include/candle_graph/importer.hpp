@@ -47,6 +47,26 @@ inline constexpr std::string_view kChromeExportFormat = "candle-graph-chrome";
 inline constexpr std::string_view kDeviceNameTag = "source.device_name";
 inline constexpr std::size_t kLongestDeviceName = 256;
 
+// Whether `name` is taken as a GPU's model: not empty, at most kLongestDeviceName bytes, and
+// without control characters (it goes on one line of a report, a table cell, a heading).
+inline bool is_gpu_model_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > kLongestDeviceName) return false;
+  for (const char c : name) {
+    const auto ch = static_cast<unsigned char>(c);
+    if (ch < 0x20 || ch == 0x7f) return false;
+  }
+  return true;
+}
+
+// The model of the run's GPU: the tag kDeviceNameTag where it holds a name taken as one. The
+// importer writes only such names, but a trace/6 file written by hand or by another producer may
+// hold anything in the tag; every output then names no model, as for a trace without the tag.
+inline std::optional<std::string_view> gpu_model(const TraceRunMeta& run) {
+  const std::optional<std::string_view> name = run.find_tag(kDeviceNameTag);
+  if (!name || !is_gpu_model_name(*name)) return std::nullopt;
+  return name;
+}
+
 struct ImportReport {
   std::string format;    // "trace6", kKinetoFormat, kLegacyProfilerFormat, kChromeExportFormat
   std::string measured;  // the measured span's name ("ProfilerStep#3"); empty for trace/6

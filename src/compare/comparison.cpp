@@ -340,7 +340,7 @@ std::string DeviceIdentity::shown() const {
 
 DeviceIdentity device_identity(const TraceRunMeta& run) {
   DeviceIdentity id{std::string(run.device), std::nullopt};
-  if (const auto model = run.find_tag(kDeviceNameTag)) id.model = std::string(*model);
+  if (const auto model = gpu_model(run)) id.model = std::string(*model);
   return id;
 }
 

@@ -150,7 +150,7 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
   p.world_size = parse_number<std::uint64_t>(doc.run().find_tag("source.world_size"));
   p.backend = std::string(doc.run().find_tag("source.backend").value_or(""));
   p.device = std::string(doc.run().device);
-  if (const auto model = doc.run().find_tag(kDeviceNameTag)) p.gpu_model = std::string(*model);
+  if (const auto model = gpu_model(doc.run())) p.gpu_model = std::string(*model);
   p.region_start_ns = parse_number<std::int64_t>(doc.run().find_tag("source.region_start_ns"));
   for (const SpanRecord& s : doc.spans())
     if (s.measured) {

@@ -202,8 +202,9 @@ RankProfile profile_from(const Json& j, const std::filesystem::path& file) {
   }
   if (j.contains("gpu_model") && !f.is_null("gpu_model")) {
     p.gpu_model = f.text("gpu_model");
-    if (p.gpu_model->empty() || p.gpu_model->size() > kLongestDeviceName)  // as imported
-      f.fail("gpu_model is empty or longer than " + std::to_string(kLongestDeviceName) + " bytes");
+    if (!is_gpu_model_name(*p.gpu_model))  // as a trace names it
+      f.fail("gpu_model is empty, longer than " + std::to_string(kLongestDeviceName) +
+             " bytes or holds a control character");
   }
   if (!f.is_null("region_start_ns"))
     p.region_start_ns = f.signed_ns(f.get("region_start_ns"), "region_start_ns");

@@ -363,7 +363,7 @@ void write_overview(output::JsonStream& w, const evidence::EvidencePacket& p, st
   const std::vector<std::string> gpu = evidence::gpu_findings(
       p.gpu_trace, doc, static_cast<std::uint64_t>(std::llround(p.graph.summary.total_ms * 1e6)));
   // The importer names the model of the run's own device only (pytorch.md, source.device_name).
-  const std::optional<std::string_view> run_gpu_model = doc.run().find_tag(kDeviceNameTag);
+  const std::optional<std::string_view> run_gpu_model = gpu_model(doc.run());
   w.begin_object();
   w.key("devices").begin_array();
   for (const device::DeviceGpu& d : p.gpu_trace.devices)

@@ -357,6 +357,12 @@ TEST(Comparison, NamedGpuModelsReplaceTheDeviceIndex) {
       {on("cuda:0", ""), on("cuda:1", ""), false, "device differs: `cuda:0` vs `cuda:1`"},
       {on("cuda:0", "V100"), on("hip:0", "V100"), false,
        "device differs: `cuda:0 (V100)` vs `hip:0 (V100)`"},
+      // A tag no importer writes (a control character, over 256 bytes) names no model: the
+      // index is held as for a trace without the tag, even where both tags are alike.
+      {on("cuda:0", "V100"), on("cuda:1", R"(V100\u0007)"), false,
+       "device differs: `cuda:0 (V100)` vs `cuda:1`"},
+      {on("cuda:0", std::string(257, 'x')), on("cuda:1", std::string(257, 'x')), false,
+       "device differs: `cuda:0` vs `cuda:1`"},
   };
   for (const Case& k : cases) {
     const Comparison cmp = compare_documents(doc(body(100, 1.0), k.b), doc(body(100, 1.0), k.c));

@@ -168,6 +168,7 @@ HOSTILE = {
     "gpu_model_not_text": (["gpu_model"], 5, "gpu_model is not a string"),
     "gpu_model_empty": (["gpu_model"], "", "gpu_model is empty"),
     "gpu_model_too_long": (["gpu_model"], "x" * 257, "longer than 256 bytes"),
+    "gpu_model_control": (["gpu_model"], "A100\nB", "holds a control character"),
     "not_an_object": ([], None, "not an object"),
 }
 
@@ -240,6 +241,40 @@ def test_a_summary_without_device_fields_is_read_as_not_naming_them(mapped, tmp_
         r["ranks"][0].pop("device")
         r["ranks"][0].pop("gpu_model")
     assert reduced == local
+
+
+def trace6_rank(directory, rank, model):
+    """tests/fixtures/device_work.jsonl (one GPU, cuda:0) as rank `rank` of two whose meta tag
+    source.device_name holds `model`, written by hand as any trace/6 producer may write it."""
+    fixture = os.path.join(os.path.dirname(__file__), "..", "fixtures", "device_work.jsonl")
+    with open(fixture, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    meta = json.loads(lines[0])
+    meta["tags"] = {"source.rank": str(rank), "source.world_size": "2",
+                    "source.device_name": model}
+    path = directory / f"rank-{rank}.jsonl"
+    path.write_text("\n".join([json.dumps(meta)] + lines[1:]) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("models,named", [
+    (["Tesla V100-SXM2-16GB", "Tesla V100-SXM2-16GB"], True),
+    (["x" * 257, "A100\x1b[31m"], False),
+    (["", "\x7f"], False),
+])
+def test_a_trace6_model_tag_is_named_as_a_trace_names_it(tmp_path, models, named):
+    # A model tag no importer would write (over 256 bytes, control characters, empty) names no
+    # model, in the local run and in its summaries alike: the reduce reads what the map wrote and
+    # gives the local run's JSON byte for byte. A real model name is named by both.
+    ranks = [trace6_rank(tmp_path, r, m) for r, m in enumerate(models)]
+    local = ok(*ranks).stdout
+    assert [r["gpu_model"] for r in json.loads(local)["ranks"]] == (models if named else
+                                                                    [None, None])
+    summaries = []
+    for r, trace in enumerate(ranks):
+        summaries.append(str(tmp_path / f"rank-{r}.summary.json"))
+        ok("--map", trace, "-o", summaries[-1])
+    assert ok("--reduce", *summaries).stdout == local
 
 
 def test_a_step_cut_short_survives_map_and_reduce(tmp_path):

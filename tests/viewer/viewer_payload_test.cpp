@@ -482,4 +482,10 @@ TEST(ViewerPayload, OverviewNamesTheModelOfTheRunsDeviceOnly) {
   EXPECT_EQ(devices[0]["gpu_model"], "Tesla V100-SXM2-16GB");
   EXPECT_EQ(devices[1]["device"], "cuda:1");
   EXPECT_TRUE(devices[1].at("gpu_model").is_null());
+
+  // A tag no importer writes (here with a control character) names no model.
+  const std::string named_tag = R"("source.device_name":"Tesla V100-SXM2-16GB")";
+  text.replace(text.find(named_tag), named_tag.size(), R"("source.device_name":"V100\u001b[31m")");
+  const Json hostile = Json::parse(viewer::project(Packet(text).packet));
+  EXPECT_TRUE(hostile["views"]["overview"]["devices"][0].at("gpu_model").is_null());
 }

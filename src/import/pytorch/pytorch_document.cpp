@@ -85,9 +85,7 @@ void add_device_name_tag(const Model& m, std::int32_t device, trace_event::Owned
     std::int64_t id = -1;
     std::string_view name;
     if (entry["id"].get_int64().get(id) || id != device) continue;
-    const auto control = [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; };
-    if (!entry["name"].get_string().get(name) && !name.empty() &&
-        name.size() <= kLongestDeviceName && std::none_of(name.begin(), name.end(), control))
+    if (!entry["name"].get_string().get(name) && is_gpu_model_name(name))
       owned.add(std::string(kDeviceNameTag), std::string(name));
     return;
   }
