@@ -67,7 +67,27 @@ class TraceGenerator {
     add("source.region_start_ns", std::to_string(in_.ConsumeIntegralInRange<std::int64_t>(
                                       -(std::int64_t{1} << 40), std::int64_t{1} << 40)));
     add("source.process_group.0", R"({"pg_name":"0","ranks":[0,1,2,3]})");
+    add("source.device_name", device_name());
     return t;
+  }
+
+  // A GPU model as a trace/6 producer may write it: a real one, or one the importer never writes
+  // (empty, over 256 bytes, a control character), which every output must read as no model.
+  std::string device_name() {
+    switch (in_.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0:
+        return "NVIDIA A100-SXM4-80GB";
+      case 1:
+        return std::string(in_.ConsumeIntegralInRange<std::size_t>(255, 258), 'x');
+      case 2:
+        return "V100\a\x1b[2J";
+      case 3:
+        return "";
+      default: {
+        std::string s = in_.ConsumeRandomLengthString(300);
+        return output::is_valid_utf8(s) ? s : "not UTF-8";
+      }
+    }
   }
   static constexpr int kMaxDepth = 12;
   static constexpr unsigned kMaxSpans = 300;
