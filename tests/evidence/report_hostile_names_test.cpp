@@ -27,8 +27,11 @@ namespace {
 using candle_graph::testing::control_bytes;
 using candle_graph::testing::markdown_structure_error;
 
+// U+202E (E2 80 AE), the right-to-left override, makes what follows it read backwards.
+const std::string kRightToLeft = "\xE2\x80\xAE";
 const std::string kHostile =
-    "x|y`z``\n## Forged heading\n| forged | row |\n\x1b[2J\x07\r- forged item\n";
+    "x|y`z``\n## Forged heading\n| forged | row |\n\x1b[2J\x07\r- forged item" + kRightToLeft +
+    "\n";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -92,13 +95,14 @@ TEST(ReportHostileNames, TheMarkdownKeepsItsOwnStructure) {
     EXPECT_FALSE(line.starts_with("- forged") || line.starts_with("| forged")) << line;
   }
   EXPECT_EQ(headings, own) << md;
+  EXPECT_EQ(md.find(kRightToLeft), std::string::npos) << md;
   // The names are there, their line breaks and controls shown as escapes.
   EXPECT_NE(md.find("- Entrypoint: ``` x|y`z``\\n## Forged heading\\n| forged | row "
-                    "|\\n\\x1b[2J\\x07\\r- forged item\\nentry ```"),
+                    "|\\n\\x1b[2J\\x07\\r- forged item\\u202e\\nentry ```"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| ``` x\\|y`z``\\n## Forged heading\\n\\| forged \\| row "
-                    "\\|\\n\\x1b[2J\\x07\\r- forged item\\ntensor ``` |"),
+                    "\\|\\n\\x1b[2J\\x07\\r- forged item\\u202e\\ntensor ``` |"),
             std::string::npos)
       << md;
 }
@@ -108,6 +112,7 @@ TEST(ReportHostileNames, TheHeadlineKeepsItsLines) {
   const Report hostile = report_of(dir, hostile_trace(dir, false));
   const Report plain = report_of(dir, cg_test::fixture_path("spec_example.jsonl"));
   EXPECT_EQ(control_bytes(hostile.headline), 0u) << hostile.headline;
+  EXPECT_EQ(hostile.headline.find(kRightToLeft), std::string::npos) << hostile.headline;
   EXPECT_EQ(lines_of(hostile.headline).size(), lines_of(plain.headline).size()) << hostile.headline;
   EXPECT_TRUE(hostile.headline.starts_with("Trace:          TRUSTED, x|y`z``\\n## Forged"))
       << hostile.headline;
@@ -120,6 +125,8 @@ TEST(ReportHostileNames, AnErrorShowsTheControlsOfTheNamesItQuotes) {
   EXPECT_EQ(control_bytes(r.err), 0u) << r.err;
   EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\u202e"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(kRightToLeft), std::string::npos) << r.err;
 }
 
 // Names from real traces: torchrec names its ranges `## backward ##`, `## forward:over_arch ##`,
