@@ -4,11 +4,13 @@
 // TraceDocument's arena, or the caller's own strings. Standard library only.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <variant>
 
 #include "candle_graph/trace_format.hpp"
@@ -49,6 +51,18 @@ struct TraceRunMeta {
   std::span<const ProfilerStepRecord> profiler_steps;
   // The value of the tag `key`, if the run has it.
   std::optional<std::string_view> find_tag(std::string_view key) const;
+  // The tag `key` as a whole number of type T, if the run has it and all of it is one in T's
+  // range; else nullopt (tags are free text to other producers, and a file may be hand-edited).
+  template <typename T>
+  std::optional<T> find_number_tag(std::string_view key) const {
+    const std::optional<std::string_view> text = find_tag(key);
+    if (!text) return std::nullopt;
+    T v{};
+    const char* end = text->data() + text->size();
+    const auto [stop, ec] = std::from_chars(text->data(), end, v);
+    if (ec != std::errc() || stop != end) return std::nullopt;
+    return v;
+  }
   bool operator==(const TraceRunMeta& o) const;
 };
 

@@ -1,6 +1,5 @@
 #include "evidence/capture_overhead.hpp"
 
-#include <charconv>
 #include <cstdio>
 #include <string_view>
 
@@ -8,18 +7,6 @@
 
 namespace candle_graph::evidence {
 namespace {
-
-// A tag holding a whole number of the capture's; absent or unreadable (a hand-edited file) is
-// nullopt, since tags are free text to every other producer.
-std::optional<std::uint64_t> number_tag(const TraceDocument& doc, std::string_view key) {
-  const auto text = doc.run().find_tag(key);
-  if (!text) return std::nullopt;
-  std::uint64_t v = 0;
-  const char* end = text->data() + text->size();
-  const auto r = std::from_chars(text->data(), end, v);
-  if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
-  return v;
-}
 
 std::string ms2(std::uint64_t ns) {
   char buf[64];
@@ -31,14 +18,18 @@ std::string ms2(std::uint64_t ns) {
 
 std::optional<CaptureOverhead> read_capture_overhead(const TraceDocument& doc,
                                                      double measured_total_ms) {
-  const auto estimate = number_tag(doc, "capture.overhead_estimate_ns");
+  // Absent or unreadable (a hand-edited file): no overhead stated, or 0 of a part.
+  const auto number = [&](std::string_view key) {
+    return doc.run().find_number_tag<std::uint64_t>(key);
+  };
+  const auto estimate = number("capture.overhead_estimate_ns");
   if (!estimate) return std::nullopt;
   CaptureOverhead o;
   o.estimate_ns = *estimate;
-  o.per_op_ns = number_tag(doc, "capture.overhead_per_op_ns").value_or(0);
-  o.ops = number_tag(doc, "capture.ops_recorded").value_or(0);
-  o.per_memory_event_ns = number_tag(doc, "capture.overhead_per_memory_event_ns").value_or(0);
-  o.memory_events = number_tag(doc, "capture.memory_events_recorded").value_or(0);
+  o.per_op_ns = number("capture.overhead_per_op_ns").value_or(0);
+  o.ops = number("capture.ops_recorded").value_or(0);
+  o.per_memory_event_ns = number("capture.overhead_per_memory_event_ns").value_or(0);
+  o.memory_events = number("capture.memory_events_recorded").value_or(0);
   const double total_ns = measured_total_ms * 1e6;
   o.share = total_ns > 0 ? static_cast<double>(o.estimate_ns) / total_ns : 0.0;
   return o;

@@ -136,7 +136,7 @@ std::string_view collective_name(std::string_view kernel_name) {
 RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
   RankProfile p;
   p.file = file;
-  if (const auto r = parse_number<std::uint64_t>(doc.run().find_tag("source.rank"))) {
+  if (const auto r = doc.run().find_number_tag<std::uint64_t>("source.rank")) {
     p.rank = *r;
     p.rank_from = "distributedInfo";
   } else if (const auto f = rank_from_file_name(std::filesystem::path(file).filename().string())) {
@@ -147,11 +147,11 @@ RankProfile profile_rank(const TraceDocument& doc, const std::string& file) {
                 "no rank: the trace has no distributedInfo.rank (tag source.rank) and the file "
                 "name states none (rank-N, rank_N or workerN)");
   }
-  p.world_size = parse_number<std::uint64_t>(doc.run().find_tag("source.world_size"));
+  p.world_size = doc.run().find_number_tag<std::uint64_t>("source.world_size");
   p.backend = std::string(doc.run().find_tag("source.backend").value_or(""));
   p.device = std::string(doc.run().device);
   if (const auto model = gpu_model(doc.run())) p.gpu_model = std::string(*model);
-  p.region_start_ns = parse_number<std::int64_t>(doc.run().find_tag("source.region_start_ns"));
+  p.region_start_ns = doc.run().find_number_tag<std::int64_t>("source.region_start_ns");
   for (const SpanRecord& s : doc.spans())
     if (s.measured) {
       p.region_ns = s.duration_ns;

@@ -1,6 +1,5 @@
 #include "sqlite/sqlite_loader.hpp"
 
-#include <charconv>
 #include <exception>
 #include <optional>
 #include <string>
@@ -23,13 +22,7 @@ namespace {
 using RunRank = std::optional<std::uint64_t>;
 
 RunRank run_rank(const TraceRunMeta& run) {
-  for (const Tag& t : run.tags) {
-    if (t.key != "source.rank") continue;
-    std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(t.value.data(), t.value.data() + t.value.size(), v);
-    if (ec == std::errc() && end == t.value.data() + t.value.size()) return v;
-  }
-  return std::nullopt;
+  return run.find_number_tag<std::uint64_t>("source.rank");
 }
 
 using Insert = BatchedInsert;

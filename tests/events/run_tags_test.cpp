@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -26,6 +27,19 @@ TEST(RunTags, FindTagGivesTheValueOfItsKey) {
   EXPECT_EQ(run.find_tag("source.rank "), std::nullopt);
   EXPECT_EQ(run.find_tag(""), std::nullopt);
   EXPECT_EQ(TraceRunMeta{}.find_tag("source.rank"), std::nullopt);
+}
+
+// Whole numbers only, all of the value, in the type's range; the values are typed in by hand.
+TEST(RunTags, FindNumberTagReadsAWholeNumberOrNothing) {
+  const std::array<Tag, 6> tags = {Tag{"rank", "3"},    Tag{"empty", ""},
+                                   Tag{"suffix", "3x"}, Tag{"negative", "-5"},
+                                   Tag{"space", " 3"},  Tag{"beyond", "18446744073709551616"}};
+  TraceRunMeta run;
+  run.tags = tags;
+  EXPECT_EQ(run.find_number_tag<std::uint64_t>("rank"), std::optional<std::uint64_t>(3));
+  EXPECT_EQ(run.find_number_tag<std::int64_t>("negative"), std::optional<std::int64_t>(-5));
+  for (const char* key : {"empty", "suffix", "negative", "space", "beyond", "absent"})
+    EXPECT_EQ(run.find_number_tag<std::uint64_t>(key), std::nullopt) << key;
 }
 
 }  // namespace
