@@ -67,6 +67,13 @@ inline std::optional<std::string_view> gpu_model(const TraceRunMeta& run) {
   return name;
 }
 
+// A device with its GPU's model as every output names it, `cuda:3 (NVIDIA A100-PG509-200)`, or the
+// device alone when the model is unknown.
+inline std::string device_with_model(std::string_view device,
+                                     const std::optional<std::string>& model) {
+  return model ? std::string(device) + " (" + *model + ")" : std::string(device);
+}
+
 struct ImportReport {
   std::string format;    // "trace6", kKinetoFormat, kLegacyProfilerFormat, kChromeExportFormat
   std::string measured;  // the measured span's name ("ProfilerStep#3"); empty for trace/6

@@ -335,7 +335,7 @@ bool DeviceIdentity::operator==(const DeviceIdentity& other) const {
 }
 
 std::string DeviceIdentity::shown() const {
-  return model ? device + " (" + *model + ")" : device;
+  return device_with_model(device, model);
 }
 
 DeviceIdentity device_identity(const TraceRunMeta& run) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "candle_graph/importer.hpp"
 #include "output/markdown_text.hpp"
 
 namespace candle_graph::ranks {
@@ -67,7 +68,7 @@ std::string ms(std::uint64_t ns) {
 // The rank's device and its GPU's model (`cuda:3 (Tesla V100-SXM2-32GB)`), `—` when unknown.
 std::string gpu_cell(const RankProfile& p) {
   if (p.device.empty()) return "—";
-  return output::markdown_cell(p.gpu_model ? p.device + " (" + *p.gpu_model + ")" : p.device);
+  return output::markdown_cell(device_with_model(p.device, p.gpu_model));
 }
 
 }  // namespace
