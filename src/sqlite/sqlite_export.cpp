@@ -96,7 +96,7 @@ DatabaseFile::DatabaseFile(fs::path target, bool append) : target_(std::move(tar
 // file or directory").
 void DatabaseFile::open_connection() {
   try {
-    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
+    db_.emplace(temp_.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, PageWrites::behind);
   } catch (const Error& e) {
     const int fd = ::open(temp_.c_str(), O_RDWR | O_CLOEXEC);
     const int error = errno;

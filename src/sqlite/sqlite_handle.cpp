@@ -5,6 +5,7 @@
 
 #include "candle_graph/error.hpp"
 #include "sqlite/sorter_memory.hpp"
+#include "sqlite/write_behind_vfs.hpp"
 
 namespace candle_graph::sqlite {
 
@@ -15,9 +16,10 @@ void fail(sqlite3* db, const std::string& path, std::string_view what) {
   throw Error(path, 0, std::move(message));
 }
 
-Connection::Connection(const std::string& path, int flags) : path_(path) {
+Connection::Connection(const std::string& path, int flags, PageWrites writes) : path_(path) {
   install_sorter_memory();  // before SQLite's first use; SQLite's own allocator if refused
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  const char* vfs = writes == PageWrites::behind ? write_behind_vfs() : nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, vfs);
   if (rc != SQLITE_OK) {
     std::string message = "cannot open the database: ";
     message += db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);

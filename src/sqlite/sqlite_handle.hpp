@@ -15,10 +15,14 @@ namespace candle_graph::sqlite {
 // Throws candle_graph::Error(path, 0, what + ": " + SQLite's message for `db`).
 [[noreturn]] void fail(sqlite3* db, const std::string& path, std::string_view what);
 
+// How a connection's main database file is written: by SQLite's thread (the platform's VFS), or
+// behind it by a thread of its own (write_behind_vfs.hpp; the platform's VFS when unavailable).
+enum class PageWrites { direct, behind };
+
 class Connection {
  public:
   // sqlite3_open_v2 with `flags`; `path` is also the name errors carry (":memory:" is fine).
-  Connection(const std::string& path, int flags);
+  Connection(const std::string& path, int flags, PageWrites writes = PageWrites::direct);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,16 +15,17 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include "cli_test_support.hpp"
+#include "support/full_disk.hpp"
 #include "support/sanitizers.hpp"
 #include "support/scoped_env.hpp"
 
 namespace {
 
 using namespace cgcli;
+using candle_graph::testing::FullDisk;
 using cgtest::ScopedEnv;
 using ::testing::HasSubstr;
 
@@ -93,40 +93,6 @@ std::vector<std::string> with_output(std::vector<std::string> args, const fs::pa
   return args;
 }
 
-// A 64 KiB tmpfs mounted on a fresh directory and filled to the last block; unmounted (lazily,
-// so an open file cannot keep it) when the test ends.
-class FullDisk {
- public:
-  // `read_only`: mounted read-only (and empty) instead of filled.
-  explicit FullDisk(bool read_only = false) {
-    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", read_only ? MS_RDONLY : 0,
-                "size=64k,mode=0755") != 0) {
-      refused_ = std::strerror(errno);
-      return;
-    }
-    mounted_ = true;
-    if (read_only) return;
-    std::ofstream filler(dir_ / "filler", std::ios::binary);
-    const std::string block(4096, 'x');
-    for (int i = 0; i < 64 && filler.write(block.data(), block.size()); ++i) filler.flush();
-  }
-  ~FullDisk() {
-    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
-  }
-  FullDisk(const FullDisk&) = delete;
-  FullDisk& operator=(const FullDisk&) = delete;
-
-  bool mounted() const { return mounted_; }
-  const std::string& refused() const { return refused_; }
-  fs::path path() const { return dir_.path(); }
-  std::vector<std::string> entries() const { return dir_.entries(); }
-
- private:
-  TempDir dir_{"cg-full-disk"};
-  bool mounted_ = false;
-  std::string refused_;
-};
-
 void expect_clean_failure(const RunResult& r, const fs::path& out) {
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_THAT(r.err, HasSubstr(out.string())) << describe(r);
@@ -174,7 +140,7 @@ TEST(WriteFaults, OutputNamesNearTheLimitAreWritten) {
 // A read-only file system: every writer fails before writing, with the system's reason (the
 // SQLite export said only "unable to open database file" before it created its file itself).
 TEST(WriteFaults, ReadOnlyFileSystemFailsEveryWriterWithTheReason) {
-  FullDisk disk(/*read_only=*/true);
+  FullDisk disk(FullDisk::Kind::read_only);
   if (!disk.mounted())
     GTEST_SKIP() << "mounting a tmpfs is not permitted here (" << disk.refused() << ")";
   const Inputs in;
