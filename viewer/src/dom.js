@@ -1,5 +1,8 @@
 // DOM helpers. Trace strings are untrusted (trace6.md §12.2 security): every piece of text goes through
-// textContent or an attribute setter, never through innerHTML.
+// textContent or an attribute setter, never through innerHTML, and text is shown with its control
+// characters as escapes (visibleText), so that a bidirectional control cannot make a name read as
+// another. Attributes are set as given: a tooltip of trace text is built with visibleText.
+import { visibleText } from './format.js';
 
 /** el('td', {class: 'num', title: t}, 'text', child) — children are strings (as text) or nodes. */
 export function el(tag, attrs, ...children) {
@@ -20,9 +23,14 @@ export function el(tag, attrs, ...children) {
 export function append(node, children) {
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : document.createTextNode(visibleText(child)));
   }
   return node;
+}
+
+/** Sets a node's text (a tooltip, a label) as append() shows text. */
+export function setText(node, text) {
+  node.textContent = visibleText(text);
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

@@ -8,6 +8,26 @@ export function formatMs(ms) {
 
 export const formatNsAsMs = (ns) => formatMs(ns / 1e6);
 
+// Characters of trace text that are shown as escapes, as the Markdown report shows them
+// (src/output/visible_text.cpp): C0 controls and DEL, C1 controls, and the bidirectional
+// controls, which reorder the text around them so that a name reads as another
+// (`abc\u202Efdp.exe` shows as `abcexe.pdf`). The payload keeps the names exact.
+// eslint-disable-next-line no-control-regex -- finding control characters is its one job
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const SHORT_ESCAPES = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const hex = (code, digits) => code.toString(16).padStart(digits, '0');
+function escapeInvisible(c) {
+  const code = c.charCodeAt(0);
+  if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
+  return code < 0x20 || code === 0x7f ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`;
+}
+/** Text from a trace as it is shown: every control character as an escape, the rest unchanged. */
+export function visibleText(text) {
+  const s = String(text);
+  INVISIBLE.lastIndex = 0;
+  return INVISIBLE.test(s) ? s.replace(INVISIBLE, escapeInvisible) : s;
+}
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 /** "10,240 B" for small values, "1,048,576 B (1.00 MiB)" above 1 KiB: exact first, then readable. */
 export function formatBytes(bytes) {

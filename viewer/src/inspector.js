@@ -1,11 +1,11 @@
 // Right-hand inspector (trace6.md §12.2, labels of §17.13): shows the selected node and the allocations of
 // the memory peak that were made in it.
-import { clear, table } from './dom.js';
+import { clear, setText, table } from './dom.js';
 import { formatBytes, formatMs, formatShape } from './format.js';
 
 export function createInspector(payload, index) {
   const set = (id, text) => {
-    document.getElementById(id).textContent = text;
+    setText(document.getElementById(id), text);
   };
   const listeners = [];
   const peakBySpan = new Map();

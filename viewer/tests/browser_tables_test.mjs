@@ -31,8 +31,12 @@ const view = (trace, name) => {
   return out;
 };
 
-// The hostile names of the constructed trace: an op and a kernel name that are HTML.
-const HOSTILE_OP = '<img src=x onerror=alert(1)>';
+// The hostile names of the constructed trace: an op and a kernel name that are HTML; the op's
+// also holds a right-to-left override and a BEL.
+const HOSTILE_OP = '<img src=x onerror=alert(1)>\u202Egnp.exe\u0007';
+// The op's name as the viewer shows it, written by hand: its controls as escapes, as the
+// Markdown report writes them (the override would show the name as `…exe.png`).
+const HOSTILE_OP_SHOWN = '<img src=x onerror=alert(1)>\\u202egnp.exe\\x07';
 const HOSTILE_KERNEL = '<img src=x onerror=alert(2)>';
 const deviceWork = readFileSync(join(here, '../../tests/fixtures/device_work.jsonl'), 'utf8');
 const hostileTrace = join(args.out, 'tables_hostile.jsonl');
@@ -322,13 +326,19 @@ await withBrowser(async (context) => {
         got.map((r) => [r.name, r.host_self_ns, r.host_total_ns, r.device_self_ns]),
         [
           ['aten::linear', 2e6, 4e6, 0],
-          [HOSTILE_OP, 1.9e6, 2e6, 1e6],
+          [HOSTILE_OP_SHOWN, 1.9e6, 2e6, 1e6],
           ['cudaLaunchKernel', 1e5, 1e5, 0],
         ],
       ),
       `rows ${JSON.stringify(got)}`,
     );
     assert(got[0].device_total_ns === 1e6, 'linear: its child’s kernel in its device total');
+    assert(got[1].title === HOSTILE_OP_SHOWN, `tooltip ${JSON.stringify(got[1].title)}`);
+    // The evidence keeps the name exact; only its display escapes the controls.
+    assert(
+      query(hostileTrace, 'ops').items.some((op) => op.name === HOSTILE_OP),
+      'the exact name in the query JSON',
+    );
     const totals = await p.innerText('#operators-totals');
     assert(
       totals.includes('Host self time of all ops: 4.00 ms') &&

@@ -469,7 +469,13 @@ await withBrowser(async (context) => {
       [...document.querySelectorAll('#view-panel-evidence li')].map((li) => li.textContent),
     );
     assert(names.includes('line\u2028separator\u2029para'), 'U+2028/2029 survive the embedding');
-    assert(names.includes('rtl \u202Egnp.exe\u202C end'), 'RTL override kept as text');
+    // The override and its pop are shown as the Markdown report writes them (the override would
+    // show the name as `rtl exe.png end`); the page's payload keeps the name exact.
+    assert(names.includes('rtl \\u202egnp.exe\\u202c end'), `RTL override escaped: ${names}`);
+    const payload = await xss.evaluate(() =>
+      JSON.stringify(JSON.parse(document.getElementById('cg-payload').textContent)),
+    );
+    assert(payload.includes('rtl \u202Egnp.exe\u202C end'), 'RTL override exact in the payload');
     for (const id of ['operators', 'kernels']) {
       await xss.click(`#view-tab-${id}`);
       await xss.waitForSelector(`#${id}-table tbody tr`);

@@ -3,7 +3,7 @@
 // only subtracts (the parts of the stacked bars) and scales (bar widths, heat colours), so the
 // page says what `ranks -o` says. Numeric cells keep the exact ns in data-value and the tooltip.
 import { el, section } from '../dom.js';
-import { deviceWithModel, formatDuration, formatInt, formatShare } from '../format.js';
+import { deviceWithModel, formatDuration, formatInt, formatShare, visibleText } from '../format.js';
 import { heatColor } from '../model.js';
 
 // The parts of a rank's device window, in stacking order. busy = compute + exposed communication
@@ -187,7 +187,7 @@ function pageCell(page, rank) {
     { class: 'rank-page' },
     el(
       'a',
-      { href: `${page.href}#timeline`, title: page.file, 'data-rank-page': rank },
+      { href: `${page.href}#timeline`, title: visibleText(page.file), 'data-rank-page': rank },
       'timeline',
     ),
   );
@@ -199,7 +199,12 @@ function rankCell(r) {
   if (!r.untrusted) return el('th', { scope: 'row' }, String(r.rank));
   return el(
     'th',
-    { scope: 'row', class: 'untrusted', title: `untrusted: ${r.untrusted}`, 'data-untrusted': '' },
+    {
+      scope: 'row',
+      class: 'untrusted',
+      title: `untrusted: ${visibleText(r.untrusted)}`,
+      'data-untrusted': '',
+    },
     `${r.rank} (untrusted)`,
   );
 }
@@ -226,7 +231,11 @@ function timeTable(ranks, pages) {
       {
         label: 'File',
         cell: (r) =>
-          el('td', { class: 'file', title: r.file, 'data-file': r.file }, r.file.split('/').pop()),
+          el(
+            'td',
+            { class: 'file', title: visibleText(r.file), 'data-file': r.file },
+            r.file.split('/').pop(),
+          ),
       },
       // The device, and its GPU's model where the trace names it: ranks on a slower model
       // straggle for the hardware's sake (ranks.md, findings).

@@ -3,7 +3,7 @@
 // window are in the DOM, so showing the view or scrolling costs the same for 10^2 or 10^6 rows
 // (docs/performance.md (Viewer)); dom.js virtualRows does the windowing.
 import { el, virtualRows } from '../dom.js';
-import { formatBytes, formatMs, shortBytes } from '../format.js';
+import { formatBytes, formatMs, shortBytes, visibleText } from '../format.js';
 
 // Rows have a fixed height, so cells cannot wrap: bytes are shown short (the exact value is the
 // cell's tooltip) and long names keep their informative end (`…/backward/layer42`): the cell is
@@ -114,12 +114,12 @@ export function renderSpanCosts(panel, payload, index, inspector) {
           if (c.key === 'name')
             return el(
               'td',
-              { class: 'name-cell', title: c.full(row) },
+              { class: 'name-cell', title: visibleText(c.full(row)) },
               el('span', null, c.text(row)),
             );
           return el(
             'td',
-            { class: c.num ? 'num' : null, title: (c.full || c.text)(row) },
+            { class: c.num ? 'num' : null, title: visibleText((c.full || c.text)(row)) },
             c.text(row),
           );
         }),

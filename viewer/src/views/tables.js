@@ -5,7 +5,7 @@
 // up to payload_limits' cap of rows. Host and device time are never mixed: a host share is of all
 // host self time, a device share of all device time.
 import { el, virtualRows } from '../dom.js';
-import { formatDuration, formatInt, formatShare } from '../format.js';
+import { formatDuration, formatInt, formatShare, visibleText } from '../format.js';
 
 // Names beyond this are cut before they reach the DOM (a templated kernel name can be kilobytes);
 // CSS clips the rest with an ellipsis, and the cell's tooltip keeps the whole name.
@@ -258,7 +258,7 @@ export function renderOperators(panel, payload) {
         label: 'Name',
         value: (r) => r.name,
         text: (r) => clip(r.name),
-        title: (r) => r.name,
+        title: (r) => visibleText(r.name),
       },
       {
         key: 'calls',
@@ -295,14 +295,17 @@ export function renderKernels(panel, payload) {
     ),
   );
   panel.append(capNote(k.items.length, total, 'kernel names') || '');
-  const title = (r) => (r.raw_name !== r.name ? `${r.name}\n\nraw name: ${r.raw_name}` : r.name);
+  const title = (r) =>
+    r.raw_name !== r.name
+      ? `${visibleText(r.name)}\n\nraw name: ${visibleText(r.raw_name)}`
+      : visibleText(r.name);
   const text = (key) => ({
     key,
     label: key[0].toUpperCase() + key.slice(1),
     kind: key,
     value: (r) => r[key],
     text: (r) => r[key],
-    title: (r) => r[key],
+    title: (r) => visibleText(r[key]),
   });
   sortableTable(panel, {
     id: 'kernels-table',

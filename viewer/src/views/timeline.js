@@ -3,8 +3,8 @@
 // drawing with level of detail: per row and lane the items are sorted by start, the visible
 // window is found by binary search, and items narrower than a pixel are merged into one bar per
 // pixel, so 10^6 items draw in time proportional to the screen width × rows.
-import { el, onWidthChange } from '../dom.js';
-import { formatDuration, formatMs, formatNsAsMs, streamName } from '../format.js';
+import { el, onWidthChange, setText } from '../dom.js';
+import { formatDuration, formatMs, formatNsAsMs, streamName, visibleText } from '../format.js';
 import { heatColor } from '../model.js';
 
 const ROW = 20;
@@ -234,7 +234,7 @@ export function renderTimeline(panel, payload, index, inspector) {
             ctx.beginPath();
             ctx.rect(cx, y, cw, ROW - 2);
             ctx.clip();
-            ctx.fillText(lane.name[i], cx + 3, y + ROW / 2 - 1);
+            ctx.fillText(visibleText(lane.name[i]), cx + 3, y + ROW / 2 - 1);
             ctx.restore();
           }
         }
@@ -267,7 +267,7 @@ export function renderTimeline(panel, payload, index, inspector) {
         lane.total > lane.start.length
           ? `${lane.label} (${lane.start.length} of ${lane.total} items)`
           : lane.label;
-      ctx.fillText(text, 4, lanesTop + l * LANE + LANE_LABEL / 2);
+      ctx.fillText(visibleText(text), 4, lanesTop + l * LANE + LANE_LABEL / 2);
     });
     ctx.font = '11px system-ui, sans-serif';
     linkNote =
@@ -335,7 +335,7 @@ export function renderTimeline(panel, payload, index, inspector) {
           ctx.beginPath();
           ctx.rect(cx, y, cw, ROW - 2);
           ctx.clip();
-          ctx.fillText(n.short_label ?? n.label, cx + 3, y + ROW / 2 - 1);
+          ctx.fillText(visibleText(n.short_label ?? n.label), cx + 3, y + ROW / 2 - 1);
           ctx.restore();
         }
       }
@@ -462,7 +462,10 @@ export function renderTimeline(panel, payload, index, inspector) {
     if (item) {
       const { lane, i } = item;
       const launch = payloadNodes[lane.launch[i]];
-      tip.textContent = `${lane.name[i]} (${lane.kind[i]}) · ${lane.label} · start ${formatNsAsMs(lane.start[i] - t0)} · device time ${formatDuration(lane.dur[i])}${launch ? ` · launched by ${launch.label}` : ''}`;
+      setText(
+        tip,
+        `${lane.name[i]} (${lane.kind[i]}) · ${lane.label} · start ${formatNsAsMs(lane.start[i] - t0)} · device time ${formatDuration(lane.dur[i])}${launch ? ` · launched by ${launch.label}` : ''}`,
+      );
       tip.style.left = `${event.offsetX + 12}px`;
       tip.style.top = `${event.offsetY + 12}px`;
       tip.hidden = false;
@@ -473,7 +476,10 @@ export function renderTimeline(panel, payload, index, inspector) {
       tip.hidden = true;
       return;
     }
-    tip.textContent = `${n.label} (${n.kind}) · start ${formatNsAsMs(n.start_ns - t0)} · total ${formatMs(n.total_time_ms)} · self ${formatMs(n.self_time_ms)}`;
+    setText(
+      tip,
+      `${n.label} (${n.kind}) · start ${formatNsAsMs(n.start_ns - t0)} · total ${formatMs(n.total_time_ms)} · self ${formatMs(n.self_time_ms)}`,
+    );
     tip.style.left = `${event.offsetX + 12}px`;
     tip.style.top = `${event.offsetY + 12}px`;
     tip.hidden = false;

@@ -3,7 +3,7 @@
 // Big graphs: dagre is super-linear, so at most MAX_NODES nodes are laid out at once — the top
 // levels of the tree plus the neighbourhood of the selected node — and the note says so.
 import { Graph, layout } from '@dagrejs/dagre';
-import { el, svg, clear } from '../dom.js';
+import { el, svg, clear, setText } from '../dom.js';
 import { formatBytes, formatMs } from '../format.js';
 import { heat, heatColor } from '../model.js';
 import { createSpanTree } from './span_tree.js';
@@ -119,7 +119,7 @@ export function createTraceView(payload, index, inspector) {
           class: 'edge-label',
           'text-anchor': 'middle',
         });
-        label.textContent = data.edge.label;
+        setText(label, data.edge.label);
         edgeLayer.append(label);
       }
     }
@@ -146,7 +146,7 @@ export function createTraceView(payload, index, inspector) {
         y: box.tensor ? box.height / 2 + 4 : 17,
         'text-anchor': box.tensor ? 'middle' : 'start',
       });
-      title.textContent = clip(node ? displayName(node) : id, box.tensor ? 12 : 26);
+      setText(title, clip(node ? displayName(node) : id, box.tensor ? 12 : 26));
       group.append(title);
       if (node) {
         const sub = svg('text', { x: 8, y: 34, class: 'sub' });
@@ -222,7 +222,10 @@ export function createTraceView(payload, index, inspector) {
       tooltip.hidden = true;
       return;
     }
-    tooltip.textContent = `${node.label} · ${node.kind} · self ${formatMs(node.self_time_ms)} · total ${formatMs(node.total_time_ms)} · peak ${formatBytes(node.peak_bytes)}`;
+    setText(
+      tooltip,
+      `${node.label} · ${node.kind} · self ${formatMs(node.self_time_ms)} · total ${formatMs(node.total_time_ms)} · peak ${formatBytes(node.peak_bytes)}`,
+    );
     const r = canvas.getBoundingClientRect();
     tooltip.style.left = `${event.clientX - r.left + 14}px`;
     tooltip.style.top = `${event.clientY - r.top + canvas.offsetTop + 14}px`;
