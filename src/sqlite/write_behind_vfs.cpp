@@ -5,13 +5,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
 #include <condition_variable>
 #include <cstddef>
-#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -135,6 +133,7 @@ class PageWriter {
       }
       writing_ = true;
       lock.unlock();
+      // failed_errno_ is read without the lock: only this thread sets it.
       const int error = failed_errno_ != 0 ? 0 : write_batch(batch);
       lock.lock();
       writing_ = false;
@@ -147,8 +146,8 @@ class PageWriter {
     }
   }
 
-  // Writes the batch in order, each run of consecutive pages in one call; the errno of the first
-  // failure, else 0. Read without the lock: only this thread sets failed_errno_'s first value.
+  // Writes the batch in order, each run of consecutive pages in one call (a page written twice
+  // is written twice, the later last); the errno of the first failure, else 0.
   int write_batch(const std::vector<Page>& batch) {
     std::vector<iovec> parts;
     std::size_t i = 0;
